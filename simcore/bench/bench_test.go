@@ -1,0 +1,102 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"schedfarm/simcore"
+)
+
+func params(t *testing.T, p simcore.Params) simcore.Params {
+	t.Helper()
+	s := New().Schema()
+	full, err := s.Complete(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return full
+}
+
+func TestRunIsDeterministicAndValid(t *testing.T) {
+	m := New()
+	s := m.Schema()
+	p := params(t, simcore.Params{"work_ms": 0.5, "rows": int64(7), "size": int64(3)})
+	a, err := m.Run(context.Background(), p, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(a); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := m.Run(context.Background(), p, 42)
+	for k, v := range a.Metrics {
+		if b.Metrics[k] != v {
+			t.Errorf("metric %s: %v then %v", k, v, b.Metrics[k])
+		}
+	}
+	if got := a.Tables["samples"].Len(); got != 7 {
+		t.Errorf("samples rows = %d, want 7", got)
+	}
+	if a.Metrics["iterations"].(int64) != ItersPerMs/2 {
+		t.Errorf("iterations = %v", a.Metrics["iterations"])
+	}
+	c, _ := m.Run(context.Background(), p, 43)
+	if c.Metrics["checksum"] == a.Metrics["checksum"] {
+		t.Error("checksum does not depend on the seed")
+	}
+	p2 := params(t, simcore.Params{"work_ms": 0.5, "rows": int64(7), "size": int64(3), "variant": "b"})
+	d, _ := m.Run(context.Background(), p2, 42)
+	if d.Metrics["checksum"] == a.Metrics["checksum"] {
+		t.Error("checksum does not depend on the variant")
+	}
+	if d.Metrics["value"] != a.Metrics["value"] {
+		t.Error("value (instance) depends on the variant")
+	}
+}
+
+func TestFailureModes(t *testing.T) {
+	m := New()
+	_, err := m.Run(context.Background(), params(t, simcore.Params{"fail": "error"}), 1)
+	if !errors.Is(err, ErrRequested) {
+		t.Fatalf("err = %v", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("fail=panic did not panic")
+		}
+	}()
+	_, _ = m.Run(context.Background(), params(t, simcore.Params{"fail": "panic"}), 1)
+}
+
+func TestRunStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := New().Run(ctx, params(t, simcore.Params{"work_ms": 60_000.0}), 1)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestCalibration logs how long one requested millisecond takes here; it
+// asserts nothing about time (machines are noisy) but shows drift in -v runs.
+func TestCalibration(t *testing.T) {
+	p := params(t, simcore.Params{"work_ms": 50.0})
+	start := time.Now()
+	if _, err := New().Run(context.Background(), p, 1); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("work_ms=50 took %v on this machine", time.Since(start))
+}
+
+func BenchmarkModel_Bench1ms(b *testing.B) {
+	m := New()
+	s := m.Schema()
+	p, _ := s.Complete(simcore.Params{"work_ms": 1.0})
+	for i := 0; i < b.N; i++ {
+		if _, err := m.Run(context.Background(), p, uint64(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package simcore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Dirs is a DataDir that looks a name up in each directory in turn and opens
+// the first match (the farm's default is "./data", then "../shared").
+type Dirs []string
+
+// Open opens name from the first directory that has it. Absolute names and
+// names that climb out of the directory ("..") are refused so that a sweep
+// file cannot read arbitrary files on a worker.
+func (d Dirs) Open(name string) (io.ReadCloser, error) {
+	clean := filepath.Clean(filepath.FromSlash(name))
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("data file %q: must be a path relative to the data directory", name)
+	}
+	for _, dir := range d {
+		f, err := os.Open(filepath.Join(dir, clean))
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("data file %q: %w", name, err)
+		}
+	}
+	return nil, fmt.Errorf("data file %q not found in %s: %w", name, strings.Join(d, ", "), fs.ErrNotExist)
+}

@@ -1,0 +1,68 @@
+package sweep
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"schedfarm/simcore"
+)
+
+// Job is one simulation: a model at one point of a sweep, one replicate.
+type Job struct {
+	// ID identifies the job across submissions: a name-based (SHA-1) UUID
+	// over the canonical encoding of (model, model version, parameters,
+	// replicate). Resubmitting a sweep maps to the same IDs.
+	ID uuid.UUID `json:"id"`
+	// Index is the job's position in its sweep's expansion order.
+	Index int `json:"index"`
+	// Sweep is the name of the sweep the job belongs to.
+	Sweep        string `json:"sweep"`
+	Model        string `json:"model"`
+	ModelVersion string `json:"model_version"`
+	// Params is complete: every parameter of the model's schema, defaults
+	// filled in, derived parameters computed.
+	Params    simcore.Params `json:"params"`
+	Replicate int            `json:"replicate"`
+	// Seed is the instance seed: derived from the master seed, the replicate
+	// and the workload parameters only (see InstanceSeed).
+	Seed uint64 `json:"seed"`
+}
+
+// jobNamespace is the UUID namespace of job IDs. It must never change: it
+// makes the IDs of resubmitted sweeps match earlier runs.
+var jobNamespace = uuid.MustParse("6f1c1e4a-3c55-4b8e-9d1e-5c7a2b9e0d42")
+
+// JobID returns the job ID of (model, version, params, replicate).
+func JobID(model, version string, params simcore.Params, replicate int) uuid.UUID {
+	var b strings.Builder
+	b.WriteString("model=")
+	b.WriteString(strconv.Quote(model))
+	b.WriteString(";version=")
+	b.WriteString(strconv.Quote(version))
+	b.WriteString(";replicate=")
+	b.WriteString(strconv.Itoa(replicate))
+	b.WriteString(";params{")
+	b.WriteString(params.Canonical(nil))
+	b.WriteString("}")
+	return uuid.NewSHA1(jobNamespace, []byte(b.String()))
+}
+
+// InstanceSeed derives the seed of one instance from the sweep's master seed,
+// the replicate number and the values of the workload parameters (those the
+// schema does not mark Algorithm). Every algorithm at one point therefore
+// schedules the identical instance (common random numbers), and adding an
+// algorithm to a sweep changes no other job's seed.
+func InstanceSeed(master uint64, replicate int, schema *simcore.Schema, params simcore.Params) uint64 {
+	h := sha256.New()
+	var buf [16]byte
+	binary.BigEndian.PutUint64(buf[:8], master)
+	binary.BigEndian.PutUint64(buf[8:], uint64(replicate))
+	h.Write(buf[:])
+	h.Write([]byte(params.Canonical(schema.WorkloadParams())))
+	sum := h.Sum(nil)
+	return binary.BigEndian.Uint64(sum[:8])
+}
