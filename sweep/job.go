@@ -38,7 +38,14 @@ var jobNamespace = uuid.MustParse("6f1c1e4a-3c55-4b8e-9d1e-5c7a2b9e0d42")
 
 // JobID returns the job ID of (model, version, params, replicate).
 func JobID(model, version string, params simcore.Params, replicate int) uuid.UUID {
+	return jobIDCanonical(model, version, params.Canonical(nil), replicate)
+}
+
+// jobIDCanonical is JobID over an already computed params.Canonical(nil):
+// expansion encodes each point once and reuses it for every replicate.
+func jobIDCanonical(model, version, canonical string, replicate int) uuid.UUID {
 	var b strings.Builder
+	b.Grow(len(model) + len(version) + len(canonical) + 48)
 	b.WriteString("model=")
 	b.WriteString(strconv.Quote(model))
 	b.WriteString(";version=")
@@ -46,7 +53,7 @@ func JobID(model, version string, params simcore.Params, replicate int) uuid.UUI
 	b.WriteString(";replicate=")
 	b.WriteString(strconv.Itoa(replicate))
 	b.WriteString(";params{")
-	b.WriteString(params.Canonical(nil))
+	b.WriteString(canonical)
 	b.WriteString("}")
 	return uuid.NewSHA1(jobNamespace, []byte(b.String()))
 }
@@ -57,12 +64,18 @@ func JobID(model, version string, params simcore.Params, replicate int) uuid.UUI
 // schedules the identical instance (common random numbers), and adding an
 // algorithm to a sweep changes no other job's seed.
 func InstanceSeed(master uint64, replicate int, schema *simcore.Schema, params simcore.Params) uint64 {
+	return instanceSeedCanonical(master, replicate, params.Canonical(schema.WorkloadParams()))
+}
+
+// instanceSeedCanonical is InstanceSeed over an already computed
+// params.Canonical(schema.WorkloadParams()).
+func instanceSeedCanonical(master uint64, replicate int, workload string) uint64 {
 	h := sha256.New()
 	var buf [16]byte
 	binary.BigEndian.PutUint64(buf[:8], master)
 	binary.BigEndian.PutUint64(buf[8:], uint64(replicate))
 	h.Write(buf[:])
-	h.Write([]byte(params.Canonical(schema.WorkloadParams())))
+	h.Write([]byte(workload))
 	sum := h.Sum(nil)
 	return binary.BigEndian.Uint64(sum[:8])
 }

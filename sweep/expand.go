@@ -1,0 +1,413 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"schedfarm/simcore"
+)
+
+// errStop ends a walk early without being an error of the sweep.
+var errStop = errors.New("stop")
+
+// countCap saturates counts: no sweep this large can be expanded, and it
+// keeps products of axis sizes from overflowing.
+const countCap = math.MaxInt64 / 4
+
+func satMul(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > countCap/b {
+		return countCap
+	}
+	return a * b
+}
+
+func satAdd(a, b int) int { return min(a+b, countCap) }
+
+// countList returns the number of points of a list of axes, ignoring
+// exclusions: a product, since each axis's sub-axes nest inside it.
+func countList(axes []*axis) int {
+	n := 1
+	for _, a := range axes {
+		n = satMul(n, countAxis(a))
+	}
+	return n
+}
+
+func countAxis(a *axis) int {
+	if a.when == nil {
+		return len(a.points)
+	}
+	n := 0
+	for i := range a.points {
+		n = satAdd(n, countList(a.when[i]))
+	}
+	return n
+}
+
+// Count returns the number of jobs the sweep expands to. Without
+// exclusions it is computed from the axis sizes; with exclusions the points
+// are enumerated (without building jobs).
+func (s *Sweep) Count() (int, error) {
+	n, _, err := s.countAtMost(countCap)
+	return n, err
+}
+
+// countAtMost counts the sweep's jobs, stopping once the count exceeds
+// limit; exact reports whether n is the exact count.
+func (s *Sweep) countAtMost(limit int) (n int, exact bool, err error) {
+	upper := satMul(countList(s.axes), s.Replicates)
+	if len(s.exclude) == 0 {
+		return upper, upper < countCap, nil
+	}
+	points := 0
+	w := s.newWalker()
+	err = w.run(func(w *walker, vals []any) error {
+		points++
+		if satMul(points, s.Replicates) > limit {
+			return errStop
+		}
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		return satMul(points, s.Replicates), false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return points * s.Replicates, true, nil
+}
+
+// Expand returns the sweep's jobs in expansion order: points in axis order
+// (first axis outermost, each axis's "when" sub-axes right inside it), and
+// for each point its replicates 0..R-1. Index counts from 0 in this order,
+// after exclusions. maxJobs ≤ 0 means DefaultMaxJobs; a larger sweep is an
+// error wrapping ErrTooManyJobs, found before any job is built.
+func (s *Sweep) Expand(maxJobs int) ([]Job, error) {
+	if maxJobs <= 0 {
+		maxJobs = DefaultMaxJobs
+	}
+	n, exact, err := s.countAtMost(maxJobs)
+	if err != nil {
+		return nil, err
+	}
+	if n > maxJobs {
+		return nil, s.tooMany(n, exact, maxJobs)
+	}
+	jobs := make([]Job, 0, n)
+	return s.appendJobs(jobs)
+}
+
+func (s *Sweep) tooMany(n int, exact bool, maxJobs int) error {
+	count := fmt.Sprintf("%d", n)
+	hint := fmt.Sprintf("pass --max-jobs %d", n)
+	if !exact {
+		upper := satMul(countList(s.axes), s.Replicates)
+		count = fmt.Sprintf("more than %d (at most %d before exclusions)", maxJobs, upper)
+		hint = fmt.Sprintf("pass --max-jobs %d", upper)
+		if upper >= countCap {
+			hint = "shrink the sweep"
+		}
+	}
+	return &Error{File: s.File, Line: s.Line, Col: s.Col, Key: s.key,
+		Msg:  fmt.Sprintf("sweep expands to %s jobs, over the limit of %d: %v", count, maxJobs, ErrTooManyJobs),
+		Hint: hint, err: ErrTooManyJobs}
+}
+
+// Expand returns the jobs of every sweep of the file, in file order. The
+// limit applies to the total; maxJobs ≤ 0 means DefaultMaxJobs.
+func (f *File) Expand(maxJobs int) ([]Job, error) {
+	if maxJobs <= 0 {
+		maxJobs = DefaultMaxJobs
+	}
+	total := 0
+	exact := true
+	for _, s := range f.Sweeps {
+		n, ex, err := s.countAtMost(maxJobs)
+		if err != nil {
+			return nil, err
+		}
+		if n > maxJobs {
+			return nil, s.tooMany(n, ex, maxJobs)
+		}
+		total = satAdd(total, n)
+		exact = exact && ex
+		if total > maxJobs {
+			break
+		}
+	}
+	if total > maxJobs {
+		count := fmt.Sprintf("%d", total)
+		hint := fmt.Sprintf("pass --max-jobs %d", total)
+		if !exact || total >= countCap {
+			count = fmt.Sprintf("more than %d", maxJobs)
+			hint = "pass a larger --max-jobs, or check each sweep with Count"
+		}
+		return nil, &Error{File: f.Path, Line: 1, Key: "", err: ErrTooManyJobs,
+			Msg:  fmt.Sprintf("the file's sweeps expand to %s jobs, over the limit of %d: %v", count, maxJobs, ErrTooManyJobs),
+			Hint: hint}
+	}
+	jobs := make([]Job, 0, total)
+	for _, s := range f.Sweeps {
+		var err error
+		if jobs, err = s.appendJobs(jobs); err != nil {
+			return nil, err
+		}
+	}
+	return jobs, nil
+}
+
+// appendJobs builds the sweep's jobs onto jobs.
+func (s *Sweep) appendJobs(jobs []Job) ([]Job, error) {
+	version := s.model.Version()
+	workload := s.schema.WorkloadParams()
+	seen := map[uuid.UUID]int{} // replicate-0 ID → point ordinal
+	start := len(jobs)
+	w := s.newWalker()
+	err := w.run(func(w *walker, vals []any) error {
+		params := make(simcore.Params, len(vals))
+		for i, v := range vals {
+			params[s.schema.Params[i].Name] = v
+		}
+		canon := params.Canonical(nil)
+		wcanon := params.Canonical(workload)
+		id0 := jobIDCanonical(s.Model, version, canon, 0)
+		if first, dup := seen[id0]; dup {
+			return s.duplicate(first, w)
+		}
+		seen[id0] = w.ordinal
+		for r := 0; r < s.Replicates; r++ {
+			id, p := id0, params
+			if r > 0 {
+				// Each job owns its map, so a caller may annotate one
+				// without touching its siblings.
+				id, p = jobIDCanonical(s.Model, version, canon, r), maps.Clone(params)
+			}
+			jobs = append(jobs, Job{
+				ID:           id,
+				Index:        len(jobs) - start,
+				Sweep:        s.Name,
+				Model:        s.Model,
+				ModelVersion: version,
+				Params:       p,
+				Replicate:    r,
+				Seed:         instanceSeedCanonical(s.Seed, r, wcanon),
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return jobs, nil
+}
+
+// duplicate reports two points with identical parameters, naming the axis
+// values that led to each.
+func (s *Sweep) duplicate(first int, w *walker) error {
+	now := w.describe()
+	var before string
+	w2 := s.newWalker()
+	_ = w2.runAll(func(w2 *walker, _ []any) error {
+		if w2.ordinal == first {
+			before = w2.describe()
+			return errStop
+		}
+		return nil
+	})
+	line, col, key := s.Line, s.Col, s.key
+	if len(w.path) > 0 {
+		a := w.path[len(w.path)-1].a
+		line, col, key = a.line, a.col, a.key
+	}
+	return &Error{File: s.File, Line: line, Col: col, Key: key,
+		Msg:  fmt.Sprintf("duplicate point: %s gives the same parameters (and job IDs) as %s", now, before),
+		Hint: "remove the repeated value or add an exclude entry"}
+}
+
+// walker enumerates the points of a sweep.
+type walker struct {
+	s       *Sweep
+	vals    []any // fixed and axis values of the current point
+	out     []any // the complete point, handed to the visitor
+	path    []step
+	ordinal int // the current point's position, counting excluded points
+	matched []bool
+}
+
+type step struct {
+	a *axis
+	i int
+}
+
+func (s *Sweep) newWalker() *walker {
+	w := &walker{s: s, vals: make([]any, len(s.fixed)), out: make([]any, len(s.fixed)), matched: make([]bool, len(s.exclude))}
+	copy(w.vals, s.fixed)
+	return w
+}
+
+// run calls visit with the complete parameter values of every point that
+// no exclusion drops, in expansion order. An exclusion that drops nothing
+// is an error: it is almost always a typo in a value.
+func (w *walker) run(visit func(w *walker, vals []any) error) error {
+	err := w.runAll(func(w *walker, vals []any) error {
+		for i, e := range w.s.exclude {
+			if e.matches(vals) {
+				w.matched[i] = true
+				return nil
+			}
+		}
+		return visit(w, vals)
+	})
+	if err != nil {
+		return err
+	}
+	for i, e := range w.s.exclude {
+		if !w.matched[i] {
+			return &Error{File: w.s.File, Line: e.line, Col: e.col, Key: e.key,
+				Msg:  "exclusion matches no point of the sweep",
+				Hint: "check its values against the axes (or remove it)"}
+		}
+	}
+	return nil
+}
+
+// runAll is run without exclusions.
+func (w *walker) runAll(visit func(w *walker, vals []any) error) error {
+	return w.walk(w.s.axes, visit)
+}
+
+func (w *walker) walk(stack []*axis, visit func(w *walker, vals []any) error) error {
+	if len(stack) == 0 {
+		if err := w.complete(); err != nil {
+			return err
+		}
+		err := visit(w, w.out)
+		w.ordinal++
+		return err
+	}
+	a, rest := stack[0], stack[1:]
+	for i, pt := range a.points {
+		for j, slot := range a.slots {
+			w.vals[slot] = pt[j]
+		}
+		w.path = append(w.path, step{a, i})
+		next := rest
+		if a.when != nil && len(a.when[i]) > 0 {
+			next = make([]*axis, 0, len(a.when[i])+len(rest))
+			next = append(append(next, a.when[i]...), rest...)
+		}
+		if err := w.walk(next, visit); err != nil {
+			return err
+		}
+		w.path = w.path[:len(w.path)-1]
+	}
+	for _, slot := range a.slots {
+		w.vals[slot] = nil
+	}
+	return nil
+}
+
+// complete fills w.out with the current point: fixed and axis values,
+// defaults, then derived values in dependency order.
+func (w *walker) complete() error {
+	s := w.s
+	copy(w.out, w.vals)
+	for i := range w.out {
+		if w.out[i] == nil {
+			w.out[i] = s.defs[i]
+		}
+	}
+	for _, d := range s.derived {
+		w.out[d.slot] = nil
+	}
+	for _, d := range s.derived {
+		for _, dep := range d.deps {
+			if w.out[dep] == nil {
+				return w.pointError(d, fmt.Sprintf("reads %q, which has no value at this point and no default", s.schema.Params[dep].Name))
+			}
+		}
+		v, err := d.value(s.schema.Params[d.slot], d.expr.eval(w.out))
+		if err != nil {
+			return w.pointError(d, err.Error())
+		}
+		w.out[d.slot] = v
+	}
+	for i, v := range w.out {
+		if v == nil {
+			p := s.schema.Params[i]
+			return &Error{File: s.File, Line: s.Line, Col: s.Col, Key: s.key,
+				Msg:  fmt.Sprintf("parameter %q is required but has no value at %s", p.Name, w.describe()),
+				Hint: "set it under params, or in every branch of the axis that sets it"}
+		}
+	}
+	return nil
+}
+
+func (w *walker) pointError(d *derivation, msg string) error {
+	return &Error{File: w.s.File, Line: d.line, Col: d.col, Key: d.key,
+		Msg: fmt.Sprintf("%s = %s: %s (at %s)", d.name, d.src, msg, w.describe())}
+}
+
+// value converts an expression result to the parameter's kind and checks it
+// against the schema.
+func (d *derivation) value(p simcore.Param, v exprValue) (any, error) {
+	var raw any
+	switch p.Kind {
+	case simcore.Int:
+		if math.IsNaN(v.num) || math.IsInf(v.num, 0) {
+			return nil, fmt.Errorf("result %v is not a finite number", v.num)
+		}
+		// Float drift (0.29*100 is 28.999999999999996) must not make an
+		// intended integer fail; anything further off is a real fraction.
+		r := math.Round(v.num)
+		if math.Abs(v.num-r) > rangeTol*math.Max(1, math.Abs(r)) {
+			return nil, fmt.Errorf("result %s is not an integer, and %q is an int parameter; use round(), floor() or ceil()",
+				simcore.FormatValue(v.num), p.Name)
+		}
+		raw = r
+	case simcore.Float:
+		if math.IsNaN(v.num) || math.IsInf(v.num, 0) {
+			return nil, fmt.Errorf("result %v is not a finite number", v.num)
+		}
+		// Rounding to 15 significant digits keeps float drift (0.1*3 is
+		// 0.30000000000000004) out of the parameters and so out of job IDs.
+		raw = roundDigits(v.num, 15)
+	case simcore.String:
+		raw = v.str
+	case simcore.Bool:
+		raw = v.b
+	}
+	return p.Check(raw)
+}
+
+// describe names the axis values of the current point, with their lines.
+func (w *walker) describe() string {
+	if len(w.path) == 0 {
+		return "the sweep's only point"
+	}
+	var parts []string
+	for _, st := range w.path {
+		for j, name := range st.a.names {
+			parts = append(parts, fmt.Sprintf("%s=%s", name, label(st.a.points[st.i][j])))
+		}
+		parts[len(parts)-1] += fmt.Sprintf(" (line %d, value #%d)", st.a.line, st.i+1)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (e *exclusion) matches(vals []any) bool {
+	for i, slot := range e.slots {
+		if vals[slot] != e.vals[i] {
+			return false
+		}
+	}
+	return true
+}
