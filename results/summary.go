@@ -33,7 +33,11 @@ type Stats struct {
 }
 
 // Describe computes the summary statistics of xs. It sorts xs in place.
-func Describe(xs []float64) Stats {
+func Describe(xs []float64) Stats { return describe(xs, TQuantile975) }
+
+// describe is Describe with a given t-quantile function (the collector
+// caches the quantiles by degrees of freedom).
+func describe(xs []float64, t975 func(dof int) float64) Stats {
 	n := len(xs)
 	nan := math.NaN()
 	s := Stats{N: n, Mean: nan, Std: nan, CI95: nan, Median: nan, Q1: nan, Q3: nan, Min: nan, Max: nan}
@@ -52,7 +56,7 @@ func Describe(xs []float64) Stats {
 			ss += d * d
 		}
 		s.Std = math.Sqrt(ss / float64(n-1))
-		s.CI95 = TQuantile975(n-1) * s.Std / math.Sqrt(float64(n))
+		s.CI95 = t975(n-1) * s.Std / math.Sqrt(float64(n))
 	}
 	slices.Sort(xs)
 	s.Min, s.Max = xs[0], xs[n-1]
@@ -127,6 +131,15 @@ func (c *collector) summarize() (*summary, error) {
 	for p, n := range sum.n {
 		start[p+1] = start[p] + int(n)
 	}
+	tq := make(map[int]float64)
+	t975 := func(dof int) float64 {
+		q, ok := tq[dof]
+		if !ok {
+			q = TQuantile975(dof)
+			tq[dof] = q
+		}
+		return q
+	}
 	buf := make([]float64, okCount)
 	next := make([]int, sum.points)
 	for _, m := range sm {
@@ -147,7 +160,7 @@ func (c *collector) summarize() (*summary, error) {
 		}
 		ps := make([]Stats, sum.points)
 		for p := range ps {
-			ps[p] = Describe(buf[start[p]:start[p+1]])
+			ps[p] = describe(buf[start[p]:start[p+1]], t975)
 		}
 		sum.stats = append(sum.stats, ps)
 	}
