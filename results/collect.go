@@ -143,13 +143,12 @@ func Collect(ctx context.Context, src PartSource, in CollectInput, outDir string
 	if err := c.listParts(ctx); err != nil {
 		return nil, fmt.Errorf("collect: %w", err)
 	}
-	for i := range c.partIDs {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("collect: %w", err)
-		}
-		if err := c.readPartJobs(ctx, i); err != nil {
-			return nil, fmt.Errorf("collect %s: %w", PartObjectName(c.partIDs[i], JobsTable), err)
-		}
+	names := make([]string, len(c.partIDs))
+	for i, id := range c.partIDs {
+		names[i] = PartObjectName(id, JobsTable)
+	}
+	if err := c.eachObject(ctx, names, c.readPartJobs); err != nil {
+		return nil, err
 	}
 	if err := c.write(ctx, outDir); err != nil {
 		return nil, fmt.Errorf("collect %s: %w", outDir, err)
@@ -221,22 +220,72 @@ func (c *collector) listParts(ctx context.Context) error {
 	return nil
 }
 
-// openObject reads a whole object into memory and opens it as Parquet.
-func (c *collector) openObject(ctx context.Context, name string) (*parquet.File, error) {
+// prefetch is how many objects are fetched ahead of the one being decoded:
+// it hides the object store's latency and bounds the memory of fetched
+// objects.
+const prefetch = 4
+
+// readObject reads a whole object into memory.
+func (c *collector) readObject(ctx context.Context, name string) ([]byte, error) {
 	rc, err := c.src.Open(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	data, err := io.ReadAll(rc)
-	rc.Close()
-	if err != nil {
-		return nil, err
+	if cerr := rc.Close(); err == nil {
+		err = cerr
 	}
-	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return nil, err
+	return data, err
+}
+
+// eachObject fetches the named objects, up to prefetch at a time
+// concurrently, and calls fn with each one's Parquet file in the order of
+// names.
+func (c *collector) eachObject(ctx context.Context, names []string, fn func(i int, pf *parquet.File) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type fetched struct {
+		data []byte
+		err  error
 	}
-	return pf, nil
+	results := make([]chan fetched, len(names))
+	for i := range results {
+		results[i] = make(chan fetched, 1)
+	}
+	sem := make(chan struct{}, prefetch)
+	go func() {
+		for i, name := range names {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				data, err := c.readObject(ctx, name)
+				results[i] <- fetched{data, err}
+			}()
+		}
+	}()
+	for i, name := range names {
+		var f fetched
+		select {
+		case f = <-results[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		<-sem
+		if f.err != nil {
+			return fmt.Errorf("collect %s: %w", name, f.err)
+		}
+		pf, err := parquet.OpenFile(bytes.NewReader(f.data), int64(len(f.data)), parquet.SkipBloomFilters(true))
+		if err != nil {
+			return fmt.Errorf("collect %s: %w", name, err)
+		}
+		if err := fn(i, pf); err != nil {
+			return fmt.Errorf("collect %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // lookupColumns returns the file column index of each wanted column,
@@ -273,11 +322,7 @@ func keyOf(row parquet.Row, idCol, seedCol int) (jobKey, bool) {
 	return jobKey{id, row[seedCol].Uint64()}, true
 }
 
-func (c *collector) readPartJobs(ctx context.Context, p int) error {
-	pf, err := c.openObject(ctx, PartObjectName(c.partIDs[p], JobsTable))
-	if err != nil {
-		return err
-	}
+func (c *collector) readPartJobs(p int, pf *parquet.File) error {
 	j0 := &c.in.Jobs[0]
 	model, _ := pf.Lookup(MetaModel)
 	version, _ := pf.Lookup(MetaModelVersion)
@@ -355,31 +400,29 @@ func (c *collector) readTable(ctx context.Context, table simcore.Table) (*tableR
 			chosen[p] = true
 		}
 	}
+	var parts []int
+	var names []string
 	for p, id := range c.partIDs {
-		if !chosen[p] || !slices.Contains(c.partTables[p], table.Name) {
-			continue
+		if chosen[p] && slices.Contains(c.partTables[p], table.Name) {
+			parts = append(parts, p)
+			names = append(names, PartObjectName(id, table.Name))
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		name := PartObjectName(id, table.Name)
-		pf, err := c.openObject(ctx, name)
-		if err != nil {
-			return nil, fmt.Errorf("collect %s: %w", name, err)
-		}
+	}
+	err := c.eachObject(ctx, names, func(i int, pf *parquet.File) error {
+		p := int32(parts[i])
 		idx, err := lookupColumns(pf, want)
 		if err != nil {
-			return nil, fmt.Errorf("collect %s: %w", name, err)
+			return err
 		}
 		row := 0
-		err = scanRows(pf, func(r parquet.Row) error {
+		return scanRows(pf, func(r parquet.Row) error {
 			row++
 			k, ok := keyOf(r, idx[0], idx[1])
 			if !ok {
 				return fmt.Errorf("row %d: malformed job_id %q", row, r[idx[0]].ByteArray())
 			}
 			s, ok := c.slots[k]
-			if !ok || c.part[s] != int32(p) || !c.ok[s] {
+			if !ok || c.part[s] != p || !c.ok[s] {
 				return nil
 			}
 			tr.slot = append(tr.slot, s)
@@ -388,9 +431,9 @@ func (c *collector) readTable(ctx context.Context, table simcore.Table) (*tableR
 			}
 			return nil
 		})
-		if err != nil {
-			return nil, fmt.Errorf("collect %s: %w", name, err)
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return tr, nil
 }
