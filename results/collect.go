@@ -133,7 +133,15 @@ func jobsPartColumns() []Column {
 // failed row; jobs with neither are missing (reported, not written).
 //
 // The folder is written under a temporary name next to outDir and renamed
-// into place, so readers never see a partial folder.
+// into place, so readers never see a partial folder; on error nothing is
+// left behind.
+//
+// Memory: parts are fetched a few at a time (concurrently, to hide the
+// store's latency) and decoded row by row; Collect keeps one typed slot per
+// expected job for the chosen result's worker, timing, status and metrics,
+// and, one extra table at a time, the declared columns of the chosen rows
+// (parameters and job columns are taken from in.Jobs when writing). About
+// 140 MB of heap for 100,000 bench jobs.
 func Collect(ctx context.Context, src PartSource, in CollectInput, outDir string) (*Collected, error) {
 	c, err := newCollector(src, &in)
 	if err != nil {
@@ -172,7 +180,7 @@ func newCollector(src PartSource, in *CollectInput) (*collector, error) {
 	for i := range in.Jobs {
 		j := &in.Jobs[i]
 		if j.Sweep != j0.Sweep || j.Model != j0.Model || j.ModelVersion != j0.ModelVersion {
-			return nil, fmt.Errorf("job %d is %s/%s@%s, job 0 is %s/%s@%s (collect one sweep at a time)",
+			return nil, fmt.Errorf("job %d is %s/%s@%s, the first job is %s/%s@%s (collect one sweep at a time)",
 				j.Index, j.Sweep, j.Model, j.ModelVersion, j0.Sweep, j0.Model, j0.ModelVersion)
 		}
 		c.order[i] = i

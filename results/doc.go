@@ -70,7 +70,7 @@
 //
 // # Key-value metadata
 //
-// Every file's footer carries:
+// Every Parquet file's footer carries:
 //
 //	schedfarm.sweep_file     the sweep file (YAML) text
 //	schedfarm.sweep          the sweep's name
