@@ -63,10 +63,14 @@
 // (quantiles by linear interpolation, Hyndman–Fan type 7 as numpy's
 // default), m_min, m_max. Statistics computed over the ok jobs only;
 // undefined values (everything when n = 0; std and ci95 when n = 1) are
-// null. String and bool metrics are not summarized. The CSV has a header
+// null, and a NaN metric value makes its point's statistics NaN, written
+// as null. String and bool metrics are not summarized. The CSV has a header
 // row, CRLF line ends and RFC 4180 quoting; floats are written with
 // strconv 'g' and the shortest precision that round-trips, nulls as empty
-// fields. Identical input gives byte-identical files.
+// fields. Identical input gives byte-identical files: summary.parquet,
+// summary.csv and the extra tables of two runs of one sweep are identical
+// when collected by the same build (the build's provenance is in their
+// metadata; the run ID is not).
 //
 // # Key-value metadata
 //
