@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
@@ -104,6 +106,7 @@ func TestCollectArrowRoundTrip(t *testing.T) {
 	}
 
 	// jobs.parquet
+	checkChunks(t, filepath.Join(out, "jobs.parquet"), map[string]bool{"status": true, "variant": true, "job_id": false})
 	tbl, meta := arrowRead(t, filepath.Join(out, "jobs.parquet"))
 	wantSchema := []struct {
 		name     string
@@ -237,5 +240,34 @@ func TestCollectArrowRoundTrip(t *testing.T) {
 	want := (values[0] + values[1] + values[2]) / 3
 	if means[0] != want {
 		t.Errorf("value_mean[0] = %v, want %v", means[0], want)
+	}
+}
+
+// checkChunks checks with Arrow's reader that every column chunk is zstd
+// compressed and that the given columns are (or are not) dictionary encoded.
+func checkChunks(t *testing.T, path string, dict map[string]bool) {
+	t.Helper()
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	md := pf.MetaData()
+	for g := 0; g < md.NumRowGroups(); g++ {
+		rg := md.RowGroup(g)
+		for c := 0; c < rg.NumColumns(); c++ {
+			cc, err := rg.ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := cc.PathInSchema().String()
+			if cc.Compression() != compress.Codecs.Zstd {
+				t.Errorf("%s: column %s compressed with %v", path, name, cc.Compression())
+			}
+			want, ok := dict[name]
+			if ok && slices.Contains(cc.Encodings(), parquet.Encodings.RLEDict) != want {
+				t.Errorf("%s: column %s encodings %v, dictionary want %v", path, name, cc.Encodings(), want)
+			}
+		}
 	}
 }
