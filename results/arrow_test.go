@@ -265,6 +265,9 @@ func checkChunks(t *testing.T, path string, dict map[string]bool) {
 				t.Errorf("%s: column %s compressed with %v", path, name, cc.Compression())
 			}
 			want, ok := dict[name]
+			if ok && !want && !slices.Equal(cc.Encodings(), []parquet.Encoding{parquet.Encodings.Plain}) {
+				t.Errorf("%s: column %s encodings %v, want PLAIN", path, name, cc.Encodings())
+			}
 			if ok && slices.Contains(cc.Encodings(), parquet.Encodings.RLEDict) != want {
 				t.Errorf("%s: column %s encodings %v, dictionary want %v", path, name, cc.Encodings(), want)
 			}

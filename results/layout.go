@@ -71,8 +71,8 @@ type Column struct {
 	Type Type
 	// Nullable columns are OPTIONAL in Parquet; the others are REQUIRED.
 	Nullable bool
-	// Plain disables dictionary encoding of a String column (used for
-	// columns whose values are all distinct, like job_id).
+	// Plain makes a String column PLAIN-encoded instead of dictionary
+	// encoded (for columns whose values are all distinct, like job_id).
 	Plain bool
 }
 
@@ -283,7 +283,11 @@ func columnNode(c Column) parquet.Node {
 		n = parquet.Leaf(parquet.DoubleType)
 	case String:
 		n = parquet.String()
-		if !c.Plain {
+		if c.Plain {
+			// PLAIN rather than parquet-go's default for strings
+			// (DELTA_LENGTH_BYTE_ARRAY), for the widest reader support.
+			n = parquet.Encoded(n, &parquet.Plain)
+		} else {
 			n = parquet.Encoded(n, &parquet.RLEDictionary)
 		}
 	case Bool:
