@@ -16,8 +16,8 @@
 // The folder is written under a temporary name next to it and renamed into
 // place, so a reader never sees half a run. Every file is Parquet with zstd
 // compression, row groups of at most 65,536 rows, dictionary encoding for
-// string columns (except job_id), flat columns only (no JSON, maps or
-// lists). Rows are sorted by job_index; extra-table rows by job_index, then
+// string columns (except job_id, all distinct, which is PLAIN), flat
+// columns only (no JSON, maps or lists). Rows are sorted by job_index; extra-table rows by job_index, then
 // in the order the model emitted them.
 //
 // # jobs.parquet
