@@ -1,0 +1,201 @@
+package results
+
+import (
+	"bytes"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
+)
+
+func TestLayouts(t *testing.T) {
+	schema := bench.New().Schema()
+	params := "work_ms:float64 size:int64 noise:float64 rows:int64 variant:string fail:string"
+	tests := []struct {
+		name string
+		get  func() (Layout, error)
+		want string // name:type[?] …, ? for nullable
+	}{
+		{"jobs", func() (Layout, error) { return JobsLayout(schema) },
+			"run_id:string job_id:string job_index:int64 sweep:string model:string model_version:string " +
+				"replicate:int64 seed:uint64 worker:string started_at:timestamp[ms,UTC]? duration_ms:float64? " +
+				"status:string error:string attempts:int64 " + params + " checksum:int64? iterations:int64? value:float64?"},
+		{"samples", func() (Layout, error) { return TableLayout(schema, "samples") },
+			"job_id:string job_index:int64 replicate:int64 seed:uint64 " + params + " i:int64 u:float64"},
+		{"summary", func() (Layout, error) { return SummaryLayout(schema) },
+			params + " n:int64 n_failed:int64 n_missing:int64" + statCols("checksum") + statCols("iterations") + statCols("value")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := tt.get()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range l.Columns {
+				s := c.Name + ":" + c.Type.String()
+				if c.Nullable {
+					s += "?"
+				}
+				got = append(got, s)
+			}
+			if g := strings.Join(got, " "); g != tt.want {
+				t.Errorf("layout\n%s\nwant\n%s", g, tt.want)
+			}
+			// The Parquet schema keeps the layout's order.
+			var pq []string
+			for _, f := range l.Schema().Fields() {
+				pq = append(pq, f.Name())
+			}
+			if !slices.Equal(pq, l.Names()) {
+				t.Errorf("parquet schema order %v", pq)
+			}
+		})
+	}
+}
+
+func statCols(m string) string {
+	var s string
+	for _, st := range SummaryStats() {
+		s += " " + m + "_" + st + ":float64?"
+	}
+	return s
+}
+
+func TestLayoutErrors(t *testing.T) {
+	clash := simcore.Schema{
+		Params:  []simcore.Param{{Name: "seed", Kind: simcore.Int}},
+		Metrics: []simcore.Column{{Name: "x", Kind: simcore.Float}},
+	}
+	metricClash := simcore.Schema{
+		Params:  []simcore.Param{{Name: "x", Kind: simcore.Int}},
+		Metrics: []simcore.Column{{Name: "x", Kind: simcore.Float}},
+	}
+	tests := []struct {
+		name string
+		err  func() error
+	}{
+		{"param named like a fixed column", func() error { _, err := JobsLayout(clash); return err }},
+		{"metric named like a param", func() error { _, err := JobsLayout(metricClash); return err }},
+		{"undeclared table", func() error { _, err := TableLayout(clash, "nope"); return err }},
+		{"summary clash", func() error {
+			_, err := SummaryLayout(simcore.Schema{Params: []simcore.Param{{Name: "n", Kind: simcore.Int}}})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		if tt.err() == nil {
+			t.Errorf("%s: no error", tt.name)
+		}
+	}
+}
+
+func TestEncodeDecodePart(t *testing.T) {
+	schema := bench.New().Schema()
+	jobs := benchJobs(t, "s", 5, []point{{"size": 4, "rows": 3}, {"size": 1, "rows": 0}, {"fail": "error"}}, 2)
+	rows := runBench(t, jobs, "worker-1", time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC))
+	rows[1].Attempts = 3
+	objs, err := EncodePart(schema, PartInfo{RunID: "r1", Provenance: testProv()}, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sortedKeys(objs); !slices.Equal(got, []string{"jobs", "samples"}) {
+		t.Fatalf("objects %v", got)
+	}
+	fr, err := ReadFrame(bytes.NewReader(objs["jobs"]), int64(len(objs["jobs"])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr.Meta[MetaPartTables] != "samples" || fr.Meta[MetaRunID] != "r1" || fr.Meta[MetaModel] != "bench" {
+		t.Errorf("part metadata %v", fr.Meta)
+	}
+	if _, ok := fr.Meta[MetaSweepFile]; ok {
+		t.Errorf("part has %s", MetaSweepFile)
+	}
+	back, err := DecodePart(schema, objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(rows) {
+		t.Fatalf("%d rows back, want %d", len(back), len(rows))
+	}
+	for i := range rows {
+		if !reflect.DeepEqual(back[i], rows[i]) {
+			t.Errorf("row %d:\n got %+v\nwant %+v", i, back[i], rows[i])
+		}
+	}
+
+	bad := []struct {
+		name string
+		mod  func(r []JobResult)
+	}{
+		{"bad status", func(r []JobResult) { r[0].Status = "done" }},
+		{"ok without result", func(r []JobResult) { r[0].Result = nil }},
+		{"missing metric", func(r []JobResult) { delete(r[0].Result.Metrics, "value") }},
+		{"wrong param type", func(r []JobResult) { r[0].Job.Params = simcore.Params{"size": 1.5} }},
+		{"two models", func(r []JobResult) { r[1].Job.ModelVersion = "2" }},
+	}
+	for _, b := range bad {
+		rs := runBench(t, jobs[:2], "w", time.Unix(0, 0))
+		b.mod(rs)
+		if _, err := EncodePart(schema, PartInfo{}, rs); err == nil {
+			t.Errorf("%s: no error", b.name)
+		}
+	}
+	if _, err := EncodePart(schema, PartInfo{}, nil); err == nil {
+		t.Errorf("empty part: no error")
+	}
+}
+
+func TestPartObjectName(t *testing.T) {
+	tests := []struct {
+		name, part, table string
+		ok                bool
+	}{
+		{"p1/jobs.parquet", "p1", "jobs", true},
+		{"a/b/samples.parquet", "a/b", "samples", true},
+		{"jobs.parquet", "", "", false},
+		{"p1/jobs.csv", "", "", false},
+		{"p1/.parquet", "", "", false},
+	}
+	for _, tt := range tests {
+		p, tb, ok := ParsePartObjectName(tt.name)
+		if p != tt.part || tb != tt.table || ok != tt.ok {
+			t.Errorf("ParsePartObjectName(%q) = %q %q %v", tt.name, p, tb, ok)
+		}
+		if ok && PartObjectName(p, tb) != tt.name {
+			t.Errorf("PartObjectName(%q, %q) = %q", p, tb, PartObjectName(p, tb))
+		}
+	}
+}
+
+func TestProvenance(t *testing.T) {
+	tests := []struct {
+		name string
+		bi   *debug.BuildInfo
+		want Provenance
+	}{
+		{"nil", nil, Provenance{Unknown, Unknown, Unknown, Unknown}},
+		{"no vcs", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}},
+			Provenance{Unknown, Unknown, Unknown, "go1.26.8"}},
+		{"vcs", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "deadbeef"}, {Key: "vcs.modified", Value: "true"}}},
+			Provenance{"v1.2.3", "deadbeef", "true", "go1.26.8"}},
+	}
+	for _, tt := range tests {
+		if got := ProvenanceFrom(tt.bi); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+	if p := BuildProvenance(); p.GoVersion == "" || p.VCSRevision == "" {
+		t.Errorf("BuildProvenance() = %+v", p)
+	}
+	if got := (Provenance{Version: "x"}).withDefaults(); got != (Provenance{"x", Unknown, Unknown, Unknown}) {
+		t.Errorf("withDefaults = %+v", got)
+	}
+}

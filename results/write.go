@@ -1,0 +1,146 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// writeBatchRows is how many rows a tableWriter hands to parquet-go at once.
+const writeBatchRows = 1024
+
+// tableWriter writes rows of one Layout into a Parquet stream: set every
+// column of the current row with the set* methods, then call endRow.
+type tableWriter struct {
+	layout Layout
+	w      *parquet.Writer
+	defs   []int // definition level of a non-null value, per column
+	batch  []parquet.Row
+	n      int // rows in batch, the current one being batch[n]
+	rows   int64
+}
+
+func newTableWriter(out io.Writer, layout Layout, meta map[string]string) *tableWriter {
+	opts := []parquet.WriterOption{
+		layout.Schema(),
+		parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(RowGroupRows),
+	}
+	for k, v := range meta {
+		opts = append(opts, parquet.KeyValueMetadata(k, v))
+	}
+	t := &tableWriter{
+		layout: layout,
+		w:      parquet.NewWriter(out, opts...),
+		defs:   make([]int, len(layout.Columns)),
+		batch:  make([]parquet.Row, writeBatchRows),
+	}
+	for i, c := range layout.Columns {
+		if c.Nullable {
+			t.defs[i] = 1
+		}
+	}
+	for i := range t.batch {
+		t.batch[i] = make(parquet.Row, len(layout.Columns))
+	}
+	return t
+}
+
+func (t *tableWriter) put(c int, v parquet.Value) {
+	t.batch[t.n][c] = v.Level(0, t.defs[c], c)
+}
+
+func (t *tableWriter) setInt(c int, v int64)     { t.put(c, parquet.Int64Value(v)) }
+func (t *tableWriter) setFloat(c int, v float64) { t.put(c, parquet.DoubleValue(v)) }
+func (t *tableWriter) setBool(c int, v bool)     { t.put(c, parquet.BooleanValue(v)) }
+func (t *tableWriter) setNull(c int)             { t.batch[t.n][c] = parquet.NullValue().Level(0, 0, c) }
+
+// setString stores s without copying: the writer only reads it, before
+// endRow's flush returns, while s is alive.
+func (t *tableWriter) setString(c int, s string) {
+	t.put(c, parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s))))
+}
+
+// setFloatOrNull writes NaN as null (used for undefined statistics).
+func (t *tableWriter) setFloatOrNull(c int, v float64) {
+	if math.IsNaN(v) {
+		t.setNull(c)
+	} else {
+		t.setFloat(c, v)
+	}
+}
+
+// setAny writes a Go value of the column's type (int64, uint64, float64,
+// string, bool); nil writes null.
+func (t *tableWriter) setAny(c int, v any) error {
+	col := t.layout.Columns[c]
+	switch x := v.(type) {
+	case nil:
+		if !col.Nullable {
+			return fmt.Errorf("column %q: null in a required column", col.Name)
+		}
+		t.setNull(c)
+		return nil
+	case int64:
+		if col.Type == Int64 || col.Type == TimestampMs {
+			t.setInt(c, x)
+			return nil
+		}
+	case uint64:
+		if col.Type == Uint64 {
+			t.setInt(c, int64(x))
+			return nil
+		}
+	case float64:
+		if col.Type == Float64 {
+			t.setFloat(c, x)
+			return nil
+		}
+	case string:
+		if col.Type == String {
+			t.setString(c, x)
+			return nil
+		}
+	case bool:
+		if col.Type == Bool {
+			t.setBool(c, x)
+			return nil
+		}
+	}
+	return fmt.Errorf("column %q: want %s, got %T", col.Name, col.Type, v)
+}
+
+// endRow completes the current row.
+func (t *tableWriter) endRow() error {
+	t.n++
+	t.rows++
+	if t.n == len(t.batch) {
+		return t.flushBatch()
+	}
+	return nil
+}
+
+func (t *tableWriter) flushBatch() error {
+	if t.n == 0 {
+		return nil
+	}
+	if _, err := t.w.WriteRows(t.batch[:t.n]); err != nil {
+		return fmt.Errorf("write %s rows: %w", t.layout.Table, err)
+	}
+	t.n = 0
+	return nil
+}
+
+// close writes the pending rows and the file footer.
+func (t *tableWriter) close() error {
+	if err := t.flushBatch(); err != nil {
+		return err
+	}
+	if err := t.w.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", t.layout.Table, err)
+	}
+	return nil
+}
