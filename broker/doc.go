@@ -1,0 +1,19 @@
+// Package broker is schedfarm's NATS plumbing: the embedded server, client
+// connections (credentials, tokens, TLS), the JetStream resources the farm
+// uses and the messages that cross them. Coordinator and worker share it so
+// that both sides agree on names and encodings.
+//
+// Resources (all JetStream, created idempotently by Setup):
+//
+//	stream  SCHEDFARM_JOBS    work queue, subjects schedfarm.jobs.<run>; one
+//	                          durable pull consumer "workers" shared by all workers
+//	KV      SCHEDFARM_RUNS    run records, key <run>
+//	KV      SCHEDFARM_DONE    registry of finished jobs: key <run>.<part> → the
+//	                          job IDs whose results that stored part holds
+//	KV      SCHEDFARM_FAILED  jobs that exhausted MaxDeliver: key <run>.<job>
+//	object  SCHEDFARM_PARTS   Parquet parts: <run>/<part>/<table>.parquet
+//
+// Core NATS subjects: schedfarm.hb.<worker> (heartbeats),
+// schedfarm.err.<run> (a job attempt failed), schedfarm.api.* (requests to
+// the coordinator), schedfarm.ctl.<worker> (drain a worker).
+package broker

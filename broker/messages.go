@@ -1,0 +1,177 @@
+package broker
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"schedfarm/simcore"
+	"schedfarm/sweep"
+)
+
+// JobMsg is the body of a job message on the work queue.
+type JobMsg struct {
+	Run string    `json:"run"`
+	Job sweep.Job `json:"job"`
+}
+
+// EncodeJob encodes a job message.
+func EncodeJob(run string, j *sweep.Job) ([]byte, error) {
+	return json.Marshal(JobMsg{Run: run, Job: *j})
+}
+
+// DecodeJob decodes a job message and restores each parameter's Go type from
+// the model's schema (JSON alone cannot tell 2 from 2.0, and would round
+// integers above 2^53).
+func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, error) {
+	var raw struct {
+		Run string `json:"run"`
+		Job struct {
+			sweep.Job
+			Params map[string]json.RawMessage `json:"params"`
+		} `json:"job"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, nil, fmt.Errorf("decode job message: %w", err)
+	}
+	m, ok := reg.Lookup(raw.Job.Model)
+	if !ok {
+		return nil, nil, fmt.Errorf("job %s: model %q is not built into this worker (known: %v)", raw.Job.ID, raw.Job.Model, reg.Names())
+	}
+	if m.Version() != raw.Job.ModelVersion {
+		return nil, nil, fmt.Errorf("job %s: model %s version %s requested, this worker has version %s",
+			raw.Job.ID, m.Name(), raw.Job.ModelVersion, m.Version())
+	}
+	schema := m.Schema()
+	params := make(simcore.Params, len(raw.Job.Params))
+	for name, rv := range raw.Job.Params {
+		p, ok := schema.Param(name)
+		if !ok {
+			return nil, nil, fmt.Errorf("job %s: unknown parameter %q for model %s", raw.Job.ID, name, m.Name())
+		}
+		v, err := decodeValue(p.Kind, rv)
+		if err != nil {
+			return nil, nil, fmt.Errorf("job %s: parameter %q: %w", raw.Job.ID, name, err)
+		}
+		params[name] = v
+	}
+	full, err := schema.Complete(params)
+	if err != nil {
+		return nil, nil, fmt.Errorf("job %s: %w", raw.Job.ID, err)
+	}
+	msg := &JobMsg{Run: raw.Run, Job: raw.Job.Job}
+	msg.Job.Params = full
+	return msg, m, nil
+}
+
+func decodeValue(k simcore.Kind, rv json.RawMessage) (any, error) {
+	switch k {
+	case simcore.Int:
+		return strconv.ParseInt(string(bytes.TrimSpace(rv)), 10, 64)
+	case simcore.Float:
+		return strconv.ParseFloat(string(bytes.TrimSpace(rv)), 64)
+	case simcore.String:
+		var s string
+		err := json.Unmarshal(rv, &s)
+		return s, err
+	case simcore.Bool:
+		var b bool
+		err := json.Unmarshal(rv, &b)
+		return b, err
+	}
+	return nil, fmt.Errorf("unknown kind %v", k)
+}
+
+// RunStatus is the state of a run.
+type RunStatus string
+
+// Run states.
+const (
+	RunPublishing RunStatus = "publishing"
+	RunRunning    RunStatus = "running"
+	RunComplete   RunStatus = "complete"
+	RunCancelled  RunStatus = "cancelled"
+)
+
+// RunRecord is what the farm keeps about a run in SCHEDFARM_RUNS.
+type RunRecord struct {
+	ID string `json:"id"`
+	// File is the sweep file's name as submitted; Text its content, so a run
+	// can be re-expanded, resumed and collected anywhere.
+	File    string    `json:"file"`
+	Text    string    `json:"text"`
+	MaxJobs int       `json:"max_jobs"`
+	Force   bool      `json:"force"`
+	Created time.Time `json:"created"`
+	// Total is the number of jobs of the run; Skipped of them were already
+	// done by earlier runs (same job IDs) and were not published.
+	Total   int       `json:"total"`
+	Skipped int       `json:"skipped"`
+	Status  RunStatus `json:"status"`
+	// Done and Failed are filled in when the run ends.
+	Done   int `json:"done"`
+	Failed int `json:"failed"`
+	// Owner is the coordinator that drives the run.
+	Owner string `json:"owner"`
+	// Finished is set when the run completed or was cancelled.
+	Finished time.Time `json:"finished,omitempty"`
+}
+
+// PartRecord is an entry of the finished-jobs registry (SCHEDFARM_DONE):
+// a stored part and the jobs whose results it holds.
+type PartRecord struct {
+	Run    string `json:"run"`
+	Part   string `json:"part"`
+	Sweep  string `json:"sweep"`
+	Worker string `json:"worker"`
+	// Jobs are the IDs of the jobs whose result rows the part holds.
+	Jobs []string `json:"jobs"`
+	// Objects are the part's object names in SCHEDFARM_PARTS, one per table.
+	Objects []string `json:"objects"`
+	// ModelMs is the summed model time of the part's jobs.
+	ModelMs float64 `json:"model_ms"`
+}
+
+// DoneKey is the registry key of a part.
+func DoneKey(run, part string) string { return run + "." + part }
+
+// FailRecord is an entry of SCHEDFARM_FAILED: a job that exhausted its
+// deliveries.
+type FailRecord struct {
+	Run      string `json:"run"`
+	Job      string `json:"job"`
+	Sweep    string `json:"sweep"`
+	Index    int    `json:"index"`
+	Error    string `json:"error"`
+	Attempts int    `json:"attempts"`
+	Worker   string `json:"worker"`
+}
+
+// FailKey is the key of a failed job.
+func FailKey(run, job string) string { return run + "." + job }
+
+// Heartbeat is what a worker publishes every few seconds.
+type Heartbeat struct {
+	Worker   string    `json:"worker"`
+	Host     string    `json:"host"`
+	PID      int       `json:"pid"`
+	Started  time.Time `json:"started"`
+	Sent     time.Time `json:"sent"`
+	Running  []string  `json:"running,omitempty"` // job IDs in flight
+	Buffered int       `json:"buffered"`          // results waiting for their part
+	Done     int64     `json:"done"`
+	Errors   int64     `json:"errors"`
+	Draining bool      `json:"draining"`
+}
+
+// ErrorEvent reports one failed attempt of a job.
+type ErrorEvent struct {
+	Run     string `json:"run"`
+	Job     string `json:"job"`
+	Worker  string `json:"worker"`
+	Attempt int    `json:"attempt"`
+	Error   string `json:"error"`
+	Final   bool   `json:"final"`
+}

@@ -1,0 +1,397 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"schedfarm/broker"
+	"schedfarm/coordinator"
+	"schedfarm/results"
+	"schedfarm/sweep"
+	"schedfarm/worker"
+)
+
+func (a *app) serverCmd() *cobra.Command {
+	var host, storeDir, cert, key, ca string
+	var port int
+	var maxStore int64
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Run a standalone NATS server with JetStream (file storage) for a small cluster",
+		Long: "Runs an embedded NATS server with JetStream and file storage until interrupted. Clients authenticate\n" +
+			"with --user/--password or --token when those are set, and TLS is served with --server-cert/--server-key\n" +
+			"(client certificates are required when --server-ca is also given).",
+		Example: `  schedfarm server --host 0.0.0.0 --port 4222 --store-dir /var/lib/schedfarm --token s3cret`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ns, err := broker.StartServer(broker.ServerConfig{
+				Host: host, Port: port, StoreDir: storeDir, MaxStore: maxStore,
+				User: a.v.GetString("user"), Password: a.v.GetString("password"), Token: a.v.GetString("token"),
+				CertFile: cert, KeyFile: key, CAFile: ca, Logger: a.logger(),
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "NATS with JetStream listening on %s (store %s); Ctrl-C stops it\n", ns.ClientURL(), storeDir)
+			<-cmd.Context().Done()
+			ns.Shutdown()
+			ns.WaitForShutdown()
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&host, "host", "127.0.0.1", "address to listen on (0.0.0.0 for every interface)")
+	f.IntVar(&port, "port", 4222, "port to listen on (-1: random)")
+	f.StringVar(&storeDir, "store-dir", ".schedfarm/server", "JetStream file storage directory")
+	f.Int64Var(&maxStore, "max-store", 0, "JetStream storage limit in bytes (0: server default)")
+	f.StringVar(&cert, "server-cert", "", "TLS certificate file")
+	f.StringVar(&key, "server-key", "", "TLS key file")
+	f.StringVar(&ca, "server-ca", "", "CA file: require and verify client certificates")
+	return cmd
+}
+
+func (a *app) coordinatorCmd() *cobra.Command {
+	var name string
+	cmd := &cobra.Command{
+		Use:     "coordinator",
+		Short:   "Run the coordinator: accepts submissions, publishes jobs, tracks runs and failures",
+		Example: `  schedfarm coordinator --nats nats://queue.example:4222 --creds farm.creds`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			farm, err := a.connect(ctx, "schedfarm-coordinator")
+			if err != nil {
+				return err
+			}
+			defer farm.NC.Close()
+			c, err := coordinator.New(farm, coordinator.Config{Name: name, Registry: a.registry(), Logger: a.logger()})
+			if err != nil {
+				return err
+			}
+			if err := c.Start(ctx); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "coordinator ready; Ctrl-C stops it")
+			<-ctx.Done()
+			c.Wait()
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "coordinator name (default coordinator-<host>-<pid>)")
+	return cmd
+}
+
+func (a *app) workerCmd() *cobra.Command {
+	var name string
+	var n int
+	var flushRows int
+	var flushEvery, jobTimeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run workers: pull jobs, run models, store Parquet parts",
+		Long: "Runs --workers worker loops in this process (default: one per CPU). SIGTERM or Ctrl-C hands the job in\n" +
+			"flight back to the queue, stores the buffered results and exits.",
+		Example: `  schedfarm worker --nats nats://queue.example:4222 --workers 8`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if name == "" {
+				host, _ := os.Hostname()
+				name = fmt.Sprintf("%s-%d", host, os.Getpid())
+			}
+			return a.runWorkers(ctx, n, name, worker.Config{FlushRows: flushRows, FlushEvery: flushEvery, JobTimeout: jobTimeout}, nil)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&name, "name", "", "worker name prefix (default <host>-<pid>)")
+	f.IntVar(&n, "workers", defaultWorkers(), "worker loops in this process")
+	f.IntVar(&flushRows, "flush-rows", 500, "store a part once this many results are buffered")
+	f.DurationVar(&flushEvery, "flush-every", 250*time.Millisecond, "store a part once the oldest buffered result is this old")
+	f.DurationVar(&jobTimeout, "job-timeout", 0, "give up on a job after this long (0: never); it is then retried elsewhere")
+	return cmd
+}
+
+// runWorkers runs n worker loops, each with its own NATS connection, until
+// ctx ends. ready, if non-nil, is closed once all are connected.
+func (a *app) runWorkers(ctx context.Context, n int, prefix string, base worker.Config, ready chan<- struct{}) error {
+	reg := a.registry()
+	prov := results.BuildProvenance()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		farm, err := a.connect(ctx, "schedfarm-worker")
+		if err != nil {
+			return err
+		}
+		cfg := base
+		cfg.Name = fmt.Sprintf("%s-w%d", prefix, i)
+		cfg.Registry, cfg.Logger, cfg.Provenance = reg, a.logger(), prov
+		w, err := worker.New(farm, cfg)
+		if err != nil {
+			farm.NC.Close()
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer farm.NC.Close()
+			if err := w.Run(ctx); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	if ready != nil {
+		close(ready)
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+func (a *app) submitCmd() *cobra.Command {
+	var maxJobs int
+	var force, wait bool
+	cmd := &cobra.Command{
+		Use:   "submit FILE",
+		Short: "Submit a sweep file to the coordinator (prints the run ID)",
+		Example: `  schedfarm submit configs/smoke.yaml
+  schedfarm submit --wait configs/smoke.yaml && schedfarm collect <run-id>`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			f, err := a.loadSweep(args[0])
+			if err != nil {
+				return err
+			}
+			jobs, err := a.expandSweep(f, maxJobs)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d sweep(s), %d jobs\n", args[0], len(f.Sweeps), len(jobs))
+			farm, err := a.connect(ctx, "schedfarm-submit")
+			if err != nil {
+				return err
+			}
+			defer farm.NC.Close()
+			var rep coordinator.SubmitReply
+			if err := coordinator.Request(ctx, farm.NC, "submit", coordinator.SubmitRequest{
+				File: args[0], Text: string(f.Text), MaxJobs: maxJobs, Force: force,
+			}, &rep); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "run %s: %d jobs published, %d already done\n", rep.Run, rep.Published, rep.Skipped)
+			fmt.Fprintln(cmd.OutOrStdout(), rep.Run)
+			if !wait {
+				return nil
+			}
+			p, err := a.follow(ctx, farm, rep.Run, nil)
+			if err != nil {
+				return err
+			}
+			if p.Failed > 0 {
+				return &exitError{exitFailures, fmt.Errorf("run %s: %d job(s) failed", rep.Run, p.Failed)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&maxJobs, "max-jobs", sweep.DefaultMaxJobs, "largest sweep accepted")
+	cmd.Flags().BoolVar(&force, "force", false, "rerun jobs whose results already exist")
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the run to finish, showing progress")
+	return cmd
+}
+
+// follow shows a run's progress until it finishes.
+func (a *app) follow(ctx context.Context, farm *broker.Farm, run string, local *coordinator.Coordinator) (*coordinator.RunProgress, error) {
+	bar := newProgress(os.Stderr)
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		var p *coordinator.RunProgress
+		var err error
+		if local != nil {
+			p, err = local.Progress(ctx, run)
+		} else {
+			var st coordinator.Status
+			err = coordinator.Request(ctx, farm.NC, "status", map[string]string{"run": run}, &st)
+			if err == nil && len(st.Runs) == 1 {
+				p = &st.Runs[0]
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			bar.update(p)
+			if p.Finished() {
+				bar.finish(p)
+				return p, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (a *app) statusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status [RUN]",
+		Short: "Show runs (or one run) with their progress and failures, and the workers' liveness",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			farm, err := a.connect(ctx, "schedfarm-status")
+			if err != nil {
+				return err
+			}
+			defer farm.NC.Close()
+			run := ""
+			if len(args) == 1 {
+				run = args[0]
+			}
+			var st coordinator.Status
+			if err := coordinator.Request(ctx, farm.NC, "status", map[string]string{"run": run}, &st); err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			printStatus(cmd.OutOrStdout(), &st, run != "")
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	return cmd
+}
+
+func printStatus(out interface{ Write([]byte) (int, error) }, st *coordinator.Status, detail bool) {
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tFILE\tSTATUS\tTOTAL\tDONE\tSKIPPED\tFAILED\tQUEUED\tREDELIVERED\tCREATED")
+	for _, r := range st.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", r.ID, r.File, r.Status, r.Total, r.Done, r.Skipped, r.Failed,
+			r.Queued, r.Redelivered, r.Created.Local().Format(time.DateTime))
+	}
+	tw.Flush()
+	if detail {
+		for _, r := range st.Runs {
+			for _, f := range r.Failures {
+				fmt.Fprintf(out, "failed  %s sweep=%s index=%d attempts=%d worker=%s: %s\n", f.Job, f.Sweep, f.Index, f.Attempts, f.Worker, firstLine(f.Error))
+			}
+			for _, f := range r.Retrying {
+				fmt.Fprintf(out, "retrying %s sweep=%s index=%d attempts=%d worker=%s: %s\n", f.Job, f.Sweep, f.Index, f.Attempts, f.Worker, firstLine(f.Error))
+			}
+		}
+	}
+	fmt.Fprintln(out)
+	tw = tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKER\tHOST\tPID\tHEARTBEAT AGE\tSTATE\tIN FLIGHT\tBUFFERED\tDONE\tERRORS")
+	for _, w := range st.Workers {
+		state := "alive"
+		if w.Lost {
+			state = "LOST"
+		} else if w.Draining {
+			state = "draining"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\n", w.Name, w.Host, w.PID, (time.Duration(w.AgeMs) * time.Millisecond).String(),
+			state, strings.Join(w.InFlight, ","), w.Buffered, w.Done, w.Errors)
+	}
+	tw.Flush()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func (a *app) collectCmd() *cobra.Command {
+	var partial bool
+	cmd := &cobra.Command{
+		Use:   "collect RUN",
+		Short: "Merge a run's Parquet parts into <results-dir>/<sweep>/<run>/ with a summary",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			farm, err := a.connect(ctx, "schedfarm-collect")
+			if err != nil {
+				return err
+			}
+			defer farm.NC.Close()
+			return a.collect(ctx, cmd, farm, args[0], partial)
+		},
+	}
+	cmd.Flags().BoolVar(&partial, "partial", false, "collect a run that has not finished (missing jobs are reported, not written)")
+	return cmd
+}
+
+func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm, run string, partial bool) error {
+	out, err := coordinator.Collect(ctx, farm, a.registry(), run, coordinator.CollectOptions{
+		ResultsDir: a.v.GetString("results-dir"), Partial: partial, Provenance: results.BuildProvenance(),
+	})
+	if err != nil {
+		return err
+	}
+	for _, s := range out {
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d ok, %d failed, %d missing → %s\n", s.Sweep, s.OK, s.Failed, s.Missing, filepath.Clean(s.Dir))
+	}
+	return nil
+}
+
+func (a *app) cancelCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "cancel RUN",
+		Short: "Stop a run: purge its queued jobs (results already stored are kept)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			farm, err := a.connect(ctx, "schedfarm-cancel")
+			if err != nil {
+				return err
+			}
+			defer farm.NC.Close()
+			if err := coordinator.Request(ctx, farm.NC, "cancel", map[string]string{"run": args[0]}, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "run %s cancelled\n", args[0])
+			return nil
+		},
+	}
+}
+
+func (a *app) drainCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "drain WORKER",
+		Short: "Ask a worker to finish its current job, store its results and exit",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			farm, err := a.connect(ctx, "schedfarm-drain")
+			if err != nil {
+				return err
+			}
+			defer farm.NC.Close()
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			if _, err := farm.NC.RequestWithContext(rctx, broker.ControlSubj+"."+args[0], []byte("drain")); err != nil {
+				return fmt.Errorf("drain %s: %w (is the name right? `schedfarm status` lists workers)", args[0], err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "worker %s is draining\n", args[0])
+			return nil
+		},
+	}
+}

@@ -1,0 +1,177 @@
+// Command schedfarm is the one binary of the schedfarm parameter-sweep farm:
+// `schedfarm run FILE` runs a sweep on this machine with an embedded NATS
+// server; `server`, `coordinator`, `worker`, `submit`, `status`, `collect`,
+// `cancel` and `drain` run the same farm across machines; `validate`,
+// `expand` and `models` help write sweep files.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"schedfarm/broker"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
+)
+
+// exitError carries a process exit status through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Exit statuses.
+const (
+	exitFailures = 1 // the run finished with failed jobs (or a failed claim under --strict)
+	exitUsage    = 2 // bad input: flags, sweep file, unknown run
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := newApp()
+	err := app.root.ExecuteContext(ctx)
+	if err == nil {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "schedfarm:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
+	os.Exit(exitUsage)
+}
+
+// app holds the command tree and its configuration (viper: flags, then
+// SCHEDFARM_* environment variables, then the optional config file).
+type app struct {
+	root *cobra.Command
+	v    *viper.Viper
+}
+
+func newApp() *app {
+	a := &app{v: viper.New()}
+	a.root = &cobra.Command{
+		Use:           "schedfarm",
+		Short:         "A distributed parameter-sweep farm for scheduling research",
+		Long:          "schedfarm expands YAML sweeps into simulation jobs, runs them on workers pulling from NATS JetStream,\nand collects the results into Parquet tables.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.loadConfig(cmd)
+		},
+	}
+	pf := a.root.PersistentFlags()
+	pf.String("config", "", "config file (YAML/TOML/JSON) with any of the flags below as keys")
+	pf.String("nats", "nats://127.0.0.1:4222", "NATS server URL (coordinator, worker, submit, status, ...)")
+	pf.String("creds", "", "NATS credentials file")
+	pf.String("user", "", "NATS user")
+	pf.String("password", "", "NATS password")
+	pf.String("token", "", "NATS token")
+	pf.String("tls-ca", "", "CA file to verify the NATS server")
+	pf.String("tls-cert", "", "client certificate file")
+	pf.String("tls-key", "", "client key file")
+	pf.StringSlice("data-dir", []string{"data", "../shared"}, "directories searched, in order, for models' input files (traces)")
+	pf.String("results-dir", "results", "where collected results go: <results-dir>/<sweep>/<run-id>/")
+	pf.String("log-level", "warn", "log level: debug, info, warn, error")
+	pf.Duration("ack-wait", 30*time.Second, "time a delivered job may go without an ack or heartbeat before it is redelivered")
+	pf.Int("max-deliver", 5, "deliveries of a job before it is recorded as failed")
+	a.root.AddCommand(
+		a.runCmd(), a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(),
+		a.collectCmd(), a.cancelCmd(), a.drainCmd(), a.validateCmd(), a.expandCmd(), a.modelsCmd(), a.versionCmd(),
+	)
+	return a
+}
+
+func (a *app) loadConfig(cmd *cobra.Command) error {
+	v := a.v
+	v.SetEnvPrefix("SCHEDFARM")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	var bindErr error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if err := v.BindPFlag(f.Name, f); err != nil && bindErr == nil {
+			bindErr = err
+		}
+	})
+	if bindErr != nil {
+		return bindErr
+	}
+	if file := v.GetString("config"); file != "" {
+		v.SetConfigFile(file)
+		if err := v.ReadInConfig(); err != nil {
+			return &exitError{exitUsage, fmt.Errorf("config file %s: %w", file, err)}
+		}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(v.GetString("log-level"))); err != nil {
+		return &exitError{exitUsage, fmt.Errorf("--log-level: %w", err)}
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	return nil
+}
+
+func (a *app) logger() *slog.Logger { return slog.Default() }
+
+// registry returns every model built into this binary.
+func (a *app) registry() *simcore.Registry {
+	return buildRegistry(simcore.Dirs(a.v.GetStringSlice("data-dir")))
+}
+
+func buildRegistry(data simcore.DataDir) *simcore.Registry {
+	_ = data // models that read traces take it; bench reads none
+	reg, err := simcore.NewRegistry(bench.New())
+	if err != nil {
+		panic(err) // two models with one name: a build mistake
+	}
+	return reg
+}
+
+func (a *app) connConfig(name string) broker.ConnConfig {
+	v := a.v
+	return broker.ConnConfig{
+		URL: v.GetString("nats"), Name: name, CredsFile: v.GetString("creds"),
+		User: v.GetString("user"), Password: v.GetString("password"), Token: v.GetString("token"),
+		CAFile: v.GetString("tls-ca"), CertFile: v.GetString("tls-cert"), KeyFile: v.GetString("tls-key"),
+		Logger: a.logger(),
+	}
+}
+
+// connect connects to the configured NATS server and sets up the farm's resources.
+func (a *app) connect(ctx context.Context, name string) (*broker.Farm, error) {
+	nc, err := broker.Connect(a.connConfig(name))
+	if err != nil {
+		return nil, err
+	}
+	farm, err := broker.Setup(ctx, nc, a.settings())
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return farm, nil
+}
+
+func (a *app) settings() broker.Settings {
+	s := broker.DefaultSettings()
+	if d := a.v.GetDuration("ack-wait"); d > 0 {
+		s.AckWait = d
+	}
+	if n := a.v.GetInt("max-deliver"); n > 0 {
+		s.MaxDeliver = n
+	}
+	return s
+}

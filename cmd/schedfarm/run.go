@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"schedfarm/broker"
+	"schedfarm/coordinator"
+	"schedfarm/sweep"
+	"schedfarm/worker"
+)
+
+func defaultWorkers() int { return runtime.NumCPU() }
+
+func (a *app) runCmd() *cobra.Command {
+	var workers, maxJobs int
+	var force bool
+	var stateDir string
+	cmd := &cobra.Command{
+		Use:   "run FILE",
+		Short: "Run a sweep on this machine: embedded NATS, a coordinator and workers in one process",
+		Long: "Validates and expands the sweep, starts an embedded NATS server with JetStream under --state-dir, a\n" +
+			"coordinator and --workers workers, shows progress, and collects the results into\n" +
+			"<results-dir>/<sweep>/<run-id>/. Jobs whose results already exist in the state dir are skipped\n" +
+			"unless --force. Exit status 1 when jobs failed, 2 on bad input.",
+		Example: `  schedfarm run configs/smoke.yaml
+  schedfarm run --workers 2 --force configs/bench/overhead.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			f, err := a.loadSweep(args[0])
+			if err != nil {
+				return err
+			}
+			jobs, err := a.expandSweep(f, maxJobs)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d sweep(s), %d jobs, %d workers\n", args[0], len(f.Sweeps), len(jobs), workers)
+			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&workers, "workers", defaultWorkers(), "in-process workers")
+	fl.IntVar(&maxJobs, "max-jobs", sweep.DefaultMaxJobs, "largest sweep accepted")
+	fl.BoolVar(&force, "force", false, "rerun jobs whose results already exist")
+	fl.StringVar(&stateDir, "state-dir", ".schedfarm", "where the embedded NATS server keeps its JetStream state")
+	return cmd
+}
+
+func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, maxJobs int, force bool, workers int, stateDir string) error {
+	if workers < 1 {
+		return &exitError{exitUsage, fmt.Errorf("--workers must be at least 1")}
+	}
+	ns, err := broker.StartServer(broker.ServerConfig{Port: -1, StoreDir: filepath.Join(stateDir, "nats"), Logger: a.logger()})
+	if err != nil {
+		return fmt.Errorf("embedded NATS under %s: %w (is another `schedfarm run` using this state dir? pass --state-dir)", stateDir, err)
+	}
+	defer func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	}()
+	a.v.Set("nats", ns.ClientURL())
+
+	coordCtx, stopCoord := context.WithCancel(context.Background())
+	defer stopCoord()
+	farm, err := a.connect(coordCtx, "schedfarm-run")
+	if err != nil {
+		return err
+	}
+	defer farm.NC.Close()
+	coord, err := coordinator.New(farm, coordinator.Config{Registry: a.registry(), Logger: a.logger()})
+	if err != nil {
+		return err
+	}
+	if err := coord.Start(coordCtx); err != nil {
+		return err
+	}
+
+	// Workers stop when the run is over or on Ctrl-C; on Ctrl-C they hand
+	// their jobs back and the run stays resumable in the state dir.
+	workCtx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	werr := make(chan error, 1)
+	ready := make(chan struct{})
+	host, _ := os.Hostname()
+	go func() {
+		werr <- a.runWorkers(workCtx, workers, fmt.Sprintf("%s-%d", host, os.Getpid()), worker.Config{}, ready)
+	}()
+	<-ready
+
+	start := time.Now()
+	rep, err := coord.Submit(ctx, coordinator.SubmitRequest{File: f.Path, Text: string(f.Text), MaxJobs: maxJobs, Force: force})
+	if err != nil {
+		stopWorkers()
+		<-werr
+		return &exitError{exitUsage, err}
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "run %s: %d published, %d already done\n", rep.Run, rep.Published, rep.Skipped)
+	p, err := a.follow(ctx, farm, rep.Run, coord)
+	stopWorkers()
+	if wErr := <-werr; wErr != nil && err == nil {
+		err = wErr
+	}
+	if err != nil {
+		return fmt.Errorf("run %s interrupted: %w (run it again to resume)", rep.Run, err)
+	}
+	elapsed := time.Since(start)
+	if err := a.collect(ctx, cmd, farm, rep.Run, false); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "run %s finished in %s\n", rep.Run, elapsed.Round(time.Millisecond))
+	stopCoord()
+	coord.Wait()
+	if p.Failed > 0 {
+		for _, fl := range p.Failures {
+			fmt.Fprintf(cmd.ErrOrStderr(), "failed: job %s (sweep %s, index %d) after %d attempts: %s\n", fl.Job, fl.Sweep, fl.Index, fl.Attempts, firstLine(fl.Error))
+		}
+		return &exitError{exitFailures, fmt.Errorf("run %s: %d job(s) failed (see the status and error columns of jobs.parquet)", rep.Run, p.Failed)}
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"schedfarm/results"
+	"schedfarm/simcore"
+	"schedfarm/sweep"
+)
+
+// loadSweep reads and validates a sweep file; its errors name file:line.
+func (a *app) loadSweep(path string) (*sweep.File, error) {
+	f, err := sweep.Load(path, a.registry())
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	return f, nil
+}
+
+// expandSweep expands a sweep file within the job limit.
+func (a *app) expandSweep(f *sweep.File, maxJobs int) ([]sweep.Job, error) {
+	jobs, err := f.Expand(maxJobs)
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	return jobs, nil
+}
+
+func (a *app) validateCmd() *cobra.Command {
+	var maxJobs int
+	cmd := &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check sweep files against the models' schemas; print every mistake with file:line",
+		Example: `  schedfarm validate configs/smoke.yaml
+  schedfarm validate configs/*/*.yaml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bad := 0
+			for _, path := range args {
+				f, err := a.loadSweep(path)
+				if err == nil {
+					var jobs []sweep.Job
+					jobs, err = a.expandSweep(f, maxJobs)
+					if err == nil {
+						fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, %d sweep(s), %d jobs\n", path, len(f.Sweeps), len(jobs))
+						continue
+					}
+				}
+				bad++
+				fmt.Fprintln(cmd.ErrOrStderr(), err)
+			}
+			if bad > 0 {
+				return &exitError{exitUsage, fmt.Errorf("%d of %d file(s) invalid", bad, len(args))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&maxJobs, "max-jobs", sweep.DefaultMaxJobs, "largest sweep accepted without complaint")
+	return cmd
+}
+
+func (a *app) expandCmd() *cobra.Command {
+	var maxJobs int
+	var asJSON, countOnly bool
+	cmd := &cobra.Command{
+		Use:   "expand FILE",
+		Short: "Print the jobs a sweep file expands to (or just their count)",
+		Example: `  schedfarm expand configs/smoke.yaml
+  schedfarm expand --count configs/smoke.yaml
+  schedfarm expand --json configs/smoke.yaml | jq '.[0]'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := a.loadSweep(args[0])
+			if err != nil {
+				return err
+			}
+			jobs, err := a.expandSweep(f, maxJobs)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			switch {
+			case countOnly:
+				fmt.Fprintln(out, len(jobs))
+			case asJSON:
+				return sweep.WriteJSON(out, jobs)
+			default:
+				for _, s := range f.Sweeps {
+					var mine []sweep.Job
+					for _, j := range jobs {
+						if j.Sweep == s.Name {
+							mine = append(mine, j)
+						}
+					}
+					fmt.Fprintf(out, "# sweep %s: model %s, %d jobs\n", s.Name, s.Model, len(mine))
+					if err := sweep.WriteTable(out, mine, a.registry()); err != nil {
+						return err
+					}
+				}
+				fmt.Fprintf(out, "# total: %d jobs\n", len(jobs))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&maxJobs, "max-jobs", sweep.DefaultMaxJobs, "largest sweep accepted")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the jobs as JSON")
+	cmd.Flags().BoolVar(&countOnly, "count", false, "print only the number of jobs")
+	return cmd
+}
+
+func (a *app) modelsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List the models built into this binary with their parameter schemas",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			models := a.registry().Models()
+			if asJSON {
+				return json.NewEncoder(out).Encode(describeModels(models))
+			}
+			for _, m := range models {
+				s := m.Schema()
+				fmt.Fprintf(out, "%s (version %s): %s\n", m.Name(), m.Version(), m.Doc())
+				tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "  PARAMETER\tTYPE\tUNIT\tRANGE\tDEFAULT\tROLE\tDESCRIPTION")
+				for _, p := range s.Params {
+					role := "workload"
+					if p.Algorithm {
+						role = "algorithm"
+					}
+					def := "(required)"
+					if p.Default != nil {
+						def = simcore.FormatValue(p.Default)
+					}
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, p.Unit, rangeText(p), def, role, p.Doc)
+				}
+				tw.Flush()
+				tw = tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "  METRIC\tTYPE\tUNIT\tDESCRIPTION")
+				for _, c := range s.Metrics {
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Name, c.Kind, c.Unit, c.Doc)
+				}
+				tw.Flush()
+				for _, t := range s.Tables {
+					names := make([]string, len(t.Columns))
+					for i, c := range t.Columns {
+						names[i] = c.Name
+					}
+					fmt.Fprintf(out, "  TABLE %s: %s (columns: %s)\n", t.Name, t.Doc, strings.Join(names, ", "))
+				}
+				fmt.Fprintln(out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	return cmd
+}
+
+func rangeText(p simcore.Param) string {
+	if len(p.Enum) > 0 {
+		return strings.Join(p.Enum, "|")
+	}
+	lo, hi := "-inf", "+inf"
+	if p.Min != nil {
+		lo = simcore.FormatValue(*p.Min)
+	}
+	if p.Max != nil {
+		hi = simcore.FormatValue(*p.Max)
+	}
+	if p.Min == nil && p.Max == nil {
+		return ""
+	}
+	return "[" + lo + ", " + hi + "]"
+}
+
+type modelDesc struct {
+	Name    string           `json:"name"`
+	Version string           `json:"version"`
+	Doc     string           `json:"doc"`
+	Params  []paramDesc      `json:"params"`
+	Metrics []simcore.Column `json:"metrics"`
+	Tables  []simcore.Table  `json:"tables"`
+}
+
+type paramDesc struct {
+	Name      string   `json:"name"`
+	Type      string   `json:"type"`
+	Unit      string   `json:"unit"`
+	Min       *float64 `json:"min,omitempty"`
+	Max       *float64 `json:"max,omitempty"`
+	Enum      []string `json:"enum,omitempty"`
+	Default   any      `json:"default"`
+	Algorithm bool     `json:"algorithm"`
+	Doc       string   `json:"doc"`
+}
+
+func describeModels(models []simcore.Model) []modelDesc {
+	out := make([]modelDesc, 0, len(models))
+	for _, m := range models {
+		s := m.Schema()
+		d := modelDesc{Name: m.Name(), Version: m.Version(), Doc: m.Doc(), Metrics: s.Metrics, Tables: s.Tables}
+		for _, p := range s.Params {
+			d.Params = append(d.Params, paramDesc{Name: p.Name, Type: p.Kind.String(), Unit: p.Unit, Min: p.Min, Max: p.Max,
+				Enum: p.Enum, Default: p.Default, Algorithm: p.Algorithm, Doc: p.Doc})
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the schedfarm version, VCS revision and Go version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			p := results.BuildProvenance()
+			fmt.Fprintf(cmd.OutOrStdout(), "schedfarm %s (revision %s, modified %s) %s %s/%s\n",
+				p.Version, p.VCSRevision, p.VCSModified, p.GoVersion, runtime.GOOS, runtime.GOARCH)
+			_ = os.Stdout.Sync()
+		},
+	}
+}

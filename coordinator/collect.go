@@ -1,0 +1,227 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"schedfarm/broker"
+	"schedfarm/results"
+	"schedfarm/simcore"
+	"schedfarm/sweep"
+)
+
+// CollectOptions configure Collect.
+type CollectOptions struct {
+	// ResultsDir is the root of the output: <ResultsDir>/<sweep>/<run>/.
+	ResultsDir string
+	// Partial collects a run that has not finished; its missing jobs are
+	// reported and have no row.
+	Partial    bool
+	Provenance results.Provenance
+}
+
+// SweepCollected reports the collection of one sweep of a run.
+type SweepCollected struct {
+	Sweep string
+	Dir   string
+	*results.Collected
+}
+
+// Collect merges the Parquet parts of a run into one folder per sweep. It
+// reads everything from JetStream (the run record, the registry of finished
+// jobs, the failures and the parts), so it can run on any machine. Jobs the
+// run skipped because an earlier run had finished them are taken from that
+// earlier run's parts.
+func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run string, opts CollectOptions) ([]SweepCollected, error) {
+	e, err := farm.Runs.Get(ctx, run)
+	if err != nil {
+		if broker.IsNotFound(err) {
+			return nil, fmt.Errorf("collect: run %s not found (`schedfarm status` lists runs)", run)
+		}
+		return nil, fmt.Errorf("collect run %s: %w", run, err)
+	}
+	var rec broker.RunRecord
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		return nil, fmt.Errorf("collect run %s: %w", run, err)
+	}
+	if !opts.Partial && rec.Status != broker.RunComplete {
+		return nil, fmt.Errorf("collect: run %s is %s, not complete (wait for it, or pass --partial)", run, rec.Status)
+	}
+	f, err := sweep.Parse(rec.File, []byte(rec.Text), reg)
+	if err != nil {
+		return nil, fmt.Errorf("collect run %s: %w", run, err)
+	}
+	jobs, err := f.Expand(rec.MaxJobs)
+	if err != nil {
+		return nil, fmt.Errorf("collect run %s: %w", run, err)
+	}
+	fails, err := ListFailures(ctx, farm, run)
+	if err != nil {
+		return nil, err
+	}
+	failures := make(map[uuid.UUID]results.Failure, len(fails))
+	for _, fr := range fails {
+		id, err := uuid.Parse(fr.Job)
+		if err != nil {
+			continue
+		}
+		failures[id] = results.Failure{Error: fr.Error, Attempts: fr.Attempts}
+	}
+
+	// The run's own parts, by sweep.
+	own, err := partRecords(ctx, farm.Done, run+".*")
+	if err != nil {
+		return nil, err
+	}
+	covered := map[string]bool{}
+	bySweep := map[string][]broker.PartRecord{}
+	for _, p := range own {
+		bySweep[p.Sweep] = append(bySweep[p.Sweep], p)
+		for _, id := range p.Jobs {
+			covered[id] = true
+		}
+	}
+	// Jobs skipped because an earlier run holds their results.
+	var need []string
+	for i := range jobs {
+		id := jobs[i].ID.String()
+		if !covered[id] {
+			if _, failed := failures[jobs[i].ID]; !failed {
+				need = append(need, id)
+			}
+		}
+	}
+	var others []broker.PartRecord
+	if len(need) > 0 {
+		all, err := partRecords(ctx, farm.Done, ">")
+		if err != nil {
+			return nil, err
+		}
+		want := make(map[string]bool, len(need))
+		for _, id := range need {
+			want[id] = true
+		}
+		for _, p := range all {
+			if p.Run == run {
+				continue
+			}
+			for _, id := range p.Jobs {
+				if want[id] {
+					others = append(others, p)
+					break
+				}
+			}
+		}
+	}
+
+	var out []SweepCollected
+	for _, s := range f.Sweeps {
+		var mine []sweep.Job
+		ids := map[string]bool{}
+		for i := range jobs {
+			if jobs[i].Sweep == s.Name {
+				mine = append(mine, jobs[i])
+				ids[jobs[i].ID.String()] = true
+			}
+		}
+		src := &objectSource{store: farm.Parts, names: map[string]string{}}
+		src.add(bySweep[s.Name])
+		for _, p := range others {
+			for _, id := range p.Jobs {
+				if ids[id] {
+					src.add([]broker.PartRecord{p})
+					break
+				}
+			}
+		}
+		dir := filepath.Join(opts.ResultsDir, s.Name, run)
+		c, err := results.Collect(ctx, src, results.CollectInput{
+			RunID: run, Model: *s.Schema(), Jobs: mine, Failures: failures, SweepFile: rec.Text,
+			Provenance: opts.Provenance, Replace: true,
+		}, dir)
+		if err != nil {
+			return out, fmt.Errorf("collect run %s sweep %s: %w", run, s.Name, err)
+		}
+		if c.Missing > 0 && !opts.Partial {
+			return out, fmt.Errorf("collect run %s sweep %s: %d job(s) have neither a result nor a failure record (first: %s)",
+				run, s.Name, c.Missing, c.MissingIDs[0])
+		}
+		out = append(out, SweepCollected{Sweep: s.Name, Dir: dir, Collected: c})
+	}
+	return out, nil
+}
+
+// partRecords reads the registry entries whose keys match filter.
+func partRecords(ctx context.Context, kv jetstream.KeyValue, filter string) ([]broker.PartRecord, error) {
+	lister, err := kv.ListKeysFiltered(ctx, filter)
+	if err != nil {
+		return nil, fmt.Errorf("list registry %s: %w", filter, err)
+	}
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]broker.PartRecord, 0, len(keys))
+	for _, k := range keys {
+		e, err := kv.Get(ctx, k)
+		if err != nil {
+			if broker.IsNotFound(err) {
+				continue
+			}
+			return nil, fmt.Errorf("registry entry %s: %w", k, err)
+		}
+		var p broker.PartRecord
+		if err := json.Unmarshal(e.Value(), &p); err != nil {
+			return nil, fmt.Errorf("registry entry %s: %w", k, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// objectSource is a results.PartSource over the object store, limited to
+// the objects of the given parts. Object names are <run>/<part>/<table>.parquet;
+// the collector sees <part>/<table>.parquet (part IDs are unique across runs).
+type objectSource struct {
+	store jetstream.ObjectStore
+	names map[string]string // collector name → object name
+}
+
+func (s *objectSource) add(parts []broker.PartRecord) {
+	for _, p := range parts {
+		for _, obj := range p.Objects {
+			short := strings.TrimPrefix(obj, p.Run+"/")
+			s.names[short] = obj
+		}
+	}
+}
+
+func (s *objectSource) List(context.Context) ([]string, error) {
+	out := make([]string, 0, len(s.names))
+	for k := range s.names {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (s *objectSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	full, ok := s.names[name]
+	if !ok {
+		return nil, fmt.Errorf("object %s is not part of this collection", name)
+	}
+	r, err := s.store.Get(ctx, full)
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", full, err)
+	}
+	return r, nil
+}

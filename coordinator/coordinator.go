@@ -1,0 +1,515 @@
+// Package coordinator drives runs: it expands a submitted sweep, skips jobs
+// the finished-jobs registry already holds, publishes the rest on the
+// JetStream work queue, tracks every job (go-memdb, indexed by run, status
+// and worker) from the registry, the failure bucket and the workers'
+// heartbeats, and records as failed the jobs that exhausted their
+// deliveries. All durable state lives in JetStream (run records, the
+// registry, failures), so a restarted coordinator resumes where the last
+// one stood.
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	memdb "github.com/hashicorp/go-memdb"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"schedfarm/broker"
+	"schedfarm/simcore"
+	"schedfarm/sweep"
+)
+
+// Config configures a coordinator.
+type Config struct {
+	// Name identifies this coordinator (default host-pid).
+	Name     string
+	Registry *simcore.Registry
+	Logger   *slog.Logger
+	// WorkerTimeout is the heartbeat age after which a worker is shown as lost.
+	WorkerTimeout time.Duration
+}
+
+// Coordinator tracks the farm's runs. Create it with New and start it with
+// Start; it serves requests on schedfarm.api.* until its context ends.
+type Coordinator struct {
+	farm *broker.Farm
+	reg  *simcore.Registry
+	log  *slog.Logger
+	name string
+	db   *memdb.MemDB
+	cfg  Config
+
+	mu   sync.Mutex
+	runs map[string]*runEntry
+	// done maps every finished job ID ever registered to where its result
+	// is stored (the registry of finished jobs, mirrored from SCHEDFARM_DONE).
+	done map[string]PartRef
+	// failed holds, per run, failures seen before the run was loaded.
+	pendingFail map[string]broker.FailRecord
+
+	subs []*nats.Subscription
+	wg   sync.WaitGroup
+}
+
+// PartRef says where the result of a finished job is stored.
+type PartRef struct {
+	Run, Part string
+	Objects   []string
+}
+
+type runEntry struct {
+	rec    broker.RunRecord
+	counts runCounts
+	// ids maps job ID to its index in the run (only this run's jobs).
+	ids map[string]int
+}
+
+// New returns a coordinator over the farm's resources.
+func New(farm *broker.Farm, cfg Config) (*Coordinator, error) {
+	if cfg.Registry == nil {
+		return nil, errors.New("coordinator: no model registry")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Name == "" {
+		host, _ := os.Hostname()
+		cfg.Name = fmt.Sprintf("coordinator-%s-%d", host, os.Getpid())
+	}
+	if cfg.WorkerTimeout == 0 {
+		cfg.WorkerTimeout = 15 * time.Second
+	}
+	db, err := newDB()
+	if err != nil {
+		return nil, err
+	}
+	return &Coordinator{
+		farm: farm, reg: cfg.Registry, log: cfg.Logger.With("coordinator", cfg.Name), name: cfg.Name, db: db, cfg: cfg,
+		runs: map[string]*runEntry{}, done: map[string]PartRef{}, pendingFail: map[string]broker.FailRecord{},
+	}, nil
+}
+
+// Start loads the runs in progress, catches up with the registry of
+// finished jobs and the failures, republishes what a previous coordinator
+// had not finished publishing, and starts serving. It returns once the
+// coordinator is ready; the background work stops when ctx ends (then call
+// Wait).
+func (c *Coordinator) Start(ctx context.Context) error {
+	if err := c.loadRuns(ctx); err != nil {
+		return err
+	}
+	if err := c.watch(ctx, c.farm.Done, c.onDone); err != nil {
+		return err
+	}
+	if err := c.watch(ctx, c.farm.Failed, c.onFailed); err != nil {
+		return err
+	}
+	for _, sub := range []struct {
+		subj string
+		cb   nats.MsgHandler
+	}{
+		{broker.HeartbeatSubj + ".>", c.onHeartbeat},
+		{broker.ErrorSubj + ".>", c.onError},
+		{"$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + broker.JobsStream + "." + broker.WorkersName, c.onMaxDeliveries},
+		{broker.APISubj + ".>", c.onRequest},
+	} {
+		s, err := c.farm.NC.Subscribe(sub.subj, sub.cb)
+		if err != nil {
+			return fmt.Errorf("coordinator: subscribe %s: %w", sub.subj, err)
+		}
+		c.subs = append(c.subs, s)
+	}
+	if err := c.farm.NC.Flush(); err != nil {
+		return fmt.Errorf("coordinator: %w", err)
+	}
+	// Resume: republish the runs whose publication a previous coordinator
+	// did not finish, and settle the runs that finished meanwhile.
+	c.mu.Lock()
+	var resume []string
+	for id, r := range c.runs {
+		if r.rec.Status == broker.RunPublishing {
+			resume = append(resume, id)
+		}
+	}
+	c.mu.Unlock()
+	sort.Strings(resume)
+	for _, id := range resume {
+		if err := c.republish(ctx, id); err != nil {
+			return err
+		}
+	}
+	c.settleAll(ctx)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		<-ctx.Done()
+		for _, s := range c.subs {
+			_ = s.Unsubscribe()
+		}
+	}()
+	c.log.Info("coordinator ready", "runs_in_progress", len(resume))
+	return nil
+}
+
+// Wait blocks until the background work started by Start has stopped.
+func (c *Coordinator) Wait() { c.wg.Wait() }
+
+// watch delivers every entry of a bucket, old and new, to fn; it returns
+// after the entries that existed at the call have been delivered.
+func (c *Coordinator) watch(ctx context.Context, kv jetstream.KeyValue, fn func(context.Context, jetstream.KeyValueEntry)) error {
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return fmt.Errorf("coordinator: watch %s: %w", kv.Bucket(), err)
+	}
+	synced := make(chan struct{})
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer func() { _ = w.Stop() }()
+		initial := true
+		for {
+			select {
+			case <-ctx.Done():
+				if initial {
+					close(synced)
+				}
+				return
+			case e, ok := <-w.Updates():
+				if !ok {
+					if initial {
+						close(synced)
+					}
+					return
+				}
+				if e == nil {
+					if initial {
+						initial = false
+						close(synced)
+					}
+					continue
+				}
+				fn(ctx, e)
+			}
+		}
+	}()
+	select {
+	case <-synced:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// loadRuns reads the run records of runs still in progress and rebuilds
+// their jobs from the sweep text they carry.
+func (c *Coordinator) loadRuns(ctx context.Context) error {
+	lister, err := c.farm.Runs.ListKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("coordinator: list runs: %w", err)
+	}
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		rec, err := c.getRun(ctx, k)
+		if err != nil {
+			return err
+		}
+		if rec.Status != broker.RunPublishing && rec.Status != broker.RunRunning {
+			continue
+		}
+		jobs, err := c.expand(rec)
+		if err != nil {
+			c.log.Error("cannot resume run: its sweep no longer expands", "run", rec.ID, "err", err)
+			continue
+		}
+		c.addRun(rec, jobs, nil)
+		c.log.Info("resuming run", "run", rec.ID, "file", rec.File, "jobs", len(jobs), "status", rec.Status)
+	}
+	return nil
+}
+
+func (c *Coordinator) getRun(ctx context.Context, id string) (broker.RunRecord, error) {
+	var rec broker.RunRecord
+	e, err := c.farm.Runs.Get(ctx, id)
+	if err != nil {
+		if broker.IsNotFound(err) {
+			return rec, fmt.Errorf("run %s not found", id)
+		}
+		return rec, fmt.Errorf("run %s: %w", id, err)
+	}
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		return rec, fmt.Errorf("run %s: decode record: %w", id, err)
+	}
+	return rec, nil
+}
+
+func (c *Coordinator) putRun(ctx context.Context, rec broker.RunRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := c.farm.Runs.Put(ctx, rec.ID, data); err != nil {
+		return fmt.Errorf("run %s: store record: %w", rec.ID, err)
+	}
+	return nil
+}
+
+func (c *Coordinator) expand(rec broker.RunRecord) ([]sweep.Job, error) {
+	f, err := sweep.Parse(rec.File, []byte(rec.Text), c.reg)
+	if err != nil {
+		return nil, err
+	}
+	return f.Expand(rec.MaxJobs)
+}
+
+// addRun registers a run and its jobs in memory. skip, when non-nil, marks
+// the jobs already done by earlier runs.
+func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[string]bool) {
+	txn := c.db.Txn(true)
+	e := &runEntry{rec: rec, ids: make(map[string]int, len(jobs))}
+	e.counts.Total = len(jobs)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range jobs {
+		j := &jobs[i]
+		id := j.ID.String()
+		e.ids[id] = j.Index
+		st := &jobState{Key: jobKey(rec.ID, id), Run: rec.ID, Job: id, Sweep: j.Sweep, Index: j.Index, Status: StatusQueued}
+		if skip[id] {
+			st.Status = StatusDone
+			e.counts.Skipped++
+		} else if _, ok := c.done[id]; ok && !rec.Force && rec.Skipped > 0 {
+			// A resumed run: jobs skipped at submission stay skipped.
+			st.Status = StatusDone
+			e.counts.Skipped++
+		}
+		if err := txn.Insert("jobs", st); err != nil {
+			panic(fmt.Sprintf("memdb insert: %v", err)) // schema bug, not input
+		}
+	}
+	txn.Commit()
+	c.runs[rec.ID] = e
+}
+
+// onDone handles one registry entry: a stored part and its jobs.
+func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
+	var p broker.PartRecord
+	if err := json.Unmarshal(e.Value(), &p); err != nil {
+		c.log.Error("bad registry entry", "key", e.Key(), "err", err)
+		return
+	}
+	c.mu.Lock()
+	for _, id := range p.Jobs {
+		if _, ok := c.done[id]; !ok {
+			c.done[id] = PartRef{Run: p.Run, Part: p.Part, Objects: p.Objects}
+		}
+	}
+	r := c.runs[p.Run]
+	c.mu.Unlock()
+	if r == nil {
+		return
+	}
+	txn := c.db.Txn(true)
+	changed := false
+	for _, id := range p.Jobs {
+		raw, _ := txn.First("jobs", "id", jobKey(p.Run, id))
+		if raw == nil {
+			continue
+		}
+		st := *raw.(*jobState)
+		if st.Status == StatusDone {
+			continue // a duplicate completion: harmless, results are keyed by job ID
+		}
+		c.mu.Lock()
+		if st.Status == StatusFailed {
+			r.counts.Failed--
+		}
+		r.counts.Done++
+		c.mu.Unlock()
+		st.Status, st.Worker, st.Error = StatusDone, p.Worker, ""
+		_ = txn.Insert("jobs", &st)
+		changed = true
+	}
+	txn.Commit()
+	if changed {
+		c.settle(ctx, p.Run)
+	}
+}
+
+// onFailed handles a job that exhausted its deliveries.
+func (c *Coordinator) onFailed(ctx context.Context, e jetstream.KeyValueEntry) {
+	var f broker.FailRecord
+	if err := json.Unmarshal(e.Value(), &f); err != nil {
+		c.log.Error("bad failure entry", "key", e.Key(), "err", err)
+		return
+	}
+	c.mu.Lock()
+	r := c.runs[f.Run]
+	c.mu.Unlock()
+	if r == nil {
+		return
+	}
+	txn := c.db.Txn(true)
+	raw, _ := txn.First("jobs", "id", jobKey(f.Run, f.Job))
+	if raw == nil || raw.(*jobState).Status != StatusQueued {
+		txn.Abort()
+		return
+	}
+	st := *raw.(*jobState)
+	st.Status, st.Error, st.Attempts, st.Worker = StatusFailed, f.Error, f.Attempts, f.Worker
+	_ = txn.Insert("jobs", &st)
+	txn.Commit()
+	c.mu.Lock()
+	r.counts.Failed++
+	c.mu.Unlock()
+	c.log.Warn("job failed", "run", f.Run, "job", f.Job, "attempts", f.Attempts, "err", f.Error)
+	c.settle(ctx, f.Run)
+}
+
+func (c *Coordinator) onError(m *nats.Msg) {
+	var ev broker.ErrorEvent
+	if err := json.Unmarshal(m.Data, &ev); err != nil {
+		return
+	}
+	txn := c.db.Txn(true)
+	raw, _ := txn.First("jobs", "id", jobKey(ev.Run, ev.Job))
+	if raw == nil {
+		txn.Abort()
+		return
+	}
+	st := *raw.(*jobState)
+	if st.Status != StatusQueued {
+		txn.Abort()
+		return
+	}
+	st.Error, st.Worker = ev.Error, ev.Worker
+	if ev.Attempt > st.Attempts {
+		c.mu.Lock()
+		if r := c.runs[ev.Run]; r != nil {
+			r.counts.Redeliver += ev.Attempt - max(st.Attempts, 1)
+		}
+		c.mu.Unlock()
+		st.Attempts = ev.Attempt
+	}
+	_ = txn.Insert("jobs", &st)
+	txn.Commit()
+}
+
+func (c *Coordinator) onHeartbeat(m *nats.Msg) {
+	var hb broker.Heartbeat
+	if err := json.Unmarshal(m.Data, &hb); err != nil {
+		return
+	}
+	txn := c.db.Txn(true)
+	_ = txn.Insert("workers", &workerState{
+		Name: hb.Worker, Host: hb.Host, PID: hb.PID, Started: hb.Started, Seen: time.Now(),
+		Running: hb.Running, Buffered: hb.Buffered, Done: hb.Done, Errors: hb.Errors, Draining: hb.Draining,
+	})
+	txn.Commit()
+}
+
+// onMaxDeliveries records a job whose deliveries ran out without a result
+// (its worker crashed or hung on the last attempt): the server keeps such a
+// message in the stream, so the coordinator records the failure and then
+// removes the message.
+func (c *Coordinator) onMaxDeliveries(m *nats.Msg) {
+	var adv struct {
+		StreamSeq  uint64 `json:"stream_seq"`
+		Deliveries uint64 `json:"deliveries"`
+	}
+	if err := json.Unmarshal(m.Data, &adv); err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	raw, err := c.farm.Jobs.GetMsg(ctx, adv.StreamSeq)
+	if err != nil {
+		if !broker.IsNotFound(err) {
+			c.log.Error("max-deliveries advisory: get message", "seq", adv.StreamSeq, "err", err)
+		}
+		return
+	}
+	msg, _, err := broker.DecodeJob(raw.Data, c.reg)
+	if err == nil {
+		id := msg.Job.ID.String()
+		c.mu.Lock()
+		_, isDone := c.done[id]
+		c.mu.Unlock()
+		if !isDone {
+			errText := fmt.Sprintf("no result after %d deliveries (worker crashed or hung)", adv.Deliveries)
+			if raw, _ := c.db.Txn(false).First("jobs", "id", jobKey(msg.Run, id)); raw != nil && raw.(*jobState).Error != "" {
+				errText = raw.(*jobState).Error
+			}
+			rec := broker.FailRecord{Run: msg.Run, Job: id, Sweep: msg.Job.Sweep, Index: msg.Job.Index,
+				Error: errText, Attempts: int(adv.Deliveries)}
+			if err := PutFailure(ctx, c.farm, rec); err != nil {
+				c.log.Error("record failure", "job", id, "err", err)
+				return // keep the message: the advisory is not repeated, but a restart rescans nothing; log loudly
+			}
+		}
+	} else {
+		c.log.Error("max-deliveries advisory: undecodable job message", "seq", adv.StreamSeq, "err", err)
+	}
+	if err := c.farm.Jobs.DeleteMsg(ctx, adv.StreamSeq); err != nil && !broker.IsNotFound(err) {
+		c.log.Error("max-deliveries advisory: delete message", "seq", adv.StreamSeq, "err", err)
+	}
+}
+
+// PutFailure records a job that exhausted its deliveries.
+func PutFailure(ctx context.Context, farm *broker.Farm, rec broker.FailRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	_, err = farm.Failed.Put(ctx, broker.FailKey(rec.Run, rec.Job), data)
+	return err
+}
+
+// settle marks a run complete when every job is done or failed.
+func (c *Coordinator) settle(ctx context.Context, run string) {
+	c.mu.Lock()
+	r := c.runs[run]
+	if r == nil || r.rec.Status != broker.RunRunning || r.counts.Skipped+r.counts.Done+r.counts.Failed < r.counts.Total {
+		c.mu.Unlock()
+		return
+	}
+	r.rec.Status = broker.RunComplete
+	r.rec.Finished = time.Now().UTC()
+	r.rec.Done, r.rec.Failed = r.counts.Done, r.counts.Failed
+	rec := r.rec
+	counts := r.counts
+	c.mu.Unlock()
+	if err := c.putRun(ctx, rec); err != nil {
+		c.log.Error("store completed run", "run", run, "err", err)
+	}
+	c.log.Info("run complete", "run", run, "done", counts.Done, "skipped", counts.Skipped, "failed", counts.Failed)
+}
+
+func (c *Coordinator) settleAll(ctx context.Context) {
+	c.mu.Lock()
+	ids := make([]string, 0, len(c.runs))
+	for id := range c.runs {
+		ids = append(ids, id)
+	}
+	c.mu.Unlock()
+	sort.Strings(ids)
+	for _, id := range ids {
+		c.settle(ctx, id)
+	}
+}
+
+// NewRunID returns a fresh run ID.
+func NewRunID() string { return uuid.NewString() }

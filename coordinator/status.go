@@ -1,0 +1,278 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"schedfarm/broker"
+)
+
+// RunProgress is the state of one run.
+type RunProgress struct {
+	ID      string           `json:"id"`
+	File    string           `json:"file"`
+	Status  broker.RunStatus `json:"status"`
+	Created time.Time        `json:"created"`
+	Total   int              `json:"total"`
+	Skipped int              `json:"skipped"`
+	Done    int              `json:"done"`
+	Failed  int              `json:"failed"`
+	Queued  int              `json:"queued"`
+	// Redelivered counts attempts beyond the first that ended in an error report.
+	Redelivered int `json:"redelivered"`
+	// Failures lists the failed jobs (at most 100), with their last error.
+	Failures []JobFailure `json:"failures,omitempty"`
+	// Retrying lists queued jobs that have failed at least once (at most 100).
+	Retrying []JobFailure `json:"retrying,omitempty"`
+}
+
+// Finished reports whether nothing is left to do in the run.
+func (p *RunProgress) Finished() bool {
+	return p.Status == broker.RunComplete || p.Status == broker.RunCancelled
+}
+
+// JobFailure is a failed job with its last error.
+type JobFailure struct {
+	Job      string `json:"job"`
+	Sweep    string `json:"sweep"`
+	Index    int    `json:"index"`
+	Attempts int    `json:"attempts"`
+	Worker   string `json:"worker"`
+	Error    string `json:"error"`
+}
+
+// WorkerInfo is the last known state of a worker.
+type WorkerInfo struct {
+	Name     string    `json:"name"`
+	Host     string    `json:"host"`
+	PID      int       `json:"pid"`
+	Started  time.Time `json:"started"`
+	AgeMs    int64     `json:"heartbeat_age_ms"`
+	Lost     bool      `json:"lost"`
+	InFlight []string  `json:"in_flight,omitempty"`
+	Buffered int       `json:"buffered"`
+	Done     int64     `json:"done"`
+	Errors   int64     `json:"errors"`
+	Draining bool      `json:"draining"`
+}
+
+// Status is what `schedfarm status` shows.
+type Status struct {
+	Coordinator string        `json:"coordinator"`
+	Runs        []RunProgress `json:"runs"`
+	Workers     []WorkerInfo  `json:"workers"`
+}
+
+const listLimit = 100
+
+// Progress returns the state of one run, from memory when this coordinator
+// tracks it and from its run record otherwise.
+func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, error) {
+	c.mu.Lock()
+	r := c.runs[run]
+	var p RunProgress
+	if r != nil {
+		p = RunProgress{ID: run, File: r.rec.File, Status: r.rec.Status, Created: r.rec.Created, Total: r.counts.Total,
+			Skipped: r.counts.Skipped, Done: r.counts.Done, Failed: r.counts.Failed, Redelivered: r.counts.Redeliver}
+	}
+	c.mu.Unlock()
+	if r == nil {
+		rec, err := c.getRun(ctx, run)
+		if err != nil {
+			return nil, err
+		}
+		p = RunProgress{ID: run, File: rec.File, Status: rec.Status, Created: rec.Created, Total: rec.Total,
+			Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed}
+	}
+	p.Queued = p.Total - p.Skipped - p.Done - p.Failed
+	txn := c.db.Txn(false)
+	for _, status := range []string{StatusFailed, StatusQueued} {
+		it, err := txn.Get("jobs", "status", run, status)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for raw := it.Next(); raw != nil && n < listLimit; raw = it.Next() {
+			st := raw.(*jobState)
+			if st.Status == StatusQueued && st.Error == "" {
+				continue
+			}
+			f := JobFailure{Job: st.Job, Sweep: st.Sweep, Index: st.Index, Attempts: st.Attempts, Worker: st.Worker, Error: st.Error}
+			if status == StatusFailed {
+				p.Failures = append(p.Failures, f)
+			} else {
+				p.Retrying = append(p.Retrying, f)
+			}
+			n++
+		}
+	}
+	if r == nil && p.Failed > 0 {
+		fails, err := ListFailures(ctx, c.farm, run)
+		if err != nil {
+			return nil, err
+		}
+		for i, f := range fails {
+			if i == listLimit {
+				break
+			}
+			p.Failures = append(p.Failures, JobFailure{Job: f.Job, Sweep: f.Sweep, Index: f.Index, Attempts: f.Attempts, Worker: f.Worker, Error: f.Error})
+		}
+	}
+	sort.Slice(p.Failures, func(i, j int) bool { return p.Failures[i].Index < p.Failures[j].Index })
+	sort.Slice(p.Retrying, func(i, j int) bool { return p.Retrying[i].Index < p.Retrying[j].Index })
+	return &p, nil
+}
+
+// Workers returns the workers seen, sorted by name.
+func (c *Coordinator) Workers() []WorkerInfo {
+	txn := c.db.Txn(false)
+	it, err := txn.Get("workers", "id")
+	if err != nil {
+		return nil
+	}
+	now := time.Now()
+	var out []WorkerInfo
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		w := raw.(*workerState)
+		age := now.Sub(w.Seen)
+		out = append(out, WorkerInfo{Name: w.Name, Host: w.Host, PID: w.PID, Started: w.Started, AgeMs: age.Milliseconds(),
+			Lost: age > c.cfg.WorkerTimeout, InFlight: w.Running, Buffered: w.Buffered, Done: w.Done, Errors: w.Errors, Draining: w.Draining})
+	}
+	return out
+}
+
+// Status returns the state of one run, or of every run when run is empty.
+func (c *Coordinator) Status(ctx context.Context, run string) (*Status, error) {
+	st := &Status{Coordinator: c.name, Workers: c.Workers()}
+	var ids []string
+	if run != "" {
+		ids = []string{run}
+	} else {
+		lister, err := c.farm.Runs.ListKeys(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for k := range lister.Keys() {
+			ids = append(ids, k)
+		}
+		sort.Strings(ids)
+	}
+	for _, id := range ids {
+		p, err := c.Progress(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		st.Runs = append(st.Runs, *p)
+	}
+	sort.SliceStable(st.Runs, func(i, j int) bool { return st.Runs[i].Created.Before(st.Runs[j].Created) })
+	return st, nil
+}
+
+// ListFailures returns the failures recorded for a run, sorted by job index.
+func ListFailures(ctx context.Context, farm *broker.Farm, run string) ([]broker.FailRecord, error) {
+	lister, err := farm.Failed.ListKeysFiltered(ctx, run+".*")
+	if err != nil {
+		return nil, fmt.Errorf("list failures of run %s: %w", run, err)
+	}
+	var out []broker.FailRecord
+	for k := range lister.Keys() {
+		e, err := farm.Failed.Get(ctx, k)
+		if err != nil {
+			if broker.IsNotFound(err) {
+				continue
+			}
+			return nil, err
+		}
+		var f broker.FailRecord
+		if err := json.Unmarshal(e.Value(), &f); err != nil {
+			return nil, fmt.Errorf("failure %s: %w", k, err)
+		}
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out, nil
+}
+
+// apiReply wraps every API answer.
+type apiReply struct {
+	Error  string          `json:"error,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// onRequest serves schedfarm.api.{submit,status,cancel}.
+func (c *Coordinator) onRequest(m *nats.Msg) {
+	verb := m.Subject[len(broker.APISubj)+1:]
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		var result any
+		var err error
+		switch verb {
+		case "submit":
+			var req SubmitRequest
+			if err = json.Unmarshal(m.Data, &req); err == nil {
+				result, err = c.Submit(ctx, req)
+			}
+		case "status":
+			var req struct {
+				Run string `json:"run"`
+			}
+			_ = json.Unmarshal(m.Data, &req)
+			result, err = c.Status(ctx, req.Run)
+		case "cancel":
+			var req struct {
+				Run string `json:"run"`
+			}
+			if err = json.Unmarshal(m.Data, &req); err == nil {
+				err = c.Cancel(ctx, req.Run)
+				result = map[string]string{"cancelled": req.Run}
+			}
+		default:
+			err = fmt.Errorf("unknown request %q", verb)
+		}
+		var rep apiReply
+		if err != nil {
+			rep.Error = err.Error()
+		} else {
+			rep.Result, err = json.Marshal(result)
+			if err != nil {
+				rep.Error = err.Error()
+			}
+		}
+		data, _ := json.Marshal(rep)
+		_ = m.Respond(data)
+	}()
+}
+
+// Request sends an API request to the coordinator and decodes its answer
+// into out.
+func Request(ctx context.Context, nc *nats.Conn, verb string, req, out any) error {
+	data, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	msg, err := nc.RequestWithContext(ctx, broker.APISubj+"."+verb, data)
+	if err != nil {
+		if errors.Is(err, nats.ErrNoResponders) {
+			return fmt.Errorf("%s: no coordinator is running (start one with `schedfarm coordinator`)", verb)
+		}
+		return fmt.Errorf("%s: %w", verb, err)
+	}
+	var rep apiReply
+	if err := json.Unmarshal(msg.Data, &rep); err != nil {
+		return fmt.Errorf("%s: bad reply: %w", verb, err)
+	}
+	if rep.Error != "" {
+		return errors.New(rep.Error)
+	}
+	if out != nil {
+		return json.Unmarshal(rep.Result, out)
+	}
+	return nil
+}

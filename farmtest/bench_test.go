@@ -1,0 +1,97 @@
+package farmtest
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"schedfarm/coordinator"
+	"schedfarm/worker"
+)
+
+// runBench runs n bench jobs of workMs each on 2 workers and reports the
+// end-to-end rate and the farm's overhead over the pure model time.
+func runBench(b *testing.B, n int, workMs float64) {
+	text := fmt.Sprintf(`sweeps:
+  - name: overhead
+    model: bench
+    seed: 1
+    replicates: %d
+    params:
+      work_ms: %g
+`, n, workMs)
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		f := New(b, Settings())
+		c := f.StartCoordinator("coord")
+		ws := f.StartWorkers(2, "w", worker.Config{})
+		b.StartTimer()
+		start := time.Now()
+		rep, err := c.Submit(context.Background(), coordinator.SubmitRequest{File: "overhead.yaml", Text: text})
+		if err != nil {
+			b.Fatal(err)
+		}
+		WaitRun(b, c.Coordinator, rep.Run, 10*time.Minute)
+		wall := time.Since(start)
+		b.StopTimer()
+		ws.Stop()
+		// Pure model time: n × the model's own measured time per job.
+		model := time.Duration(0)
+		if workMs > 0 {
+			model = time.Duration(float64(n) * workMs * float64(time.Millisecond))
+		}
+		b.ReportMetric(float64(n)/wall.Seconds(), "jobs/s")
+		if model > 0 {
+			// Efficiency against two workers each busy for model/2.
+			b.ReportMetric(100*(wall.Seconds()*2/model.Seconds()-1), "%overhead")
+		}
+		c.Stop()
+	}
+}
+
+// BenchmarkFarm_ZeroMsJobs: end-to-end rate of 0-ms bench jobs with 2
+// workers on an embedded server (target ≥ 1,000 jobs/s).
+func BenchmarkFarm_ZeroMsJobs(b *testing.B) { runBench(b, 5000, 0) }
+
+// BenchmarkFarm_20msJobs: the farm's overhead over the pure compute time of
+// 20-ms jobs with 2 workers (target ≤ 3 %).
+func BenchmarkFarm_20msJobs(b *testing.B) { runBench(b, 500, 20) }
+
+// BenchmarkSubmit_100k: submitting 100,000 jobs (target < 10 s) and the
+// coordinator's memory for them (target < 200 MB).
+func BenchmarkSubmit_100k(b *testing.B) {
+	text := `sweeps:
+  - name: big
+    model: bench
+    seed: 1
+    replicates: 100
+    axes:
+      - name: size
+        range: {from: 1, to: 1000, step: 1}
+`
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		f := New(b, Settings())
+		c := f.StartCoordinator("coord")
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		b.StartTimer()
+		rep, err := c.Submit(context.Background(), coordinator.SubmitRequest{File: "big.yaml", Text: text})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		if rep.Published != 100_000 {
+			b.Fatalf("published %d", rep.Published)
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "MB-held")
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/100_000, "B/job-held")
+		c.Stop()
+	}
+}

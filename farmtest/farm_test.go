@@ -1,0 +1,386 @@
+package farmtest
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"schedfarm/broker"
+	"schedfarm/coordinator"
+	"schedfarm/results"
+	"schedfarm/worker"
+)
+
+// benchSweep returns a sweep file of points×replicates bench jobs.
+func benchSweep(name string, points, replicates int, workMs float64, extra string) string {
+	return fmt.Sprintf(`sweeps:
+  - name: %s
+    model: bench
+    seed: 7
+    replicates: %d
+    params:
+      work_ms: %g
+      rows: 2
+%s    axes:
+      - name: size
+        range: {from: 1, to: %d, step: 1}
+`, name, replicates, workMs, extra, points)
+}
+
+func submit(t *testing.T, c *coordinator.Coordinator, text string, force bool) *coordinator.SubmitReply {
+	t.Helper()
+	rep, err := c.Submit(context.Background(), coordinator.SubmitRequest{File: "test.yaml", Text: text, Force: force})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func collect(t *testing.T, f *Farm, bf *broker.Farm, run string) []coordinator.SweepCollected {
+	t.Helper()
+	out, err := coordinator.Collect(context.Background(), bf, f.Registry, run, coordinator.CollectOptions{
+		ResultsDir: filepath.Join(f.Dir, "results"),
+		Provenance: results.Provenance{Version: "test", VCSRevision: "test", VCSModified: "false", GoVersion: "test"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func readJobs(t *testing.T, dir string) *results.Frame {
+	t.Helper()
+	fr, err := results.ReadTable(filepath.Join(dir, "jobs.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fr
+}
+
+func strCol(t *testing.T, fr *results.Frame, name string) []string {
+	t.Helper()
+	c, ok := fr.Col(name).([]string)
+	if !ok {
+		t.Fatalf("column %s is %T", name, fr.Col(name))
+	}
+	return c
+}
+
+// TestThousandJobsFourWorkers: every job appears exactly once, all ok, and
+// the summary counts are right.
+func TestThousandJobsFourWorkers(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(4, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("thousand", 100, 10, 0, ""), false)
+	if rep.Total != 1000 || rep.Published != 1000 {
+		t.Fatalf("submit: %+v", rep)
+	}
+	p := WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+	if p.Done != 1000 || p.Failed != 0 {
+		t.Fatalf("progress: %+v", p)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	if len(out) != 1 || out[0].OK != 1000 || out[0].Failed != 0 || out[0].Missing != 0 {
+		t.Fatalf("collected: %+v", out[0].Collected)
+	}
+	fr := readJobs(t, out[0].Dir)
+	ids := strCol(t, fr, "job_id")
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("job %s twice in jobs.parquet", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) != 1000 {
+		t.Fatalf("%d distinct jobs, want 1000", len(seen))
+	}
+	for i, s := range strCol(t, fr, "status") {
+		if s != "ok" {
+			t.Fatalf("row %d status %q", i, s)
+		}
+	}
+	workers := map[string]int{}
+	for _, w := range strCol(t, fr, "worker") {
+		workers[w]++
+	}
+	t.Logf("jobs per worker: %v", workers)
+	sum, err := results.ReadTable(filepath.Join(out[0].Dir, "summary.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Len() != 100 {
+		t.Fatalf("summary has %d points, want 100", sum.Len())
+	}
+	for i, n := range sum.Col("n").([]int64) {
+		if n != 10 {
+			t.Fatalf("summary point %d: n=%d, want 10", i, n)
+		}
+	}
+	samples, err := results.ReadTable(filepath.Join(out[0].Dir, "samples.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if samples.Len() != 2000 {
+		t.Fatalf("samples has %d rows, want 2000", samples.Len())
+	}
+}
+
+// TestWorkerDiesMidJob: a worker that vanishes mid-job (connection gone, no
+// ack, no nak) loses nothing: the job is redelivered after AckWait and
+// completes once.
+func TestWorkerDiesMidJob(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	doomed := f.StartWorkers(1, "doomed", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("dies", 1, 1, 1500, ""), false)
+	// Wait until the doomed worker holds the job.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ws := c.Workers()
+		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("doomed worker never started the job")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Die: the connection goes first, so neither ack nor nak can leave.
+	doomed.Farms[0].NC.Close()
+	doomed.Stop()
+	f.StartWorkers(1, "survivor", worker.Config{})
+	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	if p.Done != 1 || p.Failed != 0 {
+		t.Fatalf("progress: %+v", p)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	fr := readJobs(t, out[0].Dir)
+	if fr.Len() != 1 {
+		t.Fatalf("%d rows, want 1", fr.Len())
+	}
+	if w := strCol(t, fr, "worker")[0]; !strings.HasPrefix(w, "survivor") {
+		t.Fatalf("job finished by %s, want the survivor", w)
+	}
+	if a := fr.Col("attempts").([]int64)[0]; a != 2 {
+		t.Fatalf("attempts = %d, want 2 (one lost delivery, one redelivery)", a)
+	}
+}
+
+// TestCoordinatorRestart: stop the coordinator mid-run and start a new one;
+// the run completes, nothing duplicated.
+func TestCoordinatorRestart(t *testing.T) {
+	f := New(t, Settings())
+	c1 := f.StartCoordinator("coord1")
+	f.StartWorkers(2, "w", worker.Config{FlushRows: 20})
+	rep := submit(t, c1.Coordinator, benchSweep("restart", 50, 6, 2, ""), false)
+	for {
+		p, _ := c1.Progress(context.Background(), rep.Run)
+		if p.Done >= 60 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c1.Stop()
+	time.Sleep(200 * time.Millisecond) // completions keep landing while no coordinator runs
+	c2 := f.StartCoordinator("coord2")
+	p := WaitRun(t, c2.Coordinator, rep.Run, 60*time.Second)
+	if p.Done != 300 || p.Failed != 0 {
+		t.Fatalf("progress after restart: %+v", p)
+	}
+	out := collect(t, f, c2.Farm, rep.Run)
+	fr := readJobs(t, out[0].Dir)
+	if fr.Len() != 300 || out[0].OK != 300 {
+		t.Fatalf("%d rows, %d ok; want 300", fr.Len(), out[0].OK)
+	}
+}
+
+// TestRestartMidPublication: a coordinator that died while publishing
+// leaves a run in state "publishing"; the next one republishes, and the
+// server's dedup window drops every job already in the stream.
+func TestRestartMidPublication(t *testing.T) {
+	f := New(t, Settings())
+	c1 := f.StartCoordinator("coord1")
+	rep := submit(t, c1.Coordinator, benchSweep("midpub", 40, 5, 0, ""), false)
+	c1.Stop()
+	bf := f.Connect("tamper")
+	ctx := context.Background()
+	e, err := bf.Runs.Get(ctx, rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Put the record back as a crashed publisher would have left it.
+	text := strings.Replace(string(e.Value()), `"status":"running"`, `"status":"publishing"`, 1)
+	if _, err := bf.Runs.Put(ctx, rep.Run, []byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	c2 := f.StartCoordinator("coord2")
+	info, err := c2.Farm.Jobs.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 200 {
+		t.Fatalf("stream holds %d jobs after republish, want 200 (dedup)", info.State.Msgs)
+	}
+	f.StartWorkers(2, "w", worker.Config{})
+	p := WaitRun(t, c2.Coordinator, rep.Run, 60*time.Second)
+	if p.Done != 200 {
+		t.Fatalf("progress: %+v", p)
+	}
+}
+
+// TestFailingJob: a job that always fails ends as failed after MaxDeliver
+// with its error text in jobs.parquet and in status; the rest completes.
+func TestFailingJob(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(2, "w", worker.Config{})
+	text := `sweeps:
+  - name: failing
+    model: bench
+    seed: 1
+    replicates: 3
+    axes:
+      - name: fail
+        values: [never, error, panic]
+`
+	rep := submit(t, c.Coordinator, text, false)
+	p := WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+	if p.Done != 3 || p.Failed != 6 {
+		t.Fatalf("progress: %+v", p)
+	}
+	st, err := c.Status(context.Background(), rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(st.Runs[0].Failures); n != 6 {
+		t.Fatalf("status lists %d failures, want 6", n)
+	}
+	for _, fl := range st.Runs[0].Failures {
+		if fl.Attempts != f.Settings.MaxDeliver {
+			t.Errorf("failure %s: %d attempts, want %d", fl.Job, fl.Attempts, f.Settings.MaxDeliver)
+		}
+		if !strings.Contains(fl.Error, "fail=error") && !strings.Contains(fl.Error, "panicked") {
+			t.Errorf("failure %s: error %q", fl.Job, fl.Error)
+		}
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	fr := readJobs(t, out[0].Dir)
+	if fr.Len() != 9 {
+		t.Fatalf("%d rows, want 9", fr.Len())
+	}
+	status, errs, fails := strCol(t, fr, "status"), strCol(t, fr, "error"), strCol(t, fr, "fail")
+	for i := range status {
+		want := "ok"
+		if fails[i] != "never" {
+			want = "failed"
+		}
+		if status[i] != want {
+			t.Errorf("row %d (fail=%s): status %q, want %q", i, fails[i], status[i], want)
+		}
+		if want == "failed" && errs[i] == "" {
+			t.Errorf("row %d: failed without error text", i)
+		}
+	}
+}
+
+// TestResubmit: submitting the same sweep twice publishes nothing new, and
+// the second run's results come from the first run's parts; --force reruns.
+func TestResubmit(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(2, "w", worker.Config{})
+	text := benchSweep("again", 20, 2, 0, "")
+	first := submit(t, c.Coordinator, text, false)
+	WaitRun(t, c.Coordinator, first.Run, 30*time.Second)
+	second := submit(t, c.Coordinator, text, false)
+	if second.Published != 0 || second.Skipped != 40 {
+		t.Fatalf("second submission: %+v", second)
+	}
+	p := WaitRun(t, c.Coordinator, second.Run, 10*time.Second)
+	if p.Skipped != 40 {
+		t.Fatalf("progress: %+v", p)
+	}
+	out := collect(t, f, c.Farm, second.Run)
+	if out[0].OK != 40 {
+		t.Fatalf("second run collected %d ok, want 40", out[0].OK)
+	}
+	forced := submit(t, c.Coordinator, text, true)
+	if forced.Published != 40 {
+		t.Fatalf("forced submission: %+v", forced)
+	}
+	p = WaitRun(t, c.Coordinator, forced.Run, 30*time.Second)
+	if p.Done != 40 {
+		t.Fatalf("forced progress: %+v", p)
+	}
+	out = collect(t, f, c.Farm, forced.Run)
+	for _, r := range strCol(t, readJobs(t, out[0].Dir), "run_id") {
+		if r != forced.Run {
+			t.Fatalf("forced run row carries run_id %s", r)
+		}
+	}
+}
+
+// TestBadSweepPublishesNothing: an invalid sweep is refused whole.
+func TestBadSweepPublishesNothing(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	_, err := c.Submit(context.Background(), coordinator.SubmitRequest{File: "bad.yaml", Text: `sweeps:
+  - name: bad
+    model: bench
+    seed: 1
+    axes:
+      - name: sise
+        values: [1, 2]
+`})
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:6") || !strings.Contains(err.Error(), "size") {
+		t.Fatalf("err = %v, want bad.yaml:6 and a suggestion of size", err)
+	}
+	info, err := c.Farm.Jobs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Fatalf("%d jobs published for a bad sweep", info.State.Msgs)
+	}
+}
+
+// TestWorkerCountInvariance: the same sweep with 1 and with 4 workers gives
+// identical result rows (but for worker and timing columns) and a
+// byte-identical summary and extra table.
+func TestWorkerCountInvariance(t *testing.T) {
+	text := benchSweep("invariant", 30, 4, 0, "      noise: 2.5\n")
+	dirs := make([]string, 2)
+	for i, n := range []int{1, 4} {
+		f := New(t, Settings())
+		c := f.StartCoordinator("coord")
+		f.StartWorkers(n, "w", worker.Config{FlushRows: 7})
+		rep := submit(t, c.Coordinator, text, false)
+		WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+		dirs[i] = collect(t, f, c.Farm, rep.Run)[0].Dir
+	}
+	a, b := readJobs(t, dirs[0]), readJobs(t, dirs[1])
+	skip := map[string]bool{"run_id": true, "worker": true, "started_at": true, "duration_ms": true, "attempts": true}
+	names := append([]string(nil), a.Names...)
+	sort.Strings(names)
+	for _, name := range names {
+		if skip[name] {
+			continue
+		}
+		if !reflect.DeepEqual(a.Col(name), b.Col(name)) {
+			t.Errorf("column %s differs between 1 and 4 workers", name)
+		}
+	}
+	for _, file := range []string{"summary.parquet", "summary.csv", "samples.parquet"} {
+		x, y := readFile(t, filepath.Join(dirs[0], file)), readFile(t, filepath.Join(dirs[1], file))
+		if string(x) != string(y) {
+			t.Errorf("%s differs between 1 and 4 workers", file)
+		}
+	}
+}

@@ -1,0 +1,189 @@
+// Package farmtest starts a real farm for tests and benchmarks: an embedded
+// NATS server with JetStream on a random loopback port, a coordinator and
+// in-process workers, each with its own connection.
+package farmtest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"schedfarm/broker"
+	"schedfarm/coordinator"
+	"schedfarm/results"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
+	"schedfarm/worker"
+)
+
+// Farm is a running test farm.
+type Farm struct {
+	TB       testing.TB
+	Server   *server.Server
+	Registry *simcore.Registry
+	Settings broker.Settings
+	Dir      string
+	// Logger receives the farm's logs: warnings and errors by default,
+	// everything with SCHEDFARM_TEST_LOG=debug.
+	Logger *slog.Logger
+}
+
+func testLogger() *slog.Logger {
+	level := slog.LevelError
+	if os.Getenv("SCHEDFARM_TEST_LOG") != "" {
+		_ = level.UnmarshalText([]byte(os.Getenv("SCHEDFARM_TEST_LOG")))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// New starts an embedded server with file storage in a temporary directory.
+// It is shut down when the test ends.
+func New(tb testing.TB, s broker.Settings) *Farm {
+	tb.Helper()
+	dir := tb.TempDir()
+	ns, err := broker.StartServer(broker.ServerConfig{Port: -1, StoreDir: filepath.Join(dir, "nats")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	reg, err := simcore.NewRegistry(bench.New())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &Farm{TB: tb, Server: ns, Registry: reg, Settings: s, Dir: dir, Logger: testLogger()}
+}
+
+// Settings returns queue settings suited to tests: short ack wait and
+// dedup window, few deliveries.
+func Settings() broker.Settings {
+	s := broker.DefaultSettings()
+	s.AckWait = 2 * time.Second
+	s.MaxDeliver = 3
+	return s
+}
+
+// Connect opens a new connection and sets the farm's resources up.
+func (f *Farm) Connect(name string) *broker.Farm {
+	f.TB.Helper()
+	nc, err := broker.Connect(broker.ConnConfig{URL: f.Server.ClientURL(), Name: name})
+	if err != nil {
+		f.TB.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	bf, err := broker.Setup(ctx, nc, f.Settings)
+	if err != nil {
+		f.TB.Fatal(err)
+	}
+	f.TB.Cleanup(nc.Close)
+	return bf
+}
+
+// Coordinator is a running coordinator; Stop ends it.
+type Coordinator struct {
+	*coordinator.Coordinator
+	Farm   *broker.Farm
+	cancel context.CancelFunc
+}
+
+// Stop stops the coordinator and waits for it.
+func (c *Coordinator) Stop() {
+	c.cancel()
+	c.Wait()
+	c.Farm.NC.Close()
+}
+
+// StartCoordinator starts a coordinator on its own connection.
+func (f *Farm) StartCoordinator(name string) *Coordinator {
+	f.TB.Helper()
+	bf := f.Connect(name)
+	c, err := coordinator.New(bf, coordinator.Config{Name: name, Registry: f.Registry, Logger: f.Logger})
+	if err != nil {
+		f.TB.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := c.Start(ctx); err != nil {
+		cancel()
+		f.TB.Fatal(err)
+	}
+	co := &Coordinator{Coordinator: c, Farm: bf, cancel: cancel}
+	f.TB.Cleanup(co.cancel)
+	return co
+}
+
+// Workers are running workers; Stop ends them gracefully.
+type Workers struct {
+	List   []*worker.Worker
+	Farms  []*broker.Farm
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	Errs   []error
+}
+
+// Stop cancels the workers and waits for them.
+func (w *Workers) Stop() {
+	w.cancel()
+	w.wg.Wait()
+}
+
+// StartWorkers starts n workers named prefix-i.
+func (f *Farm) StartWorkers(n int, prefix string, base worker.Config) *Workers {
+	f.TB.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ws := &Workers{cancel: cancel}
+	for i := 0; i < n; i++ {
+		bf := f.Connect(fmt.Sprintf("%s-%d", prefix, i))
+		cfg := base
+		cfg.Name = fmt.Sprintf("%s-%d", prefix, i)
+		cfg.Registry = f.Registry
+		cfg.Logger = f.Logger
+		cfg.Provenance = results.Provenance{Version: "test", VCSRevision: "test", VCSModified: "false", GoVersion: "test"}
+		w, err := worker.New(bf, cfg)
+		if err != nil {
+			f.TB.Fatal(err)
+		}
+		ws.List = append(ws.List, w)
+		ws.Farms = append(ws.Farms, bf)
+		ws.wg.Add(1)
+		go func() {
+			defer ws.wg.Done()
+			if err := w.Run(ctx); err != nil {
+				ws.mu.Lock()
+				ws.Errs = append(ws.Errs, err)
+				ws.mu.Unlock()
+			}
+		}()
+	}
+	f.TB.Cleanup(ws.Stop)
+	return ws
+}
+
+// WaitRun polls a run's progress until it finishes or the timeout passes.
+func WaitRun(tb testing.TB, c *coordinator.Coordinator, run string, timeout time.Duration) *coordinator.RunProgress {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		p, err := c.Progress(context.Background(), run)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if p.Finished() {
+			return p
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("run %s not finished after %v: %+v", run, timeout, *p)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,445 @@
+// Package worker runs jobs. A worker is stateless: it pulls one job at a
+// time from the shared durable consumer, runs the model with in-progress
+// heartbeats so a long job is not redelivered while it runs, buffers the
+// result rows, and every few hundred rows or fraction of a second stores
+// them as one Parquet part in the object store. Only after its part is
+// stored does a job get its registry entry (the completion event) and its
+// ack, so a crash can repeat work but never lose a result. A job that
+// errors or panics is nak'ed with a delay and its error reported; on its
+// last delivery it is recorded as failed. Nothing a model does takes the
+// worker down.
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"schedfarm/broker"
+	"schedfarm/results"
+	"schedfarm/simcore"
+)
+
+// Config configures a worker.
+type Config struct {
+	// Name identifies the worker in results, heartbeats and status.
+	Name     string
+	Registry *simcore.Registry
+	Logger   *slog.Logger
+	// FlushRows and FlushEvery bound how long results wait in the buffer:
+	// a part is stored when either is reached.
+	FlushRows  int
+	FlushEvery time.Duration
+	// Heartbeat is the interval of the worker's liveness messages.
+	Heartbeat time.Duration
+	// JobTimeout bounds one job's run time (0: no bound). In-progress
+	// heartbeats stop with it, so a job stuck past it is redelivered.
+	JobTimeout time.Duration
+	// Provenance goes into every Parquet part's metadata.
+	Provenance results.Provenance
+}
+
+// Worker pulls and runs jobs. Create it with New and call Run.
+type Worker struct {
+	farm *broker.Farm
+	cfg  Config
+	log  *slog.Logger
+
+	started time.Time
+	done    atomic.Int64
+	errs    atomic.Int64
+
+	mu       sync.Mutex
+	running  string // job ID in flight, for heartbeats
+	buffered []*finished
+	oldest   time.Time
+	draining atomic.Bool
+}
+
+// finished is a job whose result waits in the buffer for its part.
+type finished struct {
+	msg   jetstream.Msg
+	run   string
+	model simcore.Model
+	row   results.JobResult
+}
+
+// New returns a worker.
+func New(farm *broker.Farm, cfg Config) (*Worker, error) {
+	if cfg.Registry == nil {
+		return nil, errors.New("worker: no model registry")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Name == "" {
+		host, _ := os.Hostname()
+		cfg.Name = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
+	}
+	cfg.Name = broker.SafeName(cfg.Name)
+	if cfg.FlushRows <= 0 {
+		cfg.FlushRows = 500
+	}
+	if cfg.FlushEvery <= 0 {
+		cfg.FlushEvery = 250 * time.Millisecond
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = 2 * time.Second
+	}
+	return &Worker{farm: farm, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name)}, nil
+}
+
+// Name returns the worker's name.
+func (w *Worker) Name() string { return w.cfg.Name }
+
+// Drain asks the worker to stop pulling, finish its current job, store its
+// buffered results and return from Run.
+func (w *Worker) Drain() { w.draining.Store(true) }
+
+// Run pulls and runs jobs until ctx ends or the worker is drained. When ctx
+// ends, the job in flight is handed back (nak'ed, so another worker takes it
+// at once) and the buffered results are stored before Run returns.
+func (w *Worker) Run(ctx context.Context) error {
+	w.started = time.Now()
+	hbCtx, stopHB := context.WithCancel(context.Background())
+	defer stopHB()
+	go w.heartbeats(hbCtx)
+	ctl, err := w.farm.NC.Subscribe(broker.ControlSubj+"."+w.cfg.Name, func(m *nats.Msg) {
+		if string(m.Data) == "drain" {
+			w.log.Info("drain requested")
+			w.Drain()
+		}
+		_ = m.Respond([]byte("ok"))
+	})
+	if err != nil {
+		return fmt.Errorf("worker: subscribe control: %w", err)
+	}
+	defer func() { _ = ctl.Unsubscribe() }()
+
+	var runErr error
+	for ctx.Err() == nil && !w.draining.Load() {
+		wait := w.cfg.FlushEvery
+		if len(w.buffered) == 0 {
+			wait = time.Second
+		}
+		fetchCtx, cancelFetch := context.WithTimeout(ctx, wait)
+		batch, err := w.farm.Workers.Fetch(1, jetstream.FetchContext(fetchCtx))
+		if err != nil {
+			cancelFetch()
+			if ctx.Err() != nil {
+				break
+			}
+			w.log.Warn("fetch", "err", err)
+			sleep(ctx, 200*time.Millisecond)
+			continue
+		}
+		for msg := range batch.Messages() {
+			w.handle(ctx, msg)
+		}
+		cancelFetch()
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			w.log.Debug("fetch batch", "err", err)
+		}
+		if w.flushDue() {
+			if err := w.flush(ctx); err != nil {
+				runErr = err
+				break
+			}
+		}
+	}
+	// Store what is buffered even though ctx has ended: those jobs are done
+	// and dropping their results would only make them run again.
+	flushCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := w.flush(flushCtx); err != nil && runErr == nil {
+		runErr = err
+	}
+	w.log.Info("worker stopped", "done", w.done.Load(), "errors", w.errs.Load())
+	return runErr
+}
+
+func (w *Worker) flushDue() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.buffered) >= w.cfg.FlushRows || (len(w.buffered) > 0 && time.Since(w.oldest) >= w.cfg.FlushEvery)
+}
+
+// handle runs one delivered job.
+func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+	meta, err := msg.Metadata()
+	attempt := 1
+	if err == nil {
+		attempt = int(meta.NumDelivered)
+	}
+	job, model, err := broker.DecodeJob(msg.Data(), w.cfg.Registry)
+	if err != nil {
+		// A message this worker cannot decode will not decode elsewhere
+		// either (or needs a newer worker): fail it through the normal path.
+		w.fail(ctx, msg, &broker.JobMsg{}, attempt, err)
+		return
+	}
+	id := job.Job.ID.String()
+	w.setRunning(id)
+	started := time.Now()
+	res, runErr := w.runModel(ctx, msg, model, job)
+	elapsed := time.Since(started)
+	w.setRunning("")
+	if runErr != nil {
+		if ctx.Err() != nil {
+			// Shutting down: hand the job back so another worker takes it now.
+			_ = msg.Nak()
+			return
+		}
+		w.fail(ctx, msg, job, attempt, runErr)
+		return
+	}
+	schema := model.Schema()
+	if err := schema.Validate(res); err != nil {
+		w.fail(ctx, msg, job, attempt, fmt.Errorf("model %s returned an invalid result: %w", model.Name(), err))
+		return
+	}
+	f := &finished{msg: msg, run: job.Run, model: model, row: results.JobResult{
+		Job: job.Job, Worker: w.cfg.Name, StartedAt: started.UTC(), DurationMs: float64(elapsed.Microseconds()) / 1000,
+		Status: results.StatusOK, Attempts: attempt, Result: res,
+	}}
+	w.mu.Lock()
+	if len(w.buffered) == 0 {
+		w.oldest = time.Now()
+	}
+	w.buffered = append(w.buffered, f)
+	w.mu.Unlock()
+	w.done.Add(1)
+}
+
+// runModel runs the model, keeping the message alive with in-progress
+// heartbeats every AckWait/3, and turns a panic into an error.
+func (w *Worker) runModel(ctx context.Context, msg jetstream.Msg, model simcore.Model, job *broker.JobMsg) (res *simcore.Result, err error) {
+	jobCtx := ctx
+	if w.cfg.JobTimeout > 0 {
+		var cancel context.CancelFunc
+		jobCtx, cancel = context.WithTimeout(ctx, w.cfg.JobTimeout)
+		defer cancel()
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		t := time.NewTicker(max(w.farm.Settings.AckWait/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-jobCtx.Done():
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("model %s panicked: %v\n%s", model.Name(), p, debug.Stack())
+		}
+	}()
+	return model.Run(jobCtx, job.Job.Params, job.Job.Seed)
+}
+
+// fail reports a failed attempt; on the last allowed delivery it records
+// the job as failed and removes it from the queue, otherwise it naks it with
+// a growing delay so that another attempt (perhaps on another worker) follows.
+func (w *Worker) fail(ctx context.Context, msg jetstream.Msg, job *broker.JobMsg, attempt int, err error) {
+	w.errs.Add(1)
+	final := attempt >= w.farm.Settings.MaxDeliver
+	text := err.Error()
+	if len(text) > 4000 {
+		text = text[:4000] + "…"
+	}
+	ev := broker.ErrorEvent{Run: job.Run, Job: job.Job.ID.String(), Worker: w.cfg.Name, Attempt: attempt, Error: text, Final: final}
+	if data, mErr := json.Marshal(ev); mErr == nil {
+		_ = w.farm.NC.Publish(broker.ErrorSubj+"."+job.Run, data)
+	}
+	w.log.Warn("job attempt failed", "run", job.Run, "job", ev.Job, "attempt", attempt, "final", final, "err", firstLine(text))
+	if !final {
+		delay := time.Duration(1<<min(attempt-1, 5)) * 500 * time.Millisecond
+		_ = msg.NakWithDelay(delay)
+		return
+	}
+	rec := broker.FailRecord{Run: job.Run, Job: ev.Job, Sweep: job.Job.Sweep, Index: job.Job.Index, Error: text, Attempts: attempt, Worker: w.cfg.Name}
+	data, _ := json.Marshal(rec)
+	if putErr := retry(ctx, w.log, "record failure", func(ctx context.Context) error {
+		_, err := w.farm.Failed.Put(ctx, broker.FailKey(rec.Run, rec.Job), data)
+		return err
+	}); putErr != nil {
+		// Leave the message unacked: the max-deliveries advisory path records it.
+		return
+	}
+	_ = msg.Term()
+}
+
+// flush stores the buffered results as parts (one per run and sweep), then
+// registers and acks their jobs.
+func (w *Worker) flush(ctx context.Context) error {
+	w.mu.Lock()
+	buf := w.buffered
+	w.buffered = nil
+	w.mu.Unlock()
+	if len(buf) == 0 {
+		return nil
+	}
+	type key struct{ run, sweep string }
+	groups := map[key][]*finished{}
+	var keys []key
+	for _, f := range buf {
+		k := key{f.run, f.row.Job.Sweep}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], f)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].run < keys[j].run || keys[i].run == keys[j].run && keys[i].sweep < keys[j].sweep
+	})
+	for _, k := range keys {
+		if err := w.storePart(ctx, k.run, k.sweep, groups[k]); err != nil {
+			// The jobs stay unacked and are redelivered: work repeats, nothing is lost.
+			for _, f := range groups[k] {
+				_ = f.msg.Nak()
+			}
+			return fmt.Errorf("worker %s: store part of run %s: %w", w.cfg.Name, k.run, err)
+		}
+	}
+	return nil
+}
+
+func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*finished) error {
+	part := uuid.NewString()
+	rows := make([]results.JobResult, len(fs))
+	modelMs := 0.0
+	for i, f := range fs {
+		rows[i] = f.row
+		modelMs += f.row.DurationMs
+	}
+	objects, err := results.EncodePart(fs[0].model.Schema(), results.PartInfo{RunID: run, Provenance: w.cfg.Provenance}, rows)
+	if err != nil {
+		return fmt.Errorf("encode part: %w", err)
+	}
+	// The jobs object goes last: a part without it is ignored by the
+	// collector, so a crash between two puts leaves nothing half-visible.
+	names := make([]string, 0, len(objects))
+	for table := range objects {
+		if table != results.JobsTable {
+			names = append(names, table)
+		}
+	}
+	sort.Strings(names)
+	names = append(names, results.JobsTable)
+	var stored []string
+	for _, table := range names {
+		name := run + "/" + results.PartObjectName(part, table)
+		data := objects[table]
+		if err := retry(ctx, w.log, "store part object", func(ctx context.Context) error {
+			_, err := w.farm.Parts.PutBytes(ctx, name, data)
+			return err
+		}); err != nil {
+			return err
+		}
+		stored = append(stored, name)
+	}
+	rec := broker.PartRecord{Run: run, Part: part, Sweep: sweepName, Worker: w.cfg.Name, Objects: stored, ModelMs: modelMs}
+	for _, f := range fs {
+		rec.Jobs = append(rec.Jobs, f.row.Job.ID.String())
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if err := retry(ctx, w.log, "register part", func(ctx context.Context) error {
+		_, err := w.farm.Done.Put(ctx, broker.DoneKey(run, part), data)
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, f := range fs {
+		_ = f.msg.Ack()
+	}
+	return nil
+}
+
+// retry runs fn with exponential backoff (100 ms doubling to 5 s) until it
+// succeeds, ctx ends, or two minutes have passed: an object store that is
+// full or briefly unavailable must not lose a result.
+func retry(ctx context.Context, log *slog.Logger, what string, fn func(context.Context) error) error {
+	delay := 100 * time.Millisecond
+	deadline := time.Now().Add(2 * time.Minute)
+	for attempt := 1; ; attempt++ {
+		callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := fn(callCtx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return fmt.Errorf("%s: %w (after %d attempts)", what, err, attempt)
+		}
+		log.Warn("retrying", "what", what, "attempt", attempt, "err", err)
+		sleep(ctx, delay)
+		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+func (w *Worker) setRunning(id string) {
+	w.mu.Lock()
+	w.running = id
+	w.mu.Unlock()
+}
+
+func (w *Worker) heartbeats(ctx context.Context) {
+	host, _ := os.Hostname()
+	t := time.NewTicker(w.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		w.mu.Lock()
+		hb := broker.Heartbeat{Worker: w.cfg.Name, Host: host, PID: os.Getpid(), Started: w.started, Sent: time.Now(),
+			Buffered: len(w.buffered), Done: w.done.Load(), Errors: w.errs.Load(), Draining: w.draining.Load()}
+		if w.running != "" {
+			hb.Running = []string{w.running}
+		}
+		w.mu.Unlock()
+		if data, err := json.Marshal(hb); err == nil {
+			_ = w.farm.NC.Publish(broker.HeartbeatSubj+"."+w.cfg.Name, data)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
