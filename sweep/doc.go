@@ -18,9 +18,9 @@
 // # Sweep file reference
 //
 // A sweep file is one YAML document: either a single sweep mapping, or a
-// mapping with a "sweeps" list of them. Top-level keys starting with "x-"
-// are ignored, which makes them a place for YAML anchors; merge keys
-// ("<<: *anchor") work in every mapping.
+// mapping with a "sweeps" list of them. Keys starting with "x-" at the top
+// level and in a sweep are ignored, which makes them a place for YAML
+// anchors; merge keys ("<<: *anchor") work in every mapping.
 //
 //	x-common: &common          # ignored; an anchor to merge below
 //	  model: divisible
@@ -105,8 +105,8 @@
 //     12 significant digits.
 //
 // A range feeds a numeric parameter only; a step or factor range into an
-// int parameter must land on integers. An axis holds at most 1,000,000
-// values.
+// int parameter must land on integers. An axis holds at most 100,000
+// values, a file's axes 1,000,000 in all.
 //
 // Zip. "zip" maps parameter names to lists (or range mappings) of equal
 // length; the i-th point sets the i-th value of every list. It takes no

@@ -53,21 +53,29 @@ func countAxis(a *axis) int {
 }
 
 // Count returns the number of jobs the sweep expands to. Without
-// exclusions it is computed from the axis sizes; with exclusions the points
-// are enumerated (without building jobs).
+// exclusions it is computed from the axis sizes; with exclusions every
+// point is enumerated (without building jobs), which takes time in
+// proportion to the sweep's size before exclusions.
 func (s *Sweep) Count() (int, error) {
 	n, _, err := s.countAtMost(countCap)
 	return n, err
 }
 
+// enumBudget bounds how many points (excluded ones included) a limit check
+// enumerates: a sweep must not be allowed to spin through 10^12 points that
+// exclusions almost all drop.
+func enumBudget(limit int) int { return max(1_000_000, satMul(limit, 16)) }
+
 // countAtMost counts the sweep's jobs, stopping once the count exceeds
-// limit; exact reports whether n is the exact count.
+// limit or the enumeration exceeds enumBudget(limit) points; exact reports
+// whether n is the exact count. Without exclusions it is exact and free.
 func (s *Sweep) countAtMost(limit int) (n int, exact bool, err error) {
 	upper := satMul(countList(s.axes), s.Replicates)
 	if len(s.exclude) == 0 {
 		return upper, upper < countCap, nil
 	}
 	points := 0
+	budget := enumBudget(limit)
 	w := s.newWalker()
 	err = w.run(func(w *walker, vals []any) error {
 		points++
@@ -75,14 +83,24 @@ func (s *Sweep) countAtMost(limit int) (n int, exact bool, err error) {
 			return errStop
 		}
 		return nil
-	})
+	}, budget)
 	if errors.Is(err, errStop) {
-		return satMul(points, s.Replicates), false, nil
+		return max(satMul(points, s.Replicates), limit+1), false, nil
 	}
 	if err != nil {
 		return 0, false, err
 	}
 	return points * s.Replicates, true, nil
+}
+
+// fits reports whether the sweep has at most limit jobs, and a capacity
+// for its job slice. It enumerates only when the bound before exclusions
+// is over the limit.
+func (s *Sweep) fits(limit int) (n int, exact bool, err error) {
+	if upper := satMul(countList(s.axes), s.Replicates); upper <= limit {
+		return upper, len(s.exclude) == 0, nil
+	}
+	return s.countAtMost(limit)
 }
 
 // Expand returns the sweep's jobs in expansion order: points in axis order
@@ -94,7 +112,7 @@ func (s *Sweep) Expand(maxJobs int) ([]Job, error) {
 	if maxJobs <= 0 {
 		maxJobs = DefaultMaxJobs
 	}
-	n, exact, err := s.countAtMost(maxJobs)
+	n, exact, err := s.fits(maxJobs)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +148,7 @@ func (f *File) Expand(maxJobs int) ([]Job, error) {
 	total := 0
 	exact := true
 	for _, s := range f.Sweeps {
-		n, ex, err := s.countAtMost(maxJobs)
+		n, ex, err := s.fits(maxJobs)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +220,7 @@ func (s *Sweep) appendJobs(jobs []Job) ([]Job, error) {
 			})
 		}
 		return nil
-	})
+	}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -256,8 +274,12 @@ func (s *Sweep) newWalker() *walker {
 // run calls visit with the complete parameter values of every point that
 // no exclusion drops, in expansion order. An exclusion that drops nothing
 // is an error: it is almost always a typo in a value.
-func (w *walker) run(visit func(w *walker, vals []any) error) error {
+// A budget > 0 stops the walk with errStop after that many points.
+func (w *walker) run(visit func(w *walker, vals []any) error, budget int) error {
 	err := w.runAll(func(w *walker, vals []any) error {
+		if budget > 0 && w.ordinal >= budget {
+			return errStop
+		}
 		for i, e := range w.s.exclude {
 			if e.matches(vals) {
 				w.matched[i] = true

@@ -100,7 +100,8 @@ var (
 // Limits that keep a hostile or mistaken file from exhausting memory while
 // it is parsed; jobs themselves are bounded by Expand's maxJobs.
 const (
-	maxAxisPoints = 1_000_000
+	maxAxisPoints = 100_000
+	maxFileValues = 1_000_000
 	maxReplicates = 1_000_000
 	maxWhenDepth  = 16
 	maxNodes      = 1_000_000
@@ -137,12 +138,26 @@ func Parse(path string, text []byte, reg *simcore.Registry) (*File, error) {
 
 // parser walks the YAML node tree and collects errors.
 type parser struct {
-	file  string
-	reg   *simcore.Registry
-	text  []byte
-	lines []string
-	errs  ErrorList
-	nodes int
+	file     string
+	reg      *simcore.Registry
+	text     []byte
+	lines    []string
+	errs     ErrorList
+	nodes    int
+	overflow bool // tooBig has reported
+	vals     int  // axis values generated so far, against maxFileValues
+}
+
+// spend accounts for n more axis values, reporting at n's node when the
+// file as a whole generates too many.
+func (p *parser) spend(n int, at *yaml.Node, key string) bool {
+	p.vals += n
+	if p.vals > maxFileValues {
+		p.errf(at, key, "", "the file's axes hold more than %d values in all", maxFileValues)
+		p.vals = math.MinInt / 2 // report once
+		return false
+	}
+	return true
 }
 
 func (p *parser) errAt(line, col int, key, hint, format string, args ...any) {
@@ -201,14 +216,14 @@ func (p *parser) resolve(n *yaml.Node) *yaml.Node {
 }
 
 func (p *parser) tooBig(n *yaml.Node) bool {
-	if p.nodes > maxNodes {
-		if p.nodes < math.MaxInt {
-			p.errf(n, "", "", "file too large after alias expansion (more than %d nodes)", maxNodes)
-			p.nodes = math.MaxInt
-		}
-		return true
+	if p.nodes <= maxNodes {
+		return false
 	}
-	return false
+	if !p.overflow {
+		p.errf(n, "", "", "file too large after alias expansion (more than %d nodes)", maxNodes)
+		p.overflow = true
+	}
+	return true
 }
 
 // describe names what a node is, for "want X, got Y" errors.
@@ -762,6 +777,9 @@ func (p *parser) values(s *Sweep, slot int, n *yaml.Node, key string) ([]any, bo
 		p.errf(p.resolve(n), key, "", "%d values: at most %d per axis", len(items), maxAxisPoints)
 		return nil, false
 	}
+	if !p.spend(len(items), p.resolve(n), key) {
+		return nil, false
+	}
 	out := make([]any, 0, len(items))
 	good := true
 	for i, it := range items {
@@ -854,6 +872,9 @@ func (p *parser) when(s *Sweep, a *axis, n *yaml.Node, key string, scope map[int
 	union := map[int]origin{}
 	good := true
 	for _, kv := range pairs {
+		if p.tooBig(kv.k) {
+			return false
+		}
 		k := join(key, kv.name)
 		v, ok := p.value(s, a.slots[0], kv.k, k)
 		if !ok {

@@ -2,10 +2,13 @@ package sweep
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBadFiles checks that each file of testdata/bad reports its mistake at
@@ -191,5 +194,40 @@ func TestExtensionKeysAndMerge(t *testing.T) {
 	}
 	if f.Sweeps[1].Figures == nil || f.Sweeps[1].Claims == nil || f.Sweeps[0].Figures != nil {
 		t.Error("figures and claims are not kept raw")
+	}
+}
+
+// TestHostileInputs checks that files built to explode (an alias bomb
+// through "when", a huge sweep whose exclusions drop nearly everything)
+// fail fast with an error instead of hanging.
+func TestHostileInputs(t *testing.T) {
+	reg := testRegistry(t)
+	var b strings.Builder
+	b.WriteString("x-a0: &a0 [{name: variant, values: [a]}]\n")
+	for i, p := range []string{"size", "rows", "work_ms", "noise"} {
+		var vals, when []string
+		for v := range 300 {
+			vals = append(vals, strconv.Itoa(v))
+			when = append(when, fmt.Sprintf("%d: *a%d", v, i))
+		}
+		fmt.Fprintf(&b, "x-a%d: &a%d [{name: %s, values: [%s], when: {%s}}]\n", i+1, i+1, p, strings.Join(vals, ", "), strings.Join(when, ", "))
+	}
+	b.WriteString("name: a\nmodel: bench\nseed: 1\naxes: *a4\n")
+	start := time.Now()
+	_, err := Parse("bomb.yaml", []byte(b.String()), reg)
+	if err == nil || !strings.Contains(err.Error(), "file too large after alias expansion") {
+		t.Errorf("alias bomb: %v", err)
+	}
+	huge := `{name: a, model: bench, seed: 1, exclude: [{fail: never}],
+  axes: [{name: size, range: {from: 1, to: 100000, step: 1}}, {name: rows, range: {from: 1, to: 100000, step: 1}}]}`
+	f, err := Parse("huge.yaml", []byte(huge), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Expand(1000); !errors.Is(err, ErrTooManyJobs) {
+		t.Errorf("huge sweep: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("hostile inputs took %v", d)
 	}
 }

@@ -122,6 +122,9 @@ func (p *parser) rangeValues(s *Sweep, slot int, n *yaml.Node, key string) ([]an
 		p.errf(n, key, "", "%v", err)
 		return nil, false
 	}
+	if !p.spend(len(xs), n, key) {
+		return nil, false
+	}
 	out := make([]any, len(xs))
 	for i, x := range xs {
 		var raw any = x

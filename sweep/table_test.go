@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestWriteTable(t *testing.T) {
@@ -82,6 +84,10 @@ func FuzzParse(f *testing.F) {
 	}
 	reg := testRegistry(f)
 	f.Fuzz(func(t *testing.T, text []byte) {
+		// A hang is a bug too; crashing the worker makes the fuzzer
+		// record the input.
+		tm := time.AfterFunc(5*time.Second, func() { panic(fmt.Sprintf("input hangs: %q", text)) })
+		defer tm.Stop()
 		file, err := Parse("fuzz.yaml", text, reg)
 		if err != nil {
 			if file != nil {
