@@ -138,8 +138,8 @@ func TestThousandJobsFourWorkers(t *testing.T) {
 func TestWorkerDiesMidJob(t *testing.T) {
 	f := New(t, Settings())
 	c := f.StartCoordinator("coord")
-	doomed := f.StartWorkers(1, "doomed", worker.Config{})
-	rep := submit(t, c.Coordinator, benchSweep("dies", 1, 1, 1500, ""), false)
+	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	rep := submit(t, c.Coordinator, benchSweep("dies", 1, 1, 3000, ""), false)
 	// Wait until the doomed worker holds the job.
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -60,12 +60,16 @@ type Worker struct {
 	started time.Time
 	done    atomic.Int64
 	errs    atomic.Int64
+	modelNs atomic.Int64
 
 	mu       sync.Mutex
 	running  string // job ID in flight, for heartbeats
 	buffered []*finished
 	oldest   time.Time
 	draining atomic.Bool
+	// flushFailed stops the worker when a part could not be stored even
+	// after retries (its jobs were nak'ed and will run elsewhere).
+	flushFailed atomic.Bool
 }
 
 // finished is a job whose result waits in the buffer for its part.
@@ -101,6 +105,21 @@ func New(farm *broker.Farm, cfg Config) (*Worker, error) {
 	return &Worker{farm: farm, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name)}, nil
 }
 
+// Stats are a worker's counters since it started.
+type Stats struct {
+	// Done counts jobs finished (their results buffered or stored); Errors
+	// counts failed attempts.
+	Done, Errors int64
+	// ModelTime is the time spent inside Model.Run, the pure compute time
+	// against which the farm's overhead is measured.
+	ModelTime time.Duration
+}
+
+// Stats returns the worker's counters.
+func (w *Worker) Stats() Stats {
+	return Stats{Done: w.done.Load(), Errors: w.errs.Load(), ModelTime: time.Duration(w.modelNs.Load())}
+}
+
 // Name returns the worker's name.
 func (w *Worker) Name() string { return w.cfg.Name }
 
@@ -128,16 +147,29 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	defer func() { _ = ctl.Unsubscribe() }()
 
-	var runErr error
-	for ctx.Err() == nil && !w.draining.Load() {
-		wait := w.cfg.FlushEvery
-		if len(w.buffered) == 0 {
-			wait = time.Second
+	// Parts are stored by a flusher goroutine so that pulling and running
+	// jobs goes on while a part is encoded and stored; at most one part
+	// waits for it (backpressure). It stores even after ctx has ended:
+	// those jobs are done, and dropping their results would only make
+	// them run again.
+	parts := make(chan []*finished, 1)
+	flushed := make(chan error, 1)
+	go func() {
+		var first error
+		for buf := range parts {
+			if err := w.store(context.Background(), buf); err != nil && first == nil {
+				first = err
+				w.flushFailed.Store(true)
+			}
 		}
-		fetchCtx, cancelFetch := context.WithTimeout(ctx, wait)
-		batch, err := w.farm.Workers.Fetch(1, jetstream.FetchContext(fetchCtx))
+		flushed <- first
+	}()
+	for ctx.Err() == nil && !w.draining.Load() && !w.flushFailed.Load() {
+		// With results buffered, ask only for a job that is already
+		// waiting: when the queue is empty the part is stored at once
+		// rather than after FlushEvery, so the end of a run is not delayed.
+		got, err := w.fetchOne(ctx, w.bufferedLen() > 0)
 		if err != nil {
-			cancelFetch()
 			if ctx.Err() != nil {
 				break
 			}
@@ -145,29 +177,59 @@ func (w *Worker) Run(ctx context.Context) error {
 			sleep(ctx, 200*time.Millisecond)
 			continue
 		}
-		for msg := range batch.Messages() {
-			w.handle(ctx, msg)
-		}
-		cancelFetch()
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			w.log.Debug("fetch batch", "err", err)
-		}
-		if w.flushDue() {
-			if err := w.flush(ctx); err != nil {
-				runErr = err
-				break
-			}
+		if w.flushDue() || (!got && w.bufferedLen() > 0) {
+			parts <- w.take()
 		}
 	}
-	// Store what is buffered even though ctx has ended: those jobs are done
-	// and dropping their results would only make them run again.
-	flushCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := w.flush(flushCtx); err != nil && runErr == nil {
-		runErr = err
+	if buf := w.take(); len(buf) > 0 {
+		parts <- buf
 	}
+	close(parts)
+	runErr := <-flushed
 	w.log.Info("worker stopped", "done", w.done.Load(), "errors", w.errs.Load())
 	return runErr
+}
+
+// take empties the buffer and returns what it held.
+func (w *Worker) take() []*finished {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	buf := w.buffered
+	w.buffered = nil
+	return buf
+}
+
+// fetchOne pulls at most one job and runs it. It reports whether a job was
+// delivered. noWait returns at once when no job is waiting; otherwise it
+// waits up to a second for one.
+func (w *Worker) fetchOne(ctx context.Context, noWait bool) (bool, error) {
+	var batch jetstream.MessageBatch
+	var err error
+	if noWait {
+		batch, err = w.farm.Workers.FetchNoWait(1)
+	} else {
+		fetchCtx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		batch, err = w.farm.Workers.Fetch(1, jetstream.FetchContext(fetchCtx))
+	}
+	if err != nil {
+		return false, err
+	}
+	got := false
+	for msg := range batch.Messages() {
+		got = true
+		w.handle(ctx, msg)
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		w.log.Debug("fetch batch", "err", err)
+	}
+	return got, nil
+}
+
+func (w *Worker) bufferedLen() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.buffered)
 }
 
 func (w *Worker) flushDue() bool {
@@ -195,6 +257,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	started := time.Now()
 	res, runErr := w.runModel(ctx, msg, model, job)
 	elapsed := time.Since(started)
+	w.modelNs.Add(int64(elapsed))
 	w.setRunning("")
 	if runErr != nil {
 		if ctx.Err() != nil {
@@ -288,13 +351,9 @@ func (w *Worker) fail(ctx context.Context, msg jetstream.Msg, job *broker.JobMsg
 	_ = msg.Term()
 }
 
-// flush stores the buffered results as parts (one per run and sweep), then
+// store stores finished jobs as parts (one per run and sweep), then
 // registers and acks their jobs.
-func (w *Worker) flush(ctx context.Context) error {
-	w.mu.Lock()
-	buf := w.buffered
-	w.buffered = nil
-	w.mu.Unlock()
+func (w *Worker) store(ctx context.Context, buf []*finished) error {
 	if len(buf) == 0 {
 		return nil
 	}
