@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -53,9 +54,9 @@ type Coordinator struct {
 	runs map[string]*runEntry
 	// done maps every finished job ID ever registered to where its result
 	// is stored (the registry of finished jobs, mirrored from SCHEDFARM_DONE).
-	done map[string]PartRef
-	// failed holds, per run, failures seen before the run was loaded.
-	pendingFail map[string]broker.FailRecord
+	done map[uuid.UUID]*PartRef
+	// aliases numbers the runs this coordinator tracks, for short job keys.
+	aliases int
 
 	subs []*nats.Subscription
 	wg   sync.WaitGroup
@@ -70,8 +71,30 @@ type PartRef struct {
 type runEntry struct {
 	rec    broker.RunRecord
 	counts runCounts
-	// ids maps job ID to its index in the run (only this run's jobs).
-	ids map[string]int
+	alias  string
+	// ids maps job ID to its index in the run.
+	ids map[uuid.UUID]int32
+}
+
+// lookup returns the state of a job of a run, or nil. c.mu must not be held.
+func (c *Coordinator) lookup(txn *memdb.Txn, run string, job uuid.UUID) *jobState {
+	c.mu.Lock()
+	r := c.runs[run]
+	var key string
+	if r != nil {
+		if idx, ok := r.ids[job]; ok {
+			key = jobKey(r.alias, idx)
+		}
+	}
+	c.mu.Unlock()
+	if key == "" {
+		return nil
+	}
+	raw, _ := txn.First("jobs", "id", key)
+	if raw == nil {
+		return nil
+	}
+	return raw.(*jobState)
 }
 
 // New returns a coordinator over the farm's resources.
@@ -95,7 +118,7 @@ func New(farm *broker.Farm, cfg Config) (*Coordinator, error) {
 	}
 	return &Coordinator{
 		farm: farm, reg: cfg.Registry, log: cfg.Logger.With("coordinator", cfg.Name), name: cfg.Name, db: db, cfg: cfg,
-		runs: map[string]*runEntry{}, done: map[string]PartRef{}, pendingFail: map[string]broker.FailRecord{},
+		runs: map[string]*runEntry{}, done: map[uuid.UUID]*PartRef{},
 	}, nil
 }
 
@@ -152,9 +175,20 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		<-ctx.Done()
-		for _, s := range c.subs {
-			_ = s.Unsubscribe()
+		// A run whose completion could not be stored (a transient JetStream
+		// error) is settled again here.
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				for _, s := range c.subs {
+					_ = s.Unsubscribe()
+				}
+				return
+			case <-t.C:
+				c.settleAll(ctx)
+			}
 		}
 	}()
 	c.log.Info("coordinator ready", "runs_in_progress", len(resume))
@@ -277,21 +311,22 @@ func (c *Coordinator) expand(rec broker.RunRecord) ([]sweep.Job, error) {
 
 // addRun registers a run and its jobs in memory. skip, when non-nil, marks
 // the jobs already done by earlier runs.
-func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[string]bool) {
+func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[uuid.UUID]bool) {
 	txn := c.db.Txn(true)
-	e := &runEntry{rec: rec, ids: make(map[string]int, len(jobs))}
-	e.counts.Total = len(jobs)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.aliases++
+	e := &runEntry{rec: rec, alias: strconv.FormatInt(int64(c.aliases), 36), ids: make(map[uuid.UUID]int32, len(jobs))}
+	e.counts.Total = len(jobs)
 	for i := range jobs {
 		j := &jobs[i]
-		id := j.ID.String()
-		e.ids[id] = j.Index
-		st := &jobState{Key: jobKey(rec.ID, id), Run: rec.ID, Job: id, Sweep: j.Sweep, Index: j.Index, Status: StatusQueued}
-		if skip[id] {
+		idx := int32(j.Index)
+		e.ids[j.ID] = idx
+		st := &jobState{Key: jobKey(e.alias, idx), Run: e.alias, Job: j.ID, Sweep: j.Sweep, Index: idx, Status: StatusQueued}
+		if skip[j.ID] {
 			st.Status = StatusDone
 			e.counts.Skipped++
-		} else if _, ok := c.done[id]; ok && !rec.Force && rec.Skipped > 0 {
+		} else if _, ok := c.done[j.ID]; ok && !rec.Force && rec.Skipped > 0 {
 			// A resumed run: jobs skipped at submission stay skipped.
 			st.Status = StatusDone
 			e.counts.Skipped++
@@ -311,10 +346,20 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 		c.log.Error("bad registry entry", "key", e.Key(), "err", err)
 		return
 	}
+	ids := make([]uuid.UUID, 0, len(p.Jobs))
+	for _, s := range p.Jobs {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			c.log.Error("bad job ID in registry entry", "key", e.Key(), "job", s)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	ref := &PartRef{Run: p.Run, Part: p.Part, Objects: p.Objects}
 	c.mu.Lock()
-	for _, id := range p.Jobs {
+	for _, id := range ids {
 		if _, ok := c.done[id]; !ok {
-			c.done[id] = PartRef{Run: p.Run, Part: p.Part, Objects: p.Objects}
+			c.done[id] = ref
 		}
 	}
 	r := c.runs[p.Run]
@@ -324,12 +369,12 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 	}
 	txn := c.db.Txn(true)
 	changed := false
-	for _, id := range p.Jobs {
-		raw, _ := txn.First("jobs", "id", jobKey(p.Run, id))
-		if raw == nil {
+	for _, id := range ids {
+		cur := c.lookup(txn, p.Run, id)
+		if cur == nil {
 			continue
 		}
-		st := *raw.(*jobState)
+		st := *cur
 		if st.Status == StatusDone {
 			continue // a duplicate completion: harmless, results are keyed by job ID
 		}
@@ -339,7 +384,7 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 		}
 		r.counts.Done++
 		c.mu.Unlock()
-		st.Status, st.Worker, st.Error = StatusDone, p.Worker, ""
+		st.Status, st.Error = StatusDone, ""
 		_ = txn.Insert("jobs", &st)
 		changed = true
 	}
@@ -362,14 +407,19 @@ func (c *Coordinator) onFailed(ctx context.Context, e jetstream.KeyValueEntry) {
 	if r == nil {
 		return
 	}
+	id, err := uuid.Parse(f.Job)
+	if err != nil {
+		c.log.Error("bad job ID in failure entry", "key", e.Key())
+		return
+	}
 	txn := c.db.Txn(true)
-	raw, _ := txn.First("jobs", "id", jobKey(f.Run, f.Job))
-	if raw == nil || raw.(*jobState).Status != StatusQueued {
+	cur := c.lookup(txn, f.Run, id)
+	if cur == nil || (cur.Status != StatusQueued && cur.Status != StatusRetrying) {
 		txn.Abort()
 		return
 	}
-	st := *raw.(*jobState)
-	st.Status, st.Error, st.Attempts, st.Worker = StatusFailed, f.Error, f.Attempts, f.Worker
+	st := *cur
+	st.Status, st.Error, st.Attempts, st.Worker = StatusFailed, f.Error, int32(f.Attempts), f.Worker
 	_ = txn.Insert("jobs", &st)
 	txn.Commit()
 	c.mu.Lock()
@@ -384,25 +434,25 @@ func (c *Coordinator) onError(m *nats.Msg) {
 	if err := json.Unmarshal(m.Data, &ev); err != nil {
 		return
 	}
+	id, err := uuid.Parse(ev.Job)
+	if err != nil {
+		return
+	}
 	txn := c.db.Txn(true)
-	raw, _ := txn.First("jobs", "id", jobKey(ev.Run, ev.Job))
-	if raw == nil {
+	cur := c.lookup(txn, ev.Run, id)
+	if cur == nil || (cur.Status != StatusQueued && cur.Status != StatusRetrying) {
 		txn.Abort()
 		return
 	}
-	st := *raw.(*jobState)
-	if st.Status != StatusQueued {
-		txn.Abort()
-		return
-	}
-	st.Error, st.Worker = ev.Error, ev.Worker
-	if ev.Attempt > st.Attempts {
+	st := *cur
+	st.Status, st.Error, st.Worker = StatusRetrying, ev.Error, ev.Worker
+	if attempt := int32(ev.Attempt); attempt > st.Attempts {
 		c.mu.Lock()
 		if r := c.runs[ev.Run]; r != nil {
-			r.counts.Redeliver += ev.Attempt - max(st.Attempts, 1)
+			r.counts.Redeliver += int(attempt - max(st.Attempts, 1))
 		}
 		c.mu.Unlock()
-		st.Attempts = ev.Attempt
+		st.Attempts = attempt
 	}
 	_ = txn.Insert("jobs", &st)
 	txn.Commit()
@@ -444,15 +494,15 @@ func (c *Coordinator) onMaxDeliveries(m *nats.Msg) {
 	}
 	msg, _, err := broker.DecodeJob(raw.Data, c.reg)
 	if err == nil {
-		id := msg.Job.ID.String()
 		c.mu.Lock()
-		_, isDone := c.done[id]
+		_, isDone := c.done[msg.Job.ID]
 		c.mu.Unlock()
 		if !isDone {
 			errText := fmt.Sprintf("no result after %d deliveries (worker crashed or hung)", adv.Deliveries)
-			if raw, _ := c.db.Txn(false).First("jobs", "id", jobKey(msg.Run, id)); raw != nil && raw.(*jobState).Error != "" {
-				errText = raw.(*jobState).Error
+			if st := c.lookup(c.db.Txn(false), msg.Run, msg.Job.ID); st != nil && st.Error != "" {
+				errText = st.Error
 			}
+			id := msg.Job.ID.String()
 			rec := broker.FailRecord{Run: msg.Run, Job: id, Sweep: msg.Job.Sweep, Index: msg.Job.Index,
 				Error: errText, Attempts: int(adv.Deliveries)}
 			if err := PutFailure(ctx, c.farm, rec); err != nil {
@@ -478,7 +528,9 @@ func PutFailure(ctx context.Context, farm *broker.Farm, rec broker.FailRecord) e
 	return err
 }
 
-// settle marks a run complete when every job is done or failed.
+// settle marks a run complete when every job is done or failed. The record
+// is stored before the run shows as complete in memory, so whoever sees it
+// complete (a progress poll) can collect it at once.
 func (c *Coordinator) settle(ctx context.Context, run string) {
 	c.mu.Lock()
 	r := c.runs[run]
@@ -486,16 +538,19 @@ func (c *Coordinator) settle(ctx context.Context, run string) {
 		c.mu.Unlock()
 		return
 	}
-	r.rec.Status = broker.RunComplete
-	r.rec.Finished = time.Now().UTC()
-	r.rec.Done, r.rec.Failed = r.counts.Done, r.counts.Failed
 	rec := r.rec
-	counts := r.counts
+	rec.Status = broker.RunComplete
+	rec.Finished = time.Now().UTC()
+	rec.Done, rec.Failed = r.counts.Done, r.counts.Failed
 	c.mu.Unlock()
 	if err := c.putRun(ctx, rec); err != nil {
 		c.log.Error("store completed run", "run", run, "err", err)
+		return
 	}
-	c.log.Info("run complete", "run", run, "done", counts.Done, "skipped", counts.Skipped, "failed", counts.Failed)
+	c.mu.Lock()
+	r.rec = rec
+	c.mu.Unlock()
+	c.log.Info("run complete", "run", run, "done", rec.Done, "skipped", rec.Skipped, "failed", rec.Failed)
 }
 
 func (c *Coordinator) settleAll(ctx context.Context) {

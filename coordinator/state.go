@@ -2,7 +2,10 @@ package coordinator
 
 import (
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 
 	memdb "github.com/hashicorp/go-memdb"
 )
@@ -10,21 +13,28 @@ import (
 // Job states the coordinator tracks.
 const (
 	StatusQueued = "queued"
+	// StatusRetrying is a queued job with at least one failed attempt.
+	StatusRetrying = "retrying"
 	StatusDone   = "done"
 	StatusFailed = "failed"
 )
 
 // jobState is one job of one run as the coordinator sees it. It is stored
 // in go-memdb and treated as immutable: an update inserts a modified copy.
+//
+// It is kept small because a coordinator holds every job of every run in
+// progress: the key is the run's short alias and the job's index rather
+// than two UUID strings, the job ID is 16 bytes, and the sweep name and
+// status strings are shared between jobs.
 type jobState struct {
-	Key      string // run + "/" + job ID
-	Run      string
-	Job      string
+	Key      string // <run alias>/<index>
+	Run      string // run alias
+	Job      uuid.UUID
 	Sweep    string
-	Index    int
+	Index    int32
+	Attempts int32
 	Status   string
-	Worker   string
-	Attempts int
+	Worker   string // set when an attempt failed
 	Error    string
 }
 
@@ -58,7 +68,6 @@ func newDB() (*memdb.MemDB, error) {
 			Name: "jobs",
 			Indexes: map[string]*memdb.IndexSchema{
 				"id":  {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Key"}},
-				"run": {Name: "run", Indexer: &memdb.StringFieldIndex{Field: "Run"}},
 				"status": {Name: "status", Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 					&memdb.StringFieldIndex{Field: "Run"}, &memdb.StringFieldIndex{Field: "Status"},
 				}}},
@@ -79,4 +88,6 @@ func newDB() (*memdb.MemDB, error) {
 	return db, nil
 }
 
-func jobKey(run, job string) string { return run + "/" + job }
+func jobKey(alias string, index int32) string {
+	return alias + "/" + strconv.FormatInt(int64(index), 36)
+}

@@ -92,18 +92,22 @@ func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, e
 	}
 	p.Queued = p.Total - p.Skipped - p.Done - p.Failed
 	txn := c.db.Txn(false)
-	for _, status := range []string{StatusFailed, StatusQueued} {
-		it, err := txn.Get("jobs", "status", run, status)
+	alias := ""
+	if r != nil {
+		alias = r.alias
+	}
+	for _, status := range []string{StatusFailed, StatusRetrying} {
+		if alias == "" {
+			break
+		}
+		it, err := txn.Get("jobs", "status", alias, status)
 		if err != nil {
 			return nil, err
 		}
 		n := 0
 		for raw := it.Next(); raw != nil && n < listLimit; raw = it.Next() {
 			st := raw.(*jobState)
-			if st.Status == StatusQueued && st.Error == "" {
-				continue
-			}
-			f := JobFailure{Job: st.Job, Sweep: st.Sweep, Index: st.Index, Attempts: st.Attempts, Worker: st.Worker, Error: st.Error}
+			f := JobFailure{Job: st.Job.String(), Sweep: st.Sweep, Index: int(st.Index), Attempts: int(st.Attempts), Worker: st.Worker, Error: st.Error}
 			if status == StatusFailed {
 				p.Failures = append(p.Failures, f)
 			} else {

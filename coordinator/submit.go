@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"schedfarm/broker"
@@ -59,12 +60,12 @@ func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitRep
 	if _, err := c.farm.Runs.Get(ctx, rec.ID); err == nil {
 		return nil, fmt.Errorf("run %s already exists", rec.ID)
 	}
-	skip := map[string]bool{}
+	skip := map[uuid.UUID]bool{}
 	if !req.Force {
 		c.mu.Lock()
 		for i := range jobs {
-			if _, ok := c.done[jobs[i].ID.String()]; ok {
-				skip[jobs[i].ID.String()] = true
+			if _, ok := c.done[jobs[i].ID]; ok {
+				skip[jobs[i].ID] = true
 			}
 		}
 		c.mu.Unlock()
@@ -110,7 +111,7 @@ func (c *Coordinator) markRunning(ctx context.Context, run string) error {
 // publish sends the jobs not in skip, asynchronously with a bounded number
 // in flight; each message carries Nats-Msg-Id = run.job so that a republish
 // inside the dedup window is dropped by the server.
-func (c *Coordinator) publish(ctx context.Context, run string, jobs []sweep.Job, skip map[string]bool) (int, error) {
+func (c *Coordinator) publish(ctx context.Context, run string, jobs []sweep.Job, skip map[uuid.UUID]bool) (int, error) {
 	subject := broker.JobSubject(run)
 	type pending struct {
 		fut jetstream.PubAckFuture
@@ -145,7 +146,7 @@ func (c *Coordinator) publish(ctx context.Context, run string, jobs []sweep.Job,
 	}
 	for i := range jobs {
 		j := &jobs[i]
-		if skip[j.ID.String()] {
+		if skip[j.ID] {
 			continue
 		}
 		data, err := broker.EncodeJob(run, j)
@@ -184,12 +185,11 @@ func (c *Coordinator) republish(ctx context.Context, run string) error {
 	if err != nil {
 		return err
 	}
-	skip := map[string]bool{}
+	skip := map[uuid.UUID]bool{}
 	txn := c.db.Txn(false)
 	for i := range jobs {
-		raw, _ := txn.First("jobs", "id", jobKey(run, jobs[i].ID.String()))
-		if raw != nil && raw.(*jobState).Status != StatusQueued {
-			skip[jobs[i].ID.String()] = true
+		if st := c.lookup(txn, run, jobs[i].ID); st != nil && (st.Status == StatusDone || st.Status == StatusFailed) {
+			skip[jobs[i].ID] = true
 		}
 	}
 	n, err := c.publish(ctx, run, jobs, skip)
@@ -224,20 +224,6 @@ func (c *Coordinator) Cancel(ctx context.Context, run string) error {
 	rec.Status = broker.RunCancelled
 	rec.Finished = time.Now().UTC()
 	return c.putRun(ctx, rec)
-}
-
-// DoneParts returns, for the given job IDs, where their results are stored
-// (jobs without a registered result are absent).
-func (c *Coordinator) DoneParts(ids []string) map[string]PartRef {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[string]PartRef, len(ids))
-	for _, id := range ids {
-		if p, ok := c.done[id]; ok {
-			out[id] = p
-		}
-	}
-	return out
 }
 
 // RunIDs returns the IDs of the runs this coordinator tracks, sorted.
