@@ -384,3 +384,47 @@ func TestWorkerCountInvariance(t *testing.T) {
 		}
 	}
 }
+
+// TestLastDeliveryLost: a worker dies on a job's last allowed delivery, so
+// no worker can report the failure; the server's max-deliveries advisory
+// makes the coordinator record it, remove the message, and finish the run.
+func TestLastDeliveryLost(t *testing.T) {
+	s := Settings()
+	s.MaxDeliver = 1
+	s.AckWait = time.Second
+	f := New(t, s)
+	c := f.StartCoordinator("coord")
+	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	rep := submit(t, c.Coordinator, benchSweep("lost", 1, 1, 3000, ""), false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ws := c.Workers()
+		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("doomed worker never started the job")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	doomed.Farms[0].NC.Close()
+	doomed.Stop()
+	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	if p.Failed != 1 || p.Done != 0 {
+		t.Fatalf("progress: %+v", p)
+	}
+	if len(p.Failures) != 1 || !strings.Contains(p.Failures[0].Error, "no result after 1 deliveries") {
+		t.Fatalf("failures: %+v", p.Failures)
+	}
+	info, err := c.Farm.Jobs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Fatalf("%d messages left in the work queue, want 0", info.State.Msgs)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	if out[0].Failed != 1 {
+		t.Fatalf("collected: %+v", out[0].Collected)
+	}
+}

@@ -44,8 +44,9 @@ type Config struct {
 	FlushEvery time.Duration
 	// Heartbeat is the interval of the worker's liveness messages.
 	Heartbeat time.Duration
-	// JobTimeout bounds one job's run time (0: no bound). In-progress
-	// heartbeats stop with it, so a job stuck past it is redelivered.
+	// JobTimeout bounds one job's run time (default 12 h; negative: no
+	// bound). In-progress heartbeats stop with it, so a job stuck past it
+	// (a model that ignores its context) is redelivered to another worker.
 	JobTimeout time.Duration
 	// Provenance goes into every Parquet part's metadata.
 	Provenance results.Provenance
@@ -98,6 +99,9 @@ func New(farm *broker.Farm, cfg Config) (*Worker, error) {
 	}
 	if cfg.FlushEvery <= 0 {
 		cfg.FlushEvery = 250 * time.Millisecond
+	}
+	if cfg.JobTimeout == 0 {
+		cfg.JobTimeout = 12 * time.Hour
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = 2 * time.Second

@@ -116,7 +116,7 @@ func (a *app) workerCmd() *cobra.Command {
 	f.IntVar(&n, "workers", defaultWorkers(), "worker loops in this process")
 	f.IntVar(&flushRows, "flush-rows", 500, "store a part once this many results are buffered")
 	f.DurationVar(&flushEvery, "flush-every", 250*time.Millisecond, "store a part once the oldest buffered result is this old")
-	f.DurationVar(&jobTimeout, "job-timeout", 0, "give up on a job after this long (0: never); it is then retried elsewhere")
+	f.DurationVar(&jobTimeout, "job-timeout", 12*time.Hour, "give up on a job after this long (negative: never); it is then retried elsewhere")
 	return cmd
 }
 

@@ -109,7 +109,14 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		err = wErr
 	}
 	if err != nil {
-		return fmt.Errorf("run %s interrupted: %w (run it again to resume)", rep.Run, err)
+		// Purge what is still queued so that the next `run` of this sweep,
+		// which skips every finished job, does not race a leftover run.
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if cErr := coord.Cancel(cctx, rep.Run); cErr != nil {
+			a.logger().Warn("cancel interrupted run", "run", rep.Run, "err", cErr)
+		}
+		return fmt.Errorf("run %s interrupted: %w (its finished jobs are kept: run the same command again to resume)", rep.Run, err)
 	}
 	elapsed := time.Since(start)
 	if err := a.collect(ctx, cmd, farm, rep.Run, false); err != nil {
