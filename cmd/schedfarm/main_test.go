@@ -723,3 +723,57 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version: %q", o.stdout)
 	}
 }
+
+// TestLocalFlagsFromConfig checks that the flags of a subcommand (here
+// run's --state-dir and --workers) are read from the SCHEDFARM_*
+// environment and the config file too, not only the global ones.
+func TestLocalFlagsFromConfig(t *testing.T) {
+	// Not parallel: t.Setenv.
+	dir := t.TempDir()
+	sweepFile := writeFile(t, filepath.Join(dir, "tiny.yaml"), tinySweep)
+	res := filepath.Join(dir, "results")
+
+	t.Run("env", func(t *testing.T) {
+		state := filepath.Join(dir, "env-state")
+		t.Setenv("SCHEDFARM_STATE_DIR", state)
+		t.Setenv("SCHEDFARM_WORKERS", "1")
+		o := execute(t, "run", "--results-dir", res, sweepFile)
+		mustSucceed(t, o)
+		if !strings.Contains(o.stderr, "2 jobs, 1 workers") {
+			t.Errorf("SCHEDFARM_WORKERS=1 ignored:\n%s", o)
+		}
+		if _, err := os.Stat(filepath.Join(state, "nats")); err != nil {
+			t.Errorf("SCHEDFARM_STATE_DIR ignored: %v", err)
+		}
+	})
+	t.Run("bad env value", func(t *testing.T) {
+		t.Setenv("SCHEDFARM_WORKERS", "many")
+		o := execute(t, "run", "--results-dir", res, "--state-dir", filepath.Join(dir, "bad-state"), sweepFile)
+		wantExit(t, o, exitUsage)
+		if !strings.Contains(o.err.Error(), "--workers") {
+			t.Errorf("error %q does not name the flag", o.err)
+		}
+	})
+	t.Run("config", func(t *testing.T) {
+		state := filepath.Join(dir, "cfg-state")
+		config := writeFile(t, filepath.Join(dir, "local.yaml"), "state-dir: "+state+"\nworkers: 1\nresults-dir: "+res+"\n")
+		o := execute(t, "run", "--config", config, sweepFile)
+		mustSucceed(t, o)
+		if !strings.Contains(o.stderr, "2 jobs, 1 workers") {
+			t.Errorf("workers: 1 in the config file ignored:\n%s", o)
+		}
+		if _, err := os.Stat(filepath.Join(state, "nats")); err != nil {
+			t.Errorf("state-dir in the config file ignored: %v", err)
+		}
+		// A flag still wins.
+		o = execute(t, "run", "--config", config, "--workers", "2", sweepFile)
+		mustSucceed(t, o)
+		if !strings.Contains(o.stderr, "2 jobs, 2 workers") {
+			t.Errorf("--workers 2 lost to the config file:\n%s", o)
+		}
+	})
+	if _, err := os.Stat(".schedfarm"); err == nil {
+		t.Error("a run used the default state dir ./.schedfarm")
+		os.RemoveAll(".schedfarm")
+	}
+}
