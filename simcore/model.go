@@ -121,6 +121,9 @@ func (s *Schema) Validate(r *Result) error {
 			return fmt.Errorf("undeclared table %q in result", name)
 		}
 		data := r.Tables[name]
+		if data == nil {
+			return fmt.Errorf("table %q: nil table data in result", name)
+		}
 		n := -1
 		for _, c := range t.Columns {
 			col, ok := data.Columns[c.Name]

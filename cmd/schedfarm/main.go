@@ -117,6 +117,27 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 			return &exitError{exitUsage, fmt.Errorf("config file %s: %w", file, err)}
 		}
 	}
+	// A subcommand's own flags are read from Go variables, not from viper:
+	// give those not set on the command line the environment's or the
+	// config file's value.
+	var setErr error
+	cmd.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed || !v.IsSet(f.Name) || setErr != nil {
+			return
+		}
+		var err error
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			err = sv.Replace(v.GetStringSlice(f.Name))
+		} else {
+			err = f.Value.Set(v.GetString(f.Name))
+		}
+		if err != nil {
+			setErr = &exitError{exitUsage, fmt.Errorf("--%s from the environment or config file: %w", f.Name, err)}
+		}
+	})
+	if setErr != nil {
+		return setErr
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(v.GetString("log-level"))); err != nil {
 		return &exitError{exitUsage, fmt.Errorf("--log-level: %w", err)}

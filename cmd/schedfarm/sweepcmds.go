@@ -74,7 +74,7 @@ func (a *app) expandCmd() *cobra.Command {
 		Short: "Print the jobs a sweep file expands to (or just their count)",
 		Example: `  schedfarm expand configs/smoke.yaml
   schedfarm expand --count configs/smoke.yaml
-  schedfarm expand --json configs/smoke.yaml | jq '.[0]'`,
+  schedfarm expand --json configs/smoke.yaml | jq -s '.[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := a.loadSweep(args[0])

@@ -1,0 +1,320 @@
+package broker_test
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"schedfarm/broker"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
+	"schedfarm/sweep"
+)
+
+// flagModel is a model with a parameter of every kind (bench has no bool).
+type flagModel struct{}
+
+func (flagModel) Name() string    { return "flags" }
+func (flagModel) Version() string { return "2b" }
+func (flagModel) Doc() string     { return "a parameter of every kind" }
+func (flagModel) Schema() simcore.Schema {
+	return simcore.Schema{Params: []simcore.Param{
+		{Name: "on", Kind: simcore.Bool, Default: true},
+		{Name: "off", Kind: simcore.Bool},
+		{Name: "n", Kind: simcore.Int, Default: int64(0)},
+		{Name: "x", Kind: simcore.Float, Default: 0.0},
+		{Name: "label", Kind: simcore.String, Default: ""},
+	}}
+}
+func (flagModel) Run(context.Context, simcore.Params, uint64) (*simcore.Result, error) {
+	return &simcore.Result{}, nil
+}
+
+func testRegistry(t *testing.T) *simcore.Registry {
+	t.Helper()
+	reg, err := simcore.NewRegistry(bench.New(), flagModel{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func benchJob(params simcore.Params) *sweep.Job {
+	return &sweep.Job{
+		ID:           uuid.MustParse("0b7c5b0e-6a43-5c2e-9a55-3f1d6c1e2a10"),
+		Index:        17,
+		Sweep:        "smoke",
+		Model:        "bench",
+		ModelVersion: bench.New().Version(),
+		Params:       params,
+		Replicate:    4,
+		Seed:         math.MaxUint64 - 12345, // above 2^63: must survive as a uint64
+	}
+}
+
+func fullBenchParams() simcore.Params {
+	return simcore.Params{
+		"work_ms": 0.1,
+		"size":    int64(1<<53 + 1), // not representable as a float64
+		"noise":   1e-300,
+		"rows":    int64(3),
+		"variant": "é \"quoted\" \\ <tag> \n\t",
+		"fail":    "never",
+	}
+}
+
+func roundTrip(t *testing.T, reg *simcore.Registry, run string, j *sweep.Job) (*broker.JobMsg, simcore.Model) {
+	t.Helper()
+	data, err := broker.EncodeJob(run, j)
+	if err != nil {
+		t.Fatalf("EncodeJob: %v", err)
+	}
+	msg, m, err := broker.DecodeJob(data, reg)
+	if err != nil {
+		t.Fatalf("DecodeJob(%s): %v", data, err)
+	}
+	return msg, m
+}
+
+func TestJobRoundTrip(t *testing.T) {
+	reg := testRegistry(t)
+	tests := []struct {
+		name   string
+		params simcore.Params
+	}{
+		{"typical", fullBenchParams()},
+		{"int64 extremes", simcore.Params{"size": int64(math.MaxInt64), "rows": int64(1_000_000), "work_ms": 0.0, "noise": 0.0, "variant": "", "fail": "error"}},
+		{"int64 just above 2^53", simcore.Params{"size": int64(1<<53 + 3), "rows": int64(0), "work_ms": 5.0, "noise": 1.0, "variant": "a", "fail": "never"}},
+		{"float extremes", simcore.Params{
+			"size": int64(1), "rows": int64(0), "variant": "b", "fail": "panic",
+			"work_ms": 3_600_000.0,
+			"noise":   math.MaxFloat64,
+		}},
+		{"tiny floats", simcore.Params{
+			"size": int64(1), "rows": int64(0), "variant": "b", "fail": "never",
+			"work_ms": math.SmallestNonzeroFloat64, // denormal
+			"noise":   0.1 + 0.2,                   // 0.30000000000000004
+		}},
+		{"negative zero", simcore.Params{"size": int64(0), "rows": int64(0), "variant": "b", "fail": "never",
+			"work_ms": math.Copysign(0, -1), "noise": 1.0 / 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := benchJob(tt.params)
+			msg, m := roundTrip(t, reg, "run-1", j)
+			if m.Name() != "bench" {
+				t.Errorf("model %s", m.Name())
+			}
+			if msg.Run != "run-1" {
+				t.Errorf("run %q", msg.Run)
+			}
+			got, want := msg.Job, *j
+			if got.ID != want.ID || got.Index != want.Index || got.Sweep != want.Sweep || got.Model != want.Model ||
+				got.ModelVersion != want.ModelVersion || got.Replicate != want.Replicate || got.Seed != want.Seed {
+				t.Errorf("job fields changed:\n got %+v\nwant %+v", got, want)
+			}
+			for name, wv := range want.Params {
+				gv := got.Params[name]
+				if reflect.TypeOf(gv) != reflect.TypeOf(wv) {
+					t.Errorf("%s: type %T, want %T", name, gv, wv)
+					continue
+				}
+				if f, ok := wv.(float64); ok {
+					if math.Float64bits(gv.(float64)) != math.Float64bits(f) {
+						t.Errorf("%s = %v (bits %x), want %v (bits %x)", name, gv, math.Float64bits(gv.(float64)), f, math.Float64bits(f))
+					}
+				} else if gv != wv {
+					t.Errorf("%s = %#v, want %#v", name, gv, wv)
+				}
+			}
+			if len(got.Params) != len(want.Params) {
+				t.Errorf("params %v, want %v", got.Params, want.Params)
+			}
+			// The canonical encoding, hence the job ID, survives the trip.
+			if got.Params.Canonical(nil) != want.Params.Canonical(nil) {
+				t.Errorf("canonical changed:\n got %s\nwant %s", got.Params.Canonical(nil), want.Params.Canonical(nil))
+			}
+			if sweep.JobID(got.Model, got.ModelVersion, got.Params, got.Replicate) != sweep.JobID(want.Model, want.ModelVersion, want.Params, want.Replicate) {
+				t.Error("job ID changed")
+			}
+		})
+	}
+}
+
+func TestJobRoundTripBools(t *testing.T) {
+	reg := testRegistry(t)
+	for _, p := range []simcore.Params{
+		{"on": false, "off": true, "n": int64(-1 << 62), "x": 1e-300, "label": "true"},
+		{"on": true, "off": false, "n": int64(math.MinInt64), "x": -2.5, "label": "false"},
+	} {
+		j := &sweep.Job{ID: uuid.New(), Model: "flags", ModelVersion: "2b", Params: p}
+		msg, _ := roundTrip(t, reg, "r", j)
+		if !reflect.DeepEqual(msg.Job.Params, p) {
+			t.Errorf("params %#v, want %#v", msg.Job.Params, p)
+		}
+	}
+}
+
+// TestDecodeJobDefaults checks that a message without some parameters (an
+// older coordinator) gets the schema's defaults, of the declared Go types.
+func TestDecodeJobDefaults(t *testing.T) {
+	reg := testRegistry(t)
+	msg, _ := roundTrip(t, reg, "r", benchJob(simcore.Params{"size": int64(7)}))
+	want := simcore.Params{"work_ms": 0.0, "size": int64(7), "noise": 1.0, "rows": int64(0), "variant": "a", "fail": "never"}
+	if !reflect.DeepEqual(msg.Job.Params, want) {
+		t.Errorf("params %#v, want %#v", msg.Job.Params, want)
+	}
+	// A required parameter is still required.
+	j := &sweep.Job{ID: uuid.New(), Model: "flags", ModelVersion: "2b", Params: simcore.Params{"on": true}}
+	data, err := broker.EncodeJob("r", j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := broker.DecodeJob(data, reg); err == nil || !strings.Contains(err.Error(), `parameter "off" is required`) {
+		t.Errorf("missing required parameter: %v", err)
+	}
+}
+
+// TestDecodeJobWireFormat pins how types are restored from the JSON text:
+// an integral float stays a float, and integers are not rounded through
+// float64.
+func TestDecodeJobWireFormat(t *testing.T) {
+	reg := testRegistry(t)
+	data := []byte(`{"run":"r1","job":{"id":"0b7c5b0e-6a43-5c2e-9a55-3f1d6c1e2a10","index":2,"sweep":"s","model":"bench","model_version":"1",` +
+		`"params":{"work_ms":5,"size":9223372036854775807,"noise":1e-300,"rows": 2 ,"variant":"\u00e9","fail":"never"},"replicate":1,"seed":18446744073709551615}}`)
+	msg, _, err := broker.DecodeJob(data, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := msg.Job.Params
+	if v, ok := p["work_ms"].(float64); !ok || v != 5 {
+		t.Errorf("work_ms = %#v, want float64 5", p["work_ms"])
+	}
+	if v, ok := p["size"].(int64); !ok || v != math.MaxInt64 {
+		t.Errorf("size = %#v, want int64 MaxInt64", p["size"])
+	}
+	if v, ok := p["rows"].(int64); !ok || v != 2 {
+		t.Errorf("rows = %#v, want int64 2", p["rows"])
+	}
+	if p["noise"] != 1e-300 || p["variant"] != "é" {
+		t.Errorf("params %#v", p)
+	}
+	if msg.Job.Seed != math.MaxUint64 || msg.Job.Index != 2 || msg.Job.Replicate != 1 || msg.Run != "r1" {
+		t.Errorf("job %+v", msg.Job)
+	}
+}
+
+func TestDecodeJobErrors(t *testing.T) {
+	reg := testRegistry(t)
+	encode := func(mut func(j *sweep.Job)) []byte {
+		j := benchJob(fullBenchParams())
+		mut(j)
+		data, err := broker.EncodeJob("r", j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	const id = "0b7c5b0e-6a43-5c2e-9a55-3f1d6c1e2a10"
+	tests := []struct {
+		name string
+		data []byte
+		want []string
+	}{
+		{"wrong model version", encode(func(j *sweep.Job) { j.ModelVersion = "0" }),
+			[]string{id, "model bench version 0 requested, this worker has version 1"}},
+		{"unknown model", encode(func(j *sweep.Job) { j.Model = "benhc" }),
+			[]string{id, `model "benhc" is not built into this worker`, "bench", "flags"}},
+		{"unknown parameter", encode(func(j *sweep.Job) { j.Params["sise"] = int64(3) }),
+			[]string{id, `unknown parameter "sise" for model bench`}},
+		{"out of range", encode(func(j *sweep.Job) { j.Params["size"] = int64(-1) }),
+			[]string{id, `parameter "size": -1 is below the minimum 0`}},
+		{"not in enum", encode(func(j *sweep.Job) { j.Params["fail"] = "sometimes" }),
+			[]string{id, `parameter "fail": "sometimes" is not one of never, error, panic`}},
+		{"string for an int", encode(func(j *sweep.Job) { j.Params["size"] = "3" }),
+			[]string{id, `parameter "size"`}},
+		{"fraction for an int", encode(func(j *sweep.Job) { j.Params["size"] = 2.5 }),
+			[]string{id, `parameter "size"`}},
+		{"number for a string", encode(func(j *sweep.Job) { j.Params["variant"] = int64(1) }),
+			[]string{id, `parameter "variant"`}},
+		{"not JSON", []byte("{not json"), []string{"decode job message"}},
+		{"params not an object", []byte(`{"run":"r","job":{"model":"bench","model_version":"1","params":[1,2]}}`),
+			[]string{"decode job message"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, m, err := broker.DecodeJob(tt.data, reg)
+			if err == nil {
+				t.Fatalf("no error; decoded %+v", msg)
+			}
+			if msg != nil || m != nil {
+				t.Errorf("values returned with the error: %v, %v", msg, m)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestEncodeJobIsJSON(t *testing.T) {
+	data, err := broker.EncodeJob("run-x", benchJob(fullBenchParams()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, data)
+	}
+	if v["run"] != "run-x" {
+		t.Errorf("run = %v", v["run"])
+	}
+	// Large integers are written exactly, not in float notation.
+	if !strings.Contains(string(data), `"size":9007199254740993`) {
+		t.Errorf("size not written exactly: %s", data)
+	}
+}
+
+func TestSafeName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"worker-1_a", "worker-1_a"},
+		{"host.example.com-123-w0", "host-example-com-123-w0"},
+		{"a b*c>d", "a-b-c-d"},
+		{"", ""},
+		{"ABCxyz019", "ABCxyz019"},
+		{"tab\tnew\nline", "tab-new-line"},
+		{"slash/back\\colon:", "slash-back-colon-"},
+		{"é", "--"}, // each byte of a non-ASCII character
+	}
+	for _, tt := range tests {
+		got := broker.SafeName(tt.in)
+		if got != tt.want {
+			t.Errorf("SafeName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if broker.SafeName(got) != got {
+			t.Errorf("SafeName not idempotent on %q", got)
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	if got := broker.DoneKey("r1", "p2"); got != "r1.p2" {
+		t.Errorf("DoneKey = %q", got)
+	}
+	if got := broker.FailKey("r1", "j2"); got != "r1.j2" {
+		t.Errorf("FailKey = %q", got)
+	}
+	if got := broker.MsgID("r1", "j2"); got != "r1.j2" {
+		t.Errorf("MsgID = %q", got)
+	}
+	if got := broker.JobSubject("r1"); got != broker.JobsSubject+".r1" {
+		t.Errorf("JobSubject = %q", got)
+	}
+}
