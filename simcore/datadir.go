@@ -19,12 +19,16 @@ type Dirs []string
 // file cannot read arbitrary files on a worker.
 func (d Dirs) Open(name string) (io.ReadCloser, error) {
 	clean := filepath.Clean(filepath.FromSlash(name))
-	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return nil, fmt.Errorf("data file %q: must be a path relative to the data directory", name)
+	if name == "" || clean == "." || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("data file %q: must be a file path relative to the data directory", name)
 	}
 	for _, dir := range d {
 		f, err := os.Open(filepath.Join(dir, clean))
 		if err == nil {
+			if st, err := f.Stat(); err == nil && st.IsDir() {
+				f.Close()
+				return nil, fmt.Errorf("data file %q in %s is a directory", name, dir)
+			}
 			return f, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {

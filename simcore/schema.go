@@ -166,13 +166,17 @@ func (p Params) Canonical(names []string) string {
 }
 
 // FormatValue renders a parameter value canonically: integers in base 10,
-// floats in the shortest representation that round-trips ('g' format),
+// floats in the shortest representation that round-trips ('g' format; -0
+// as 0),
 // strings quoted with strconv.Quote, bools as true/false.
 func FormatValue(v any) string {
 	switch x := v.(type) {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
+		if x == 0 {
+			x = 0 // -0 and 0 are one parameter value, with one job ID
+		}
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
 		return strconv.Quote(x)
