@@ -15,8 +15,8 @@ const (
 	StatusQueued = "queued"
 	// StatusRetrying is a queued job with at least one failed attempt.
 	StatusRetrying = "retrying"
-	StatusDone   = "done"
-	StatusFailed = "failed"
+	StatusDone     = "done"
+	StatusFailed   = "failed"
 )
 
 // jobState is one job of one run as the coordinator sees it. It is stored
@@ -67,7 +67,7 @@ func newDB() (*memdb.MemDB, error) {
 		"jobs": {
 			Name: "jobs",
 			Indexes: map[string]*memdb.IndexSchema{
-				"id":  {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Key"}},
+				"id": {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "Key"}},
 				"status": {Name: "status", Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 					&memdb.StringFieldIndex{Field: "Run"}, &memdb.StringFieldIndex{Field: "Status"},
 				}}},

@@ -2,7 +2,7 @@ package farmtest
 
 import (
 	"context"
-		"os"
+	"os"
 	"runtime"
 	"runtime/pprof"
 	"testing"

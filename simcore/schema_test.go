@@ -542,6 +542,8 @@ func TestDirsOpen(t *testing.T) {
 			"traces/../../secret.txt",
 			filepath.Join(root, "secret.txt"),
 			"/etc/passwd",
+			"",
+			".",
 		} {
 			rc, err := d.Open(name)
 			if err == nil {
@@ -549,7 +551,7 @@ func TestDirsOpen(t *testing.T) {
 				t.Errorf("Open(%q) succeeded", name)
 				continue
 			}
-			if !strings.Contains(err.Error(), "must be a path relative to the data directory") {
+			if !strings.Contains(err.Error(), "must be a file path relative to the data directory") {
 				t.Errorf("Open(%q): %v", name, err)
 			}
 			if errors.Is(err, fs.ErrNotExist) {
