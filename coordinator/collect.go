@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
@@ -154,9 +156,53 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 			return out, fmt.Errorf("collect run %s sweep %s: %d job(s) have neither a result nor a failure record (first: %s)",
 				run, s.Name, c.Missing, c.MissingIDs[0])
 		}
+		if err := writeRunInfo(dir, rec, s.Name); err != nil {
+			return out, err
+		}
 		out = append(out, SweepCollected{Sweep: s.Name, Dir: dir, Collected: c})
 	}
 	return out, nil
+}
+
+// RunInfo is run.json, written beside a collected sweep's Parquet files: the
+// run's record as the farm kept it, for reports and provenance.
+type RunInfo struct {
+	Run      string    `json:"run"`
+	Sweep    string    `json:"sweep"`
+	File     string    `json:"file"`
+	Status   string    `json:"status"`
+	Created  time.Time `json:"created"`
+	Finished time.Time `json:"finished"`
+	// Total jobs of the whole file; Skipped were done by earlier runs.
+	Total   int    `json:"total"`
+	Skipped int    `json:"skipped"`
+	Done    int    `json:"done"`
+	Failed  int    `json:"failed"`
+	Owner   string `json:"coordinator"`
+	// CollectedBy is the host that collected the run.
+	CollectedBy string `json:"collected_by"`
+}
+
+// RunInfoFile is the name of the run record written into each results folder.
+const RunInfoFile = "run.json"
+
+func writeRunInfo(dir string, rec broker.RunRecord, sweepName string) error {
+	host, _ := os.Hostname()
+	info := RunInfo{Run: rec.ID, Sweep: sweepName, File: rec.File, Status: string(rec.Status), Created: rec.Created,
+		Finished: rec.Finished, Total: rec.Total, Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed,
+		Owner: rec.Owner, CollectedBy: host}
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+RunInfoFile+".tmp")
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", RunInfoFile, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, RunInfoFile)); err != nil {
+		return fmt.Errorf("write %s: %w", RunInfoFile, err)
+	}
+	return nil
 }
 
 // partRecords reads the registry entries whose keys match filter.
