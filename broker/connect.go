@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -58,7 +60,11 @@ func Connect(cfg ConnConfig) (*nats.Conn, error) {
 	}
 	nc, err := nats.Connect(cfg.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connect to NATS at %s: %w (is a server running? start one with `schedfarm server`, or use `schedfarm run` for an embedded one)", cfg.URL, err)
+		hint := "is a server running? start one with `schedfarm server`, or use `schedfarm run` for an embedded one"
+		if errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization") {
+			hint = "the server refused the credentials: check --token, --user/--password or --creds (or SCHEDFARM_TOKEN, ...)"
+		}
+		return nil, fmt.Errorf("connect to NATS at %s: %w (%s)", cfg.URL, err, hint)
 	}
 	return nc, nil
 }

@@ -151,6 +151,9 @@ func (a *app) runWorkers(ctx context.Context, n int, prefix string, base worker.
 	}
 	if ready != nil {
 		close(ready)
+	} else {
+		fmt.Fprintf(os.Stderr, "%d worker(s) %s-w0..w%d pulling jobs from %s; Ctrl-C or SIGTERM stops them after handing back their jobs\n",
+			n, prefix, n-1, a.v.GetString("nats"))
 	}
 	wg.Wait()
 	close(errs)
