@@ -140,21 +140,7 @@ func TestWorkerDiesMidJob(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
 	rep := submit(t, c.Coordinator, benchSweep("dies", 1, 1, 3000, ""), false)
-	// Wait until the doomed worker holds the job.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ws := c.Workers()
-		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("doomed worker never started the job")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	// Die: the connection goes first, so neither ack nor nak can leave.
-	doomed.Farms[0].NC.Close()
-	doomed.Stop()
+	killMidJob(t, c, doomed)
 	f.StartWorkers(1, "survivor", worker.Config{})
 	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
 	if p.Done != 1 || p.Failed != 0 {
@@ -396,19 +382,7 @@ func TestLastDeliveryLost(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
 	rep := submit(t, c.Coordinator, benchSweep("lost", 1, 1, 3000, ""), false)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ws := c.Workers()
-		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("doomed worker never started the job")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	doomed.Farms[0].NC.Close()
-	doomed.Stop()
+	killMidJob(t, c, doomed)
 	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
 	if p.Failed != 1 || p.Done != 0 {
 		t.Fatalf("progress: %+v", p)
@@ -427,4 +401,23 @@ func TestLastDeliveryLost(t *testing.T) {
 	if out[0].Failed != 1 {
 		t.Fatalf("collected: %+v", out[0].Collected)
 	}
+}
+
+// killMidJob waits until the single worker of doomed holds a job, then makes
+// it vanish: its connection goes first, so neither ack nor nak can leave.
+func killMidJob(t *testing.T, c *Coordinator, doomed *Workers) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ws := c.Workers()
+		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("doomed worker never started the job")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	doomed.Farms[0].NC.Close()
+	doomed.Stop()
 }

@@ -171,15 +171,10 @@ func (a *app) submitCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			f, err := a.loadSweep(args[0])
+			f, _, err := a.loadAndExpand(cmd.ErrOrStderr(), args[0], maxJobs, "")
 			if err != nil {
 				return err
 			}
-			jobs, err := a.expandSweep(f, maxJobs)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d sweep(s), %d jobs\n", args[0], len(f.Sweeps), len(jobs))
 			farm, err := a.connect(ctx, "schedfarm-submit")
 			if err != nil {
 				return err

@@ -34,15 +34,10 @@ func (a *app) runCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			f, err := a.loadSweep(args[0])
+			f, _, err := a.loadAndExpand(cmd.ErrOrStderr(), args[0], maxJobs, fmt.Sprintf(", %d workers", workers))
 			if err != nil {
 				return err
 			}
-			jobs, err := a.expandSweep(f, maxJobs)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d sweep(s), %d jobs, %d workers\n", args[0], len(f.Sweeps), len(jobs), workers)
 			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir)
 		},
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -22,6 +23,21 @@ func (a *app) loadSweep(path string) (*sweep.File, error) {
 		return nil, &exitError{exitUsage, err}
 	}
 	return f, nil
+}
+
+// loadAndExpand loads, validates and expands a sweep file and says how many
+// jobs it holds, before anything is published.
+func (a *app) loadAndExpand(w io.Writer, path string, maxJobs int, extra string) (*sweep.File, []sweep.Job, error) {
+	f, err := a.loadSweep(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs, err := a.expandSweep(f, maxJobs)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(w, "%s: %d sweep(s), %d jobs%s\n", path, len(f.Sweeps), len(jobs), extra)
+	return f, jobs, nil
 }
 
 // expandSweep expands a sweep file within the job limit.
