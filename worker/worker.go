@@ -41,6 +41,10 @@ type Config struct {
 	// FlushRows and FlushEvery bound how long results wait in the buffer:
 	// a part is stored when either is reached.
 	FlushRows  int
+	// FlushTableRows stores a part early when the buffered jobs' extra
+	// tables reach this many rows, so that a model emitting large per-task
+	// tables does not hold hundreds of them in memory.
+	FlushTableRows int
 	FlushEvery time.Duration
 	// Heartbeat is the interval of the worker's liveness messages.
 	Heartbeat time.Duration
@@ -66,6 +70,8 @@ type Worker struct {
 	mu       sync.Mutex
 	running  string // job ID in flight, for heartbeats
 	buffered []*finished
+	// tableRows counts the extra-table rows of the buffered jobs.
+	tableRows int
 	oldest   time.Time
 	draining atomic.Bool
 	// flushFailed stops the worker when a part could not be stored even
@@ -94,6 +100,9 @@ func New(farm *broker.Farm, cfg Config) (*Worker, error) {
 		cfg.Name = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
 	}
 	cfg.Name = broker.SafeName(cfg.Name)
+	if cfg.FlushTableRows <= 0 {
+		cfg.FlushTableRows = 200_000
+	}
 	if cfg.FlushRows <= 0 {
 		cfg.FlushRows = 500
 	}
@@ -200,6 +209,7 @@ func (w *Worker) take() []*finished {
 	defer w.mu.Unlock()
 	buf := w.buffered
 	w.buffered = nil
+	w.tableRows = 0
 	return buf
 }
 
@@ -239,7 +249,8 @@ func (w *Worker) bufferedLen() int {
 func (w *Worker) flushDue() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.buffered) >= w.cfg.FlushRows || (len(w.buffered) > 0 && time.Since(w.oldest) >= w.cfg.FlushEvery)
+	return len(w.buffered) >= w.cfg.FlushRows || w.tableRows >= w.cfg.FlushTableRows ||
+		(len(w.buffered) > 0 && time.Since(w.oldest) >= w.cfg.FlushEvery)
 }
 
 // handle runs one delivered job.
@@ -286,6 +297,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		w.oldest = time.Now()
 	}
 	w.buffered = append(w.buffered, f)
+	for _, t := range res.Tables {
+		w.tableRows += t.Len()
+	}
 	w.mu.Unlock()
 	w.done.Add(1)
 }
