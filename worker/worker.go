@@ -40,12 +40,12 @@ type Config struct {
 	Logger   *slog.Logger
 	// FlushRows and FlushEvery bound how long results wait in the buffer:
 	// a part is stored when either is reached.
-	FlushRows  int
+	FlushRows int
 	// FlushTableRows stores a part early when the buffered jobs' extra
 	// tables reach this many rows, so that a model emitting large per-task
 	// tables does not hold hundreds of them in memory.
 	FlushTableRows int
-	FlushEvery time.Duration
+	FlushEvery     time.Duration
 	// Heartbeat is the interval of the worker's liveness messages.
 	Heartbeat time.Duration
 	// JobTimeout bounds one job's run time (default 12 h; negative: no
@@ -72,8 +72,8 @@ type Worker struct {
 	buffered []*finished
 	// tableRows counts the extra-table rows of the buffered jobs.
 	tableRows int
-	oldest   time.Time
-	draining atomic.Bool
+	oldest    time.Time
+	draining  atomic.Bool
 	// flushFailed stops the worker when a part could not be stored even
 	// after retries (its jobs were nak'ed and will run elsewhere).
 	flushFailed atomic.Bool
