@@ -3,7 +3,9 @@
 // uses and the messages that cross them. Coordinator and worker share it so
 // that both sides agree on names and encodings.
 //
-// Resources (all JetStream, created idempotently by Setup):
+// Resources (all JetStream, created idempotently by Setup), shown for the
+// default prefix "schedfarm" (another prefix, say "lab-a", gives
+// lab-a.jobs.<run>, LAB_A_JOBS, ...; see Names):
 //
 //	stream  SCHEDFARM_JOBS    work queue, subjects schedfarm.jobs.<run>; one
 //	                          durable pull consumer "workers" shared by all workers
@@ -14,6 +16,6 @@
 //	object  SCHEDFARM_PARTS   Parquet parts: <run>/<part>/<table>.parquet
 //
 // Core NATS subjects: schedfarm.hb.<worker> (heartbeats),
-// schedfarm.err.<run> (a job attempt failed), schedfarm.api.* (requests to
-// the coordinator), schedfarm.ctl.<worker> (drain a worker).
+// schedfarm.err.<run> (a job attempt failed), schedfarm.api.<verb> (requests
+// to the coordinator), schedfarm.ctl.<worker> (drain a worker).
 package broker

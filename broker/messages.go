@@ -3,9 +3,12 @@ package broker
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 
 	"schedfarm/simcore"
 	"schedfarm/sweep"
@@ -22,6 +25,32 @@ func EncodeJob(run string, j *sweep.Job) ([]byte, error) {
 	return json.Marshal(JobMsg{Run: run, Job: *j})
 }
 
+// ErrNotRunnableHere marks a well-formed job this worker cannot run: its
+// model is not built in, or in another version. Another worker may run it,
+// so it is retried; every other decoding error means the message is
+// malformed and will never run anywhere.
+var ErrNotRunnableHere = errors.New("job not runnable by this worker")
+
+// maxJobMessage bounds a job message; a sweep's parameters never come near.
+const maxJobMessage = 1 << 20
+
+// PeekJob extracts what it can of a job's identity from a message that may
+// be malformed, so that a rejected message can still be recorded.
+func PeekJob(data []byte) (run, job, sweepName string, index int) {
+	var raw struct {
+		Run string `json:"run"`
+		Job struct {
+			ID    string `json:"id"`
+			Sweep string `json:"sweep"`
+			Index int    `json:"index"`
+		} `json:"job"`
+	}
+	if len(data) > maxJobMessage || json.Unmarshal(data, &raw) != nil {
+		return "", "", "", 0
+	}
+	return raw.Run, raw.Job.ID, raw.Job.Sweep, raw.Job.Index
+}
+
 // DecodeJob decodes a job message and restores each parameter's Go type from
 // the model's schema (JSON alone cannot tell 2 from 2.0, and would round
 // integers above 2^53).
@@ -33,16 +62,22 @@ func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, erro
 			Params map[string]json.RawMessage `json:"params"`
 		} `json:"job"`
 	}
+	if len(data) > maxJobMessage {
+		return nil, nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
+	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, nil, fmt.Errorf("decode job message: %w", err)
 	}
+	if raw.Run == "" || SafeName(raw.Run) != raw.Run || raw.Job.ID == uuid.Nil {
+		return nil, nil, fmt.Errorf("job message without a valid run and job ID")
+	}
 	m, ok := reg.Lookup(raw.Job.Model)
 	if !ok {
-		return nil, nil, fmt.Errorf("job %s: model %q is not built into this worker (known: %v)", raw.Job.ID, raw.Job.Model, reg.Names())
+		return nil, nil, fmt.Errorf("job %s: model %q is not built into this worker (known: %v): %w", raw.Job.ID, raw.Job.Model, reg.Names(), ErrNotRunnableHere)
 	}
 	if m.Version() != raw.Job.ModelVersion {
-		return nil, nil, fmt.Errorf("job %s: model %s version %s requested, this worker has version %s",
-			raw.Job.ID, m.Name(), raw.Job.ModelVersion, m.Version())
+		return nil, nil, fmt.Errorf("job %s: model %s version %s requested, this worker has version %s: %w",
+			raw.Job.ID, m.Name(), raw.Job.ModelVersion, m.Version(), ErrNotRunnableHere)
 	}
 	schema := m.Schema()
 	params := make(simcore.Params, len(raw.Job.Params))

@@ -314,7 +314,60 @@ func TestKeys(t *testing.T) {
 	if got := broker.MsgID("r1", "j2"); got != "r1.j2" {
 		t.Errorf("MsgID = %q", got)
 	}
-	if got := broker.JobSubject("r1"); got != broker.JobsSubject+".r1" {
-		t.Errorf("JobSubject = %q", got)
+}
+
+func TestNames(t *testing.T) {
+	n, err := broker.NewNames("lab-a")
+	if err != nil {
+		t.Fatal(err)
 	}
+	for _, c := range []struct{ got, want string }{
+		{n.JobSubject("r1"), "lab-a.jobs.r1"},
+		{n.JobsAll(), "lab-a.jobs.>"},
+		{n.HeartbeatSubject("w"), "lab-a.hb.w"},
+		{n.ErrorSubject("r1"), "lab-a.err.r1"},
+		{n.APISubject("status"), "lab-a.api.status"},
+		{n.ControlSubject("w"), "lab-a.ctl.w"},
+		{n.JobsStream, "LAB_A_JOBS"},
+		{n.RunsBucket, "LAB_A_RUNS"},
+		{n.DoneBucket, "LAB_A_DONE"},
+		{n.FailedBucket, "LAB_A_FAILED"},
+		{n.PartsBucket, "LAB_A_PARTS"},
+		{n.MaxDeliveriesAdvisory(), "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.LAB_A_JOBS.workers"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "a.b", "a b", "a*", "a>"} {
+		if _, err := broker.NewNames(bad); err == nil {
+			t.Errorf("NewNames(%q) accepted", bad)
+		}
+	}
+}
+
+// FuzzDecodeJob: the job-message decoder never panics, and what it accepts
+// has a run, a job ID and a complete, schema-valid parameter set.
+func FuzzDecodeJob(f *testing.F) {
+	reg, err := simcore.NewRegistry(bench.New())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"run":"r1","job":{"id":"46a972f0-979b-5b28-b8e1-03f2770e6168","model":"bench","model_version":"1","params":{"size":3,"work_ms":0.5}}}`))
+	f.Add([]byte(`{"run":"r1","job":{"id":"46a972f0-979b-5b28-b8e1-03f2770e6168","model":"bench","model_version":"1","params":{"size":1e400}}}`))
+	f.Add([]byte(`{"job":{"params":{"variant":null}}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		msg, m, err := broker.DecodeJob(data, reg)
+		if err != nil {
+			return
+		}
+		if msg.Run == "" || msg.Job.ID == uuid.Nil {
+			t.Fatalf("accepted a job without identity: %+v", msg)
+		}
+		s := m.Schema()
+		if _, err := s.Complete(msg.Job.Params); err != nil {
+			t.Fatalf("accepted invalid parameters: %v", err)
+		}
+	})
 }

@@ -4,26 +4,72 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Names of the farm's JetStream resources and subjects.
-const (
-	JobsStream    = "SCHEDFARM_JOBS"
-	JobsSubject   = "schedfarm.jobs"
-	WorkersName   = "workers"
-	RunsBucket    = "SCHEDFARM_RUNS"
-	DoneBucket    = "SCHEDFARM_DONE"
-	FailedBucket  = "SCHEDFARM_FAILED"
-	PartsBucket   = "SCHEDFARM_PARTS"
-	HeartbeatSubj = "schedfarm.hb"
-	ErrorSubj     = "schedfarm.err"
-	APISubj       = "schedfarm.api"
-	ControlSubj   = "schedfarm.ctl"
-)
+// DefaultPrefix is the prefix of the farm's subjects and resources.
+const DefaultPrefix = "schedfarm"
+
+// WorkersName is the durable consumer all workers of a farm pull from.
+const WorkersName = "workers"
+
+// Names are a farm's subjects and JetStream resource names, all derived
+// from one prefix so that several farms can share one NATS cluster without
+// seeing each other's jobs (prefix "schedfarm": subjects schedfarm.jobs.<run>,
+// stream SCHEDFARM_JOBS, buckets SCHEDFARM_RUNS, ...).
+type Names struct {
+	Prefix string
+	// JetStream resources.
+	JobsStream, RunsBucket, DoneBucket, FailedBucket, PartsBucket string
+}
+
+// NewNames returns the names under prefix, which must be a NATS subject
+// token of letters, digits, '-' and '_'.
+func NewNames(prefix string) (Names, error) {
+	if prefix == "" || SafeName(prefix) != prefix {
+		return Names{}, fmt.Errorf("prefix %q: use letters, digits, '-' and '_' only", prefix)
+	}
+	up := strings.ToUpper(strings.ReplaceAll(prefix, "-", "_"))
+	return Names{Prefix: prefix, JobsStream: up + "_JOBS", RunsBucket: up + "_RUNS", DoneBucket: up + "_DONE",
+		FailedBucket: up + "_FAILED", PartsBucket: up + "_PARTS"}, nil
+}
+
+// JobSubject is the subject the jobs of one run are published on.
+func (n Names) JobSubject(run string) string { return n.Prefix + ".jobs." + run }
+
+// JobsAll matches the jobs of every run.
+func (n Names) JobsAll() string { return n.Prefix + ".jobs.>" }
+
+// HeartbeatSubject is where a worker publishes its heartbeats.
+func (n Names) HeartbeatSubject(worker string) string { return n.Prefix + ".hb." + worker }
+
+// HeartbeatAll matches every worker's heartbeats.
+func (n Names) HeartbeatAll() string { return n.Prefix + ".hb.>" }
+
+// ErrorSubject is where failed attempts of a run's jobs are reported.
+func (n Names) ErrorSubject(run string) string { return n.Prefix + ".err." + run }
+
+// ErrorAll matches every run's error reports.
+func (n Names) ErrorAll() string { return n.Prefix + ".err.>" }
+
+// APISubject is the coordinator's request subject for verb.
+func (n Names) APISubject(verb string) string { return n.Prefix + ".api." + verb }
+
+// APIAll matches every coordinator request.
+func (n Names) APIAll() string { return n.Prefix + ".api.>" }
+
+// ControlSubject is where a worker listens for control requests (drain).
+func (n Names) ControlSubject(worker string) string { return n.Prefix + ".ctl." + worker }
+
+// MaxDeliveriesAdvisory is the server's advisory subject for jobs that
+// exhausted their deliveries.
+func (n Names) MaxDeliveriesAdvisory() string {
+	return "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + n.JobsStream + "." + WorkersName
+}
 
 // Settings are the queue's delivery parameters.
 type Settings struct {
@@ -43,6 +89,8 @@ type Settings struct {
 	Storage jetstream.StorageType
 	// Replicas for clustered servers (1 for a single server).
 	Replicas int
+	// Prefix names the farm's subjects and resources (see Names).
+	Prefix string
 }
 
 // DefaultSettings returns the production defaults.
@@ -54,6 +102,7 @@ func DefaultSettings() Settings {
 		Dedup:         10 * time.Minute,
 		Storage:       jetstream.FileStorage,
 		Replicas:      1,
+		Prefix:        DefaultPrefix,
 	}
 }
 
@@ -68,20 +117,28 @@ type Farm struct {
 	Failed   jetstream.KeyValue
 	Parts    jetstream.ObjectStore
 	Settings Settings
+	Names    Names
 }
 
 // Setup creates (or updates) the farm's resources and returns handles on
 // them. It is idempotent: every process of the farm calls it on start.
 func Setup(ctx context.Context, nc *nats.Conn, s Settings) (*Farm, error) {
+	if s.Prefix == "" {
+		s.Prefix = DefaultPrefix
+	}
+	names, err := NewNames(s.Prefix)
+	if err != nil {
+		return nil, err
+	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	f := &Farm{NC: nc, JS: js, Settings: s}
+	f := &Farm{NC: nc, JS: js, Settings: s, Names: names}
 	f.Jobs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        JobsStream,
+		Name:        names.JobsStream,
 		Description: "schedfarm jobs (work queue)",
-		Subjects:    []string{JobsSubject + ".>"},
+		Subjects:    []string{names.JobsAll()},
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     s.Storage,
 		Replicas:    s.Replicas,
@@ -89,9 +146,9 @@ func Setup(ctx context.Context, nc *nats.Conn, s Settings) (*Farm, error) {
 		Discard:     jetstream.DiscardNew,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("stream %s: %w", JobsStream, err)
+		return nil, fmt.Errorf("stream %s: %w", names.JobsStream, err)
 	}
-	f.Workers, err = js.CreateOrUpdateConsumer(ctx, JobsStream, jetstream.ConsumerConfig{
+	f.Workers, err = js.CreateOrUpdateConsumer(ctx, names.JobsStream, jetstream.ConsumerConfig{
 		Durable:       WorkersName,
 		Description:   "all schedfarm workers pull from here",
 		AckPolicy:     jetstream.AckExplicitPolicy,
@@ -113,26 +170,23 @@ func Setup(ctx context.Context, nc *nats.Conn, s Settings) (*Farm, error) {
 		}
 		return b, nil
 	}
-	if f.Runs, err = kv(RunsBucket, "schedfarm run records"); err != nil {
+	if f.Runs, err = kv(names.RunsBucket, "schedfarm run records"); err != nil {
 		return nil, err
 	}
-	if f.Done, err = kv(DoneBucket, "schedfarm registry of finished jobs, per stored part"); err != nil {
+	if f.Done, err = kv(names.DoneBucket, "schedfarm registry of finished jobs, per stored part"); err != nil {
 		return nil, err
 	}
-	if f.Failed, err = kv(FailedBucket, "schedfarm jobs that exhausted their deliveries"); err != nil {
+	if f.Failed, err = kv(names.FailedBucket, "schedfarm jobs that exhausted their deliveries"); err != nil {
 		return nil, err
 	}
 	f.Parts, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-		Bucket: PartsBucket, Description: "schedfarm Parquet result parts", Storage: s.Storage, Replicas: s.Replicas,
+		Bucket: names.PartsBucket, Description: "schedfarm Parquet result parts", Storage: s.Storage, Replicas: s.Replicas,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("object store %s: %w", PartsBucket, err)
+		return nil, fmt.Errorf("object store %s: %w", names.PartsBucket, err)
 	}
 	return f, nil
 }
-
-// JobSubject is the subject the jobs of one run are published on.
-func JobSubject(run string) string { return JobsSubject + "." + run }
 
 // MsgID is the deduplication ID of a job message: the run and the job, so
 // that a restarted coordinator's republish is dropped but a forced rerun (a

@@ -141,10 +141,10 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		subj string
 		cb   nats.MsgHandler
 	}{
-		{broker.HeartbeatSubj + ".>", c.onHeartbeat},
-		{broker.ErrorSubj + ".>", c.onError},
-		{"$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + broker.JobsStream + "." + broker.WorkersName, c.onMaxDeliveries},
-		{broker.APISubj + ".>", c.onRequest},
+		{c.farm.Names.HeartbeatAll(), c.onHeartbeat},
+		{c.farm.Names.ErrorAll(), c.onError},
+		{c.farm.Names.MaxDeliveriesAdvisory(), c.onMaxDeliveries},
+		{c.farm.Names.APIAll(), c.onRequest},
 	} {
 		s, err := c.farm.NC.Subscribe(sub.subj, sub.cb)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -211,7 +212,7 @@ type apiReply struct {
 
 // onRequest serves schedfarm.api.{submit,status,cancel}.
 func (c *Coordinator) onRequest(m *nats.Msg) {
-	verb := m.Subject[len(broker.APISubj)+1:]
+	verb := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
@@ -256,12 +257,12 @@ func (c *Coordinator) onRequest(m *nats.Msg) {
 
 // Request sends an API request to the coordinator and decodes its answer
 // into out.
-func Request(ctx context.Context, nc *nats.Conn, verb string, req, out any) error {
+func Request(ctx context.Context, farm *broker.Farm, verb string, req, out any) error {
 	data, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	msg, err := nc.RequestWithContext(ctx, broker.APISubj+"."+verb, data)
+	msg, err := farm.NC.RequestWithContext(ctx, farm.Names.APISubject(verb), data)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
 			return fmt.Errorf("%s: no coordinator is running (start one with `schedfarm coordinator`)", verb)

@@ -112,7 +112,7 @@ func (c *Coordinator) markRunning(ctx context.Context, run string) error {
 // in flight; each message carries Nats-Msg-Id = run.job so that a republish
 // inside the dedup window is dropped by the server.
 func (c *Coordinator) publish(ctx context.Context, run string, jobs []sweep.Job, skip map[uuid.UUID]bool) (int, error) {
-	subject := broker.JobSubject(run)
+	subject := c.farm.Names.JobSubject(run)
 	type pending struct {
 		fut jetstream.PubAckFuture
 		job int
@@ -208,7 +208,7 @@ func (c *Coordinator) Cancel(ctx context.Context, run string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.farm.Jobs.Purge(ctx, jetstream.WithPurgeSubject(broker.JobSubject(run))); err != nil {
+	if err := c.farm.Jobs.Purge(ctx, jetstream.WithPurgeSubject(c.farm.Names.JobSubject(run))); err != nil {
 		return fmt.Errorf("cancel run %s: purge queued jobs: %w", run, err)
 	}
 	c.mu.Lock()

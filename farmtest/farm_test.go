@@ -421,3 +421,110 @@ func killMidJob(t *testing.T, c *Coordinator, doomed *Workers) {
 	doomed.Farms[0].NC.Close()
 	doomed.Stop()
 }
+
+// TestTwoFarmsOneServer: two farms with different prefixes share one NATS
+// server without seeing each other's jobs, workers or results.
+func TestTwoFarmsOneServer(t *testing.T) {
+	a := New(t, Settings())
+	a.Settings.Prefix = "lab-a"
+	b := *a
+	b.Settings.Prefix = "lab-b"
+	ca, cb := a.StartCoordinator("coord-a"), b.StartCoordinator("coord-b")
+	a.StartWorkers(1, "wa", worker.Config{})
+	b.StartWorkers(1, "wb", worker.Config{})
+	ra := submit(t, ca.Coordinator, benchSweep("farm-a", 30, 1, 0, ""), false)
+	rb := submit(t, cb.Coordinator, benchSweep("farm-b", 20, 1, 0, ""), false)
+	WaitRun(t, ca.Coordinator, ra.Run, 30*time.Second)
+	WaitRun(t, cb.Coordinator, rb.Run, 30*time.Second)
+	for _, c := range []struct {
+		f      *Farm
+		co     *Coordinator
+		run    string
+		n      int
+		worker string
+	}{{a, ca, ra.Run, 30, "wa-0"}, {&b, cb, rb.Run, 20, "wb-0"}} {
+		out := collect(t, c.f, c.co.Farm, c.run)
+		fr := readJobs(t, out[0].Dir)
+		if fr.Len() != c.n {
+			t.Fatalf("farm %s: %d rows, want %d", c.f.Settings.Prefix, fr.Len(), c.n)
+		}
+		for _, w := range strCol(t, fr, "worker") {
+			if w != c.worker {
+				t.Fatalf("farm %s: job run by %s", c.f.Settings.Prefix, w)
+			}
+		}
+		if ws := c.co.Workers(); len(ws) != 1 || ws[0].Name != c.worker {
+			t.Fatalf("farm %s sees workers %+v", c.f.Settings.Prefix, ws)
+		}
+		if _, err := c.co.Progress(context.Background(), map[string]string{ca.Farm.Names.Prefix: rb.Run, cb.Farm.Names.Prefix: ra.Run}[c.co.Farm.Names.Prefix]); err == nil {
+			t.Fatalf("farm %s sees the other farm's run", c.f.Settings.Prefix)
+		}
+	}
+}
+
+// TestForeignMessages: messages on the jobs subject that are not ours, are
+// malformed or name a model this worker lacks are rejected with a recorded
+// reason; the workers survive and the real run completes.
+func TestForeignMessages(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	ws := f.StartWorkers(1, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("real", 10, 1, 0, ""), false)
+	subject := c.Farm.Names.JobSubject(rep.Run)
+	bad := []string{
+		"\x00\x01 not json",
+		`{"run":"` + rep.Run + `","job":{"id":"11111111-1111-1111-1111-111111111111","model":"bench","model_version":"1","params":{"size":-5}}}`,
+		`{"run":"` + rep.Run + `","job":{"id":"22222222-2222-2222-2222-222222222222","model":"nosuchmodel","model_version":"1","params":{}}}`,
+		`{"run":"` + rep.Run + `","job":{"id":"33333333-3333-3333-3333-333333333333","model":"bench","model_version":"999","params":{}}}`,
+		`{"run":"` + rep.Run + `","job":{"id":"44444444-4444-4444-4444-444444444444","model":"bench","model_version":"1","params":{"size":"x"}}}`,
+		`{"job":{}}`,
+	}
+	ctx := context.Background()
+	for _, b := range bad {
+		if _, err := c.Farm.JS.Publish(ctx, subject, []byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	if p.Done != 10 {
+		t.Fatalf("progress: %+v", p)
+	}
+	// The foreign messages are gone from the queue once their deliveries ran
+	// out (unknown model, wrong version) or at once (malformed).
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		info, err := c.Farm.Jobs.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d foreign messages still queued", info.State.Msgs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	fails, err := coordinator.ListFailures(ctx, c.Farm, rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, fl := range fails {
+		reasons[fl.Job] = fl.Error
+	}
+	for id, want := range map[string]string{
+		"11111111-1111-1111-1111-111111111111": "malformed job message",
+		"22222222-2222-2222-2222-222222222222": "not built into this worker",
+		"33333333-3333-3333-3333-333333333333": "version 999 requested",
+		"44444444-4444-4444-4444-444444444444": "malformed job message",
+	} {
+		if !strings.Contains(reasons[id], want) {
+			t.Errorf("job %s: recorded reason %q, want %q", id, reasons[id], want)
+		}
+	}
+	if st := ws.List[0].Stats(); st.Done != 10 {
+		t.Errorf("worker stats %+v, want 10 done", st)
+	}
+	t.Logf("submitted 10 real + %d foreign messages: %d results, %d recorded failures", len(bad), p.Done, len(fails))
+}

@@ -148,7 +148,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go w.heartbeats(hbCtx)
-	ctl, err := w.farm.NC.Subscribe(broker.ControlSubj+"."+w.cfg.Name, func(m *nats.Msg) {
+	ctl, err := w.farm.NC.Subscribe(w.farm.Names.ControlSubject(w.cfg.Name), func(m *nats.Msg) {
 		if string(m.Data) == "drain" {
 			w.log.Info("drain requested")
 			w.Drain()
@@ -262,9 +262,14 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	job, model, err := broker.DecodeJob(msg.Data(), w.cfg.Registry)
 	if err != nil {
-		// A message this worker cannot decode will not decode elsewhere
-		// either (or needs a newer worker): fail it through the normal path.
-		w.fail(ctx, msg, &broker.JobMsg{}, attempt, err)
+		if errors.Is(err, broker.ErrNotRunnableHere) {
+			// Another worker (with that model version) may run it.
+			w.fail(ctx, msg, peek(msg.Data()), attempt, err)
+			return
+		}
+		// Malformed: it will never run anywhere, so it is recorded as
+		// failed at once rather than redelivered.
+		w.reject(ctx, msg, err)
 		return
 	}
 	id := job.Job.ID.String()
@@ -337,6 +342,36 @@ func (w *Worker) runModel(ctx context.Context, msg jetstream.Msg, model simcore.
 	return model.Run(jobCtx, job.Job.Params, job.Job.Seed)
 }
 
+// peek recovers what it can of a job's identity from an undecodable message.
+func peek(data []byte) *broker.JobMsg {
+	run, id, sweepName, index := broker.PeekJob(data)
+	m := &broker.JobMsg{Run: run}
+	m.Job.ID, _ = uuid.Parse(id)
+	m.Job.Sweep, m.Job.Index = sweepName, index
+	return m
+}
+
+// reject records a malformed job message as failed (when it names a run and
+// a job) and removes it from the queue: it can never run, and redelivering
+// it would only loop.
+func (w *Worker) reject(ctx context.Context, msg jetstream.Msg, err error) {
+	w.errs.Add(1)
+	job := peek(msg.Data())
+	w.log.Error("rejected a malformed job message", "subject", msg.Subject(), "run", job.Run, "job", job.Job.ID, "err", err)
+	if job.Run != "" && broker.SafeName(job.Run) == job.Run && job.Job.ID != uuid.Nil {
+		rec := broker.FailRecord{Run: job.Run, Job: job.Job.ID.String(), Sweep: job.Job.Sweep, Index: job.Job.Index,
+			Error: "malformed job message: " + err.Error(), Attempts: 1, Worker: w.cfg.Name}
+		data, _ := json.Marshal(rec)
+		if putErr := retry(ctx, w.log, "record failure", func(ctx context.Context) error {
+			_, err := w.farm.Failed.Put(ctx, broker.FailKey(rec.Run, rec.Job), data)
+			return err
+		}); putErr != nil {
+			return // left unacked: redelivered, and rejected again
+		}
+	}
+	_ = msg.Term()
+}
+
 // fail reports a failed attempt; on the last allowed delivery it records
 // the job as failed and removes it from the queue, otherwise it naks it with
 // a growing delay so that another attempt (perhaps on another worker) follows.
@@ -349,7 +384,7 @@ func (w *Worker) fail(ctx context.Context, msg jetstream.Msg, job *broker.JobMsg
 	}
 	ev := broker.ErrorEvent{Run: job.Run, Job: job.Job.ID.String(), Worker: w.cfg.Name, Attempt: attempt, Error: text, Final: final}
 	if data, mErr := json.Marshal(ev); mErr == nil {
-		_ = w.farm.NC.Publish(broker.ErrorSubj+"."+job.Run, data)
+		_ = w.farm.NC.Publish(w.farm.Names.ErrorSubject(job.Run), data)
 	}
 	w.log.Warn("job attempt failed", "run", job.Run, "job", ev.Job, "attempt", attempt, "final", final, "err", firstLine(text))
 	if !final {
@@ -495,7 +530,7 @@ func (w *Worker) heartbeats(ctx context.Context) {
 		}
 		w.mu.Unlock()
 		if data, err := json.Marshal(hb); err == nil {
-			_ = w.farm.NC.Publish(broker.HeartbeatSubj+"."+w.cfg.Name, data)
+			_ = w.farm.NC.Publish(w.farm.Names.HeartbeatSubject(w.cfg.Name), data)
 		}
 		select {
 		case <-ctx.Done():

@@ -181,7 +181,7 @@ func (a *app) submitCmd() *cobra.Command {
 			}
 			defer farm.NC.Close()
 			var rep coordinator.SubmitReply
-			if err := coordinator.Request(ctx, farm.NC, "submit", coordinator.SubmitRequest{
+			if err := coordinator.Request(ctx, farm, "submit", coordinator.SubmitRequest{
 				File: args[0], Text: string(f.Text), MaxJobs: maxJobs, Force: force,
 			}, &rep); err != nil {
 				return err
@@ -219,7 +219,7 @@ func (a *app) follow(ctx context.Context, farm *broker.Farm, run string, local *
 			p, err = local.Progress(ctx, run)
 		} else {
 			var st coordinator.Status
-			err = coordinator.Request(ctx, farm.NC, "status", map[string]string{"run": run}, &st)
+			err = coordinator.Request(ctx, farm, "status", map[string]string{"run": run}, &st)
 			if err == nil && len(st.Runs) == 1 {
 				p = &st.Runs[0]
 			}
@@ -260,7 +260,7 @@ func (a *app) statusCmd() *cobra.Command {
 				run = args[0]
 			}
 			var st coordinator.Status
-			if err := coordinator.Request(ctx, farm.NC, "status", map[string]string{"run": run}, &st); err != nil {
+			if err := coordinator.Request(ctx, farm, "status", map[string]string{"run": run}, &st); err != nil {
 				return err
 			}
 			if asJSON {
@@ -362,7 +362,7 @@ func (a *app) cancelCmd() *cobra.Command {
 				return err
 			}
 			defer farm.NC.Close()
-			if err := coordinator.Request(ctx, farm.NC, "cancel", map[string]string{"run": args[0]}, nil); err != nil {
+			if err := coordinator.Request(ctx, farm, "cancel", map[string]string{"run": args[0]}, nil); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "run %s cancelled\n", args[0])
@@ -385,7 +385,7 @@ func (a *app) drainCmd() *cobra.Command {
 			defer farm.NC.Close()
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			if _, err := farm.NC.RequestWithContext(rctx, broker.ControlSubj+"."+args[0], []byte("drain")); err != nil {
+			if _, err := farm.NC.RequestWithContext(rctx, farm.Names.ControlSubject(args[0]), []byte("drain")); err != nil {
 				return fmt.Errorf("drain %s: %w (is the name right? `schedfarm status` lists workers)", args[0], err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "worker %s is draining\n", args[0])

@@ -90,6 +90,7 @@ func newApp() *app {
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
 	pf.Duration("ack-wait", 30*time.Second, "time a delivered job may go without an ack or heartbeat before it is redelivered")
 	pf.Int("max-deliver", 5, "deliveries of a job before it is recorded as failed")
+	pf.String("prefix", broker.DefaultPrefix, "prefix of the farm's NATS subjects, streams and buckets (several farms can share one server)")
 	a.root.AddCommand(
 		a.runCmd(), a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(),
 		a.collectCmd(), a.cancelCmd(), a.drainCmd(), a.validateCmd(), a.expandCmd(), a.modelsCmd(), a.versionCmd(),
@@ -193,6 +194,9 @@ func (a *app) settings() broker.Settings {
 	}
 	if n := a.v.GetInt("max-deliver"); n > 0 {
 		s.MaxDeliver = n
+	}
+	if p := a.v.GetString("prefix"); p != "" {
+		s.Prefix = p
 	}
 	return s
 }
