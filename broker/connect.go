@@ -22,6 +22,10 @@ type ConnConfig struct {
 	// CAFile verifies the server; CertFile/KeyFile present a client certificate.
 	CAFile, CertFile, KeyFile string
 	Logger                    *slog.Logger
+	// InProcess, when set, connects to an embedded server through an
+	// in-memory pipe instead of a TCP socket (URL is then ignored): no
+	// socket round trips between a worker and its own process's server.
+	InProcess nats.InProcessConnProvider
 }
 
 // Connect connects to NATS and keeps reconnecting forever after a loss, so
@@ -42,6 +46,9 @@ func Connect(cfg ConnConfig) (*nats.Conn, error) {
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("nats reconnected", "url", nc.ConnectedUrl()) }),
+	}
+	if cfg.InProcess != nil {
+		opts = append(opts, nats.InProcessServer(cfg.InProcess))
 	}
 	if cfg.CredsFile != "" {
 		opts = append(opts, nats.UserCredentials(cfg.CredsFile))

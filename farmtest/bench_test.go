@@ -19,6 +19,7 @@ func runBench(b *testing.B, text string, n int, workMs float64) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		f := New(b, Settings())
+		f.InProcess = os.Getenv("SCHEDFARM_BENCH_INPROCESS") != ""
 		c := f.StartCoordinator("coord")
 		ws := f.StartWorkers(2, "w", worker.Config{})
 		b.StartTimer()

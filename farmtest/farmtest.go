@@ -30,6 +30,8 @@ type Farm struct {
 	Registry *simcore.Registry
 	Settings broker.Settings
 	Dir      string
+	// InProcess connects through in-memory pipes instead of loopback TCP.
+	InProcess bool
 	// Logger receives the farm's logs: warnings and errors by default,
 	// everything with SCHEDFARM_TEST_LOG=debug.
 	Logger *slog.Logger
@@ -75,7 +77,11 @@ func Settings() broker.Settings {
 // Connect opens a new connection and sets the farm's resources up.
 func (f *Farm) Connect(name string) *broker.Farm {
 	f.TB.Helper()
-	nc, err := broker.Connect(broker.ConnConfig{URL: f.Server.ClientURL(), Name: name})
+	cc := broker.ConnConfig{URL: f.Server.ClientURL(), Name: name}
+	if f.InProcess {
+		cc.InProcess = f.Server
+	}
+	nc, err := broker.Connect(cc)
 	if err != nil {
 		f.TB.Fatal(err)
 	}

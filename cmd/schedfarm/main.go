@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -61,6 +62,9 @@ func main() {
 type app struct {
 	root *cobra.Command
 	v    *viper.Viper
+	// embedded is the in-process NATS server of `run`; connections to it
+	// go through in-memory pipes rather than loopback TCP.
+	embedded nats.InProcessConnProvider
 }
 
 func newApp() *app {
@@ -169,7 +173,7 @@ func (a *app) connConfig(name string) broker.ConnConfig {
 		URL: v.GetString("nats"), Name: name, CredsFile: v.GetString("creds"),
 		User: v.GetString("user"), Password: v.GetString("password"), Token: v.GetString("token"),
 		CAFile: v.GetString("tls-ca"), CertFile: v.GetString("tls-cert"), KeyFile: v.GetString("tls-key"),
-		Logger: a.logger(),
+		Logger: a.logger(), InProcess: a.embedded,
 	}
 }
 

@@ -62,6 +62,7 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		ns.WaitForShutdown()
 	}()
 	a.v.Set("nats", ns.ClientURL())
+	a.embedded = ns
 
 	coordCtx, stopCoord := context.WithCancel(context.Background())
 	defer stopCoord()
