@@ -24,7 +24,7 @@ const WorkersName = "workers"
 type Names struct {
 	Prefix string
 	// JetStream resources.
-	JobsStream, RunsBucket, DoneBucket, FailedBucket, PartsBucket string
+	JobsStream, RunsBucket, DoneBucket, FailedBucket, PartsBucket, LocksBucket string
 }
 
 // NewNames returns the names under prefix, which must be a NATS subject
@@ -35,7 +35,7 @@ func NewNames(prefix string) (Names, error) {
 	}
 	up := strings.ToUpper(strings.ReplaceAll(prefix, "-", "_"))
 	return Names{Prefix: prefix, JobsStream: up + "_JOBS", RunsBucket: up + "_RUNS", DoneBucket: up + "_DONE",
-		FailedBucket: up + "_FAILED", PartsBucket: up + "_PARTS"}, nil
+		FailedBucket: up + "_FAILED", PartsBucket: up + "_PARTS", LocksBucket: up + "_LOCKS"}, nil
 }
 
 // JobSubject is the subject the jobs of one run are published on.
@@ -91,6 +91,8 @@ type Settings struct {
 	Replicas int
 	// Prefix names the farm's subjects and resources (see Names).
 	Prefix string
+	// LeaseTTL is how long the coordinator lease outlives its last renewal.
+	LeaseTTL time.Duration
 }
 
 // DefaultSettings returns the production defaults.
@@ -103,6 +105,7 @@ func DefaultSettings() Settings {
 		Storage:       jetstream.FileStorage,
 		Replicas:      1,
 		Prefix:        DefaultPrefix,
+		LeaseTTL:      10 * time.Second,
 	}
 }
 
@@ -115,6 +118,7 @@ type Farm struct {
 	Runs     jetstream.KeyValue
 	Done     jetstream.KeyValue
 	Failed   jetstream.KeyValue
+	Locks    jetstream.KeyValue
 	Parts    jetstream.ObjectStore
 	Settings Settings
 	Names    Names
@@ -178,6 +182,17 @@ func Setup(ctx context.Context, nc *nats.Conn, s Settings) (*Farm, error) {
 	}
 	if f.Failed, err = kv(names.FailedBucket, "schedfarm jobs that exhausted their deliveries"); err != nil {
 		return nil, err
+	}
+	if s.LeaseTTL <= 0 {
+		s.LeaseTTL = DefaultSettings().LeaseTTL
+		f.Settings.LeaseTTL = s.LeaseTTL
+	}
+	f.Locks, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: names.LocksBucket, Description: "schedfarm coordinator lease", History: 1,
+		TTL: s.LeaseTTL, Storage: s.Storage, Replicas: s.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("key-value bucket %s: %w", names.LocksBucket, err)
 	}
 	f.Parts, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 		Bucket: names.PartsBucket, Description: "schedfarm Parquet result parts", Storage: s.Storage, Replicas: s.Replicas,

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -60,6 +61,8 @@ type Coordinator struct {
 
 	subs []*nats.Subscription
 	wg   sync.WaitGroup
+	stop context.CancelFunc
+	lost atomic.Bool
 }
 
 // PartRef says where the result of a finished job is stored.
@@ -128,6 +131,28 @@ func New(farm *broker.Farm, cfg Config) (*Coordinator, error) {
 // coordinator is ready; the background work stops when ctx ends (then call
 // Wait).
 func (c *Coordinator) Start(ctx context.Context) error {
+	rev, err := c.acquireLease(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, c.stop = context.WithCancel(ctx)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.keepLease(ctx, rev, func() {
+			c.lost.Store(true)
+			c.stop()
+		})
+	}()
+	if err := c.serve(ctx); err != nil {
+		c.stop() // releases the lease
+		return err
+	}
+	return nil
+}
+
+// serve loads the runs, catches up with the registries and subscribes.
+func (c *Coordinator) serve(ctx context.Context) error {
 	if err := c.loadRuns(ctx); err != nil {
 		return err
 	}
@@ -195,8 +220,15 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	return nil
 }
 
-// Wait blocks until the background work started by Start has stopped.
-func (c *Coordinator) Wait() { c.wg.Wait() }
+// Wait blocks until the background work started by Start has stopped. It
+// returns an error if the coordinator stopped because it lost its lease.
+func (c *Coordinator) Wait() error {
+	c.wg.Wait()
+	if c.lost.Load() {
+		return fmt.Errorf("coordinator %s stopped: it lost the farm's coordinator lease to another coordinator", c.name)
+	}
+	return nil
+}
 
 // watch delivers every entry of a bucket, old and new, to fn; it returns
 // after the entries that existed at the call have been delivered.

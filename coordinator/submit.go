@@ -98,12 +98,17 @@ func (c *Coordinator) markRunning(ctx context.Context, run string) error {
 		c.mu.Unlock()
 		return nil
 	}
-	r.rec.Status = broker.RunRunning
 	rec := r.rec
+	rec.Status = broker.RunRunning
 	c.mu.Unlock()
+	// Store first, then show: settle (which may complete the run right
+	// after) must never be overwritten by this older record.
 	if err := c.putRun(ctx, rec); err != nil {
 		return err
 	}
+	c.mu.Lock()
+	r.rec.Status = broker.RunRunning
+	c.mu.Unlock()
 	c.settle(ctx, run)
 	return nil
 }

@@ -2,6 +2,7 @@ package farmtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -527,4 +528,37 @@ func TestForeignMessages(t *testing.T) {
 		t.Errorf("worker stats %+v, want 10 done", st)
 	}
 	t.Logf("submitted 10 real + %d foreign messages: %d results, %d recorded failures", len(bad), p.Done, len(fails))
+}
+
+// TestCoordinatorLease: a second coordinator on a live farm refuses with the
+// holder's name; once the holder dies without releasing (its connection
+// gone, so no renewals), a new coordinator takes over within one lease TTL
+// and finishes the run.
+func TestCoordinatorLease(t *testing.T) {
+	f := New(t, Settings())
+	c1 := f.StartCoordinator("first")
+	rep := submit(t, c1.Coordinator, benchSweep("lease", 10, 2, 0, ""), false)
+
+	bf := f.Connect("second")
+	c2, err := coordinator.New(bf, coordinator.Config{Name: "second", Registry: f.Registry, Logger: f.Logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = c2.Start(context.Background())
+	if !errors.Is(err, coordinator.ErrLeaseHeld) || !strings.Contains(err.Error(), "first") {
+		t.Fatalf("second coordinator: err = %v, want ErrLeaseHeld naming %q", err, "first")
+	}
+	t.Logf("second coordinator refused after %v: %v", time.Since(start).Round(time.Millisecond), err)
+
+	// The first dies: no release, no renewals.
+	c1.Farm.NC.Close()
+	start = time.Now()
+	c3 := f.StartCoordinator("third")
+	t.Logf("third coordinator took over after %v", time.Since(start).Round(time.Millisecond))
+	f.StartWorkers(1, "w", worker.Config{})
+	p := WaitRun(t, c3.Coordinator, rep.Run, 30*time.Second)
+	if p.Done != 20 {
+		t.Fatalf("progress: %+v", p)
+	}
 }

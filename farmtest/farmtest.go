@@ -71,6 +71,7 @@ func Settings() broker.Settings {
 	s := broker.DefaultSettings()
 	s.AckWait = 2 * time.Second
 	s.MaxDeliver = 3
+	s.LeaseTTL = 2 * time.Second
 	return s
 }
 
@@ -105,7 +106,7 @@ type Coordinator struct {
 // Stop stops the coordinator and waits for it.
 func (c *Coordinator) Stop() {
 	c.cancel()
-	c.Wait()
+	_ = c.Wait()
 	c.Farm.NC.Close()
 }
 

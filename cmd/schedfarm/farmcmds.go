@@ -82,8 +82,7 @@ func (a *app) coordinatorCmd() *cobra.Command {
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "coordinator ready; Ctrl-C stops it")
 			<-ctx.Done()
-			c.Wait()
-			return nil
+			return c.Wait()
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "coordinator name (default coordinator-<host>-<pid>)")

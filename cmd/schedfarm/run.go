@@ -120,7 +120,9 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "run %s finished in %s\n", rep.Run, elapsed.Round(time.Millisecond))
 	stopCoord()
-	coord.Wait()
+	if err := coord.Wait(); err != nil {
+		return err
+	}
 	if p.Failed > 0 {
 		for _, fl := range p.Failures {
 			fmt.Fprintf(cmd.ErrOrStderr(), "failed: job %s (sweep %s, index %d) after %d attempts: %s\n", fl.Job, fl.Sweep, fl.Index, fl.Attempts, firstLine(fl.Error))
