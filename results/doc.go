@@ -129,6 +129,7 @@
 //	    bins: 20                  # hist only; normalize: true plots fractions
 //	    baseline: EDF-DLT         # pareto only (required): the reference series
 //	    relative: ratio           # pareto: ratio (default) | diff
+//	    legend: top-left          # top-right (default) | top-left | bottom-right | bottom-left | none
 //	    width: 6, height: 4       # one panel, inches (PNG at 100 dpi)
 //
 // Kinds: line draws per series the value at each x — from the summary the
@@ -142,7 +143,7 @@
 // replicate in the jobs table), the non-dominated points (lower is better
 // on both axes) linked by a dashed line. Each kind draws one legend entry
 // per series. Facets are panels of one image, at most three per row, each
-// width × height. A series value has the same colour in every figure of
+// width × height, sharing their axis ranges. A series value has the same colour in every figure of
 // the file: values are numbered over the whole file (the series
 // parameters' values over all its jobs, numbers in numeric order) and take
 // Tableau's ten colours, then the same colours dashed.

@@ -43,6 +43,9 @@ type Figure struct {
 	// Baseline is the series value Pareto figures are relative to;
 	// Relative is "ratio" (default) or "diff".
 	Baseline, Relative string
+	// Legend is where the legend goes: top-right (default), top-left,
+	// bottom-right, bottom-left or none.
+	Legend string
 	// Width and Height of one panel, in inches (default 6 × 4).
 	Width, Height float64
 
@@ -52,7 +55,7 @@ type Figure struct {
 }
 
 var figureKeys = []string{"id", "title", "kind", "table", "x", "y", "series", "facet", "where",
-	"xscale", "yscale", "xlabel", "ylabel", "bins", "normalize", "baseline", "relative", "width", "height"}
+	"xscale", "yscale", "xlabel", "ylabel", "bins", "normalize", "baseline", "relative", "legend", "width", "height"}
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
@@ -196,6 +199,9 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 		}
 	} else if f.Kind == KindPareto {
 		p.errf(n, key, "", "missing required key \"baseline\" (the series value the figure is relative to)")
+	}
+	if e, ok := m["legend"]; ok {
+		f.Legend, _ = p.oneOf(e.v, join(key, "legend"), "top-right", "top-left", "bottom-right", "bottom-left", "none")
 	}
 	if e, ok := m["relative"]; ok {
 		f.Relative, _ = p.oneOf(e.v, join(key, "relative"), "ratio", "diff")

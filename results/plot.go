@@ -127,7 +127,15 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (*FigureFiles,
 		if f.Facet != "" {
 			p.Title.Text = fmt.Sprintf("%s — %s = %s", f.Title, f.Facet, fv)
 		}
-		p.Legend.Top = true
+		switch f.Legend {
+		case "top-left":
+			p.Legend.Top, p.Legend.Left = true, true
+		case "bottom-left":
+			p.Legend.Left = true
+		case "bottom-right":
+		default:
+			p.Legend.Top = true
+		}
 		p.Add(plotter.NewGrid())
 		series, err := drawPanel(p, f, fr, byFacet[fv], pal)
 		if err != nil {
@@ -147,7 +155,14 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (*FigureFiles,
 			p.Y.Scale = plot.LogScale{}
 			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 		}
+		if f.Legend == "none" {
+			p.Legend = plot.NewLegend()
+		}
 		grid[i/cols][i%cols] = p
+	}
+	// Panels share their axes' ranges, so that facets compare at a glance.
+	if len(facets) > 1 {
+		shareRanges(grid)
 	}
 	w := vg.Length(f.Width*float64(cols)) * vg.Inch
 	h := vg.Length(f.Height*float64(nrows)) * vg.Inch
@@ -184,6 +199,27 @@ func writeTo(path string, c io.WriterTo) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+func shareRanges(grid [][]*plot.Plot) {
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for _, row := range grid {
+		for _, p := range row {
+			if p == nil {
+				continue
+			}
+			xmin, xmax = min(xmin, p.X.Min), max(xmax, p.X.Max)
+			ymin, ymax = min(ymin, p.Y.Min), max(ymax, p.Y.Max)
+		}
+	}
+	for _, row := range grid {
+		for _, p := range row {
+			if p != nil {
+				p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin, xmax, ymin, ymax
+			}
+		}
+	}
 }
 
 func drawGrid(grid [][]*plot.Plot, dc draw.Canvas) {

@@ -108,3 +108,27 @@ func TestValidateDeclarations(t *testing.T) {
 		t.Errorf("run published a sweep with bad declarations:\n%s", r)
 	}
 }
+
+// TestVerifyDrift: the smoke sweep with another master seed drifts from the
+// committed golden; verify says where and exits 1.
+func TestVerifyDrift(t *testing.T) {
+	t.Parallel()
+	text, err := os.ReadFile(smokeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := writeFile(t, filepath.Join(dir, "smoke.yaml"), strings.Replace(string(text), "seed: 20261121", "seed: 7", 1))
+	res := filepath.Join(dir, "results")
+	o := execute(t, "run", "--state-dir", filepath.Join(dir, "s"), "--results-dir", res, file)
+	mustSucceed(t, o)
+	c := onlyCollected(t, o, res, "smoke")
+	v := execute(t, "verify", filepath.Base(c.dir), "--results-dir", res, "--against", "../../configs/golden", "--limit", "3")
+	wantExit(t, v, exitFailures)
+	for _, s := range []string{"verify smoke: DRIFT, 20 points compared by summary", "POINT", "COLUMN", "GOLDEN", "GOT",
+		"work_ms=5, size=1, noise=0.3, rows=3, variant=a, fail=never  checksum_mean", "... 317 more"} {
+		if !strings.Contains(v.stdout, s) {
+			t.Errorf("verify output lacks %q:\n%s", s, v)
+		}
+	}
+}
