@@ -27,10 +27,11 @@ type ClaimResult struct {
 	// Numbers is one line with the numbers that decided the verdict.
 	Numbers string `json:"numbers"`
 	// Counts of points (or groups) that passed, failed, were inconclusive.
-	Passed       int `json:"passed"`
-	Failed       int `json:"failed"`
-	Undecided    int `json:"inconclusive"`
-	Source, Text string
+	Passed    int    `json:"passed"`
+	Failed    int    `json:"failed"`
+	Undecided int    `json:"inconclusive"`
+	Source    string `json:"source"`
+	Text      string `json:"text"`
 	// Points holds the per-point (or per-group) details, in summary order.
 	Points []PointResult `json:"points,omitempty"`
 }

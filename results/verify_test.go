@@ -120,3 +120,15 @@ func TestVerifySummary(t *testing.T) {
 		t.Errorf("value_q3 within value's relative tolerance: %+v", v.Diffs)
 	}
 }
+
+// BenchmarkVerify_100k compares two 100,000-row jobs tables with one
+// differing value.
+func BenchmarkVerify_100k(b *testing.B) {
+	golden, got := bigJobs(100_000, 1, "1"), bigJobs(100_000, 2, "1")
+	got.Cols[got.Index("value")].([]float64)[99_999] = -1
+	for b.Loop() {
+		if v := VerifyFrames(got, golden, VerifyJobs, nil); v.NDiffs != 1 {
+			b.Fatal(v.NDiffs)
+		}
+	}
+}
