@@ -362,3 +362,23 @@ verify:
 		t.Fatal(err)
 	}
 }
+
+func TestRenderFigureNotes(t *testing.T) {
+	d, err := testDecls(t, `figures:
+  - {id: hidden, kind: line, x: size, y: value}
+  - {id: empty, kind: line, x: size, y: value, series: variant, where: {size: 7}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range d.Figures {
+		ff, err := RenderFigure(f, fixedSummary(), NewPalette(nil), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ff.Note == "" {
+			t.Errorf("%s: no note", f.ID)
+		}
+	}
+}

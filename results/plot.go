@@ -113,6 +113,24 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (*FigureFiles,
 	out := &FigureFiles{ID: f.ID, Title: f.Title, Panels: len(facets)}
 	if len(rows) == 0 {
 		out.Note = "no rows match the figure's filter"
+	} else if f.Table == SummaryTable && (f.Kind == KindLine || f.Kind == KindBox) {
+		// One summary row per (facet, series, x), or the figure hides points.
+		seen := map[[3]string]bool{}
+		fi, si, xi := fr.Index(f.Facet), fr.Index(f.Series), fr.Index(f.X)
+		label := func(c, r int) string {
+			if c < 0 {
+				return ""
+			}
+			return fr.cellLabel(c, r)
+		}
+		for _, r := range rows {
+			k := [3]string{label(fi, r), label(si, r), label(xi, r)}
+			if seen[k] {
+				out.Note = "several summary rows share a (facet, series, x): only the first is drawn; another parameter varies — add it as facet or fix it with where"
+				break
+			}
+			seen[k] = true
+		}
 	}
 	cols := min(len(facets), 3)
 	nrows := (len(facets) + cols - 1) / cols
