@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
@@ -166,25 +165,10 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 
 // RunInfo is run.json, written beside a collected sweep's Parquet files: the
 // run's record as the farm kept it, for reports and provenance.
-type RunInfo struct {
-	Run      string    `json:"run"`
-	Sweep    string    `json:"sweep"`
-	File     string    `json:"file"`
-	Status   string    `json:"status"`
-	Created  time.Time `json:"created"`
-	Finished time.Time `json:"finished"`
-	// Total jobs of the whole file; Skipped were done by earlier runs.
-	Total   int    `json:"total"`
-	Skipped int    `json:"skipped"`
-	Done    int    `json:"done"`
-	Failed  int    `json:"failed"`
-	Owner   string `json:"coordinator"`
-	// CollectedBy is the host that collected the run.
-	CollectedBy string `json:"collected_by"`
-}
+type RunInfo = results.RunInfo
 
 // RunInfoFile is the name of the run record written into each results folder.
-const RunInfoFile = "run.json"
+const RunInfoFile = results.RunInfoFile
 
 func writeRunInfo(dir string, rec broker.RunRecord, sweepName string) error {
 	host, _ := os.Hostname()

@@ -102,4 +102,120 @@
 // result matches a job by (job_id, seed). Parameter values are taken from
 // the expected jobs, never from the parts. Parts of another model or model
 // version are skipped.
+//
+// # Figures, claims and verify (sweep keys)
+//
+// A sweep's figures:, claims: and verify: keys (kept raw by package sweep)
+// are validated by ParseDecls against the model's schema: every column
+// named must exist in the table named, with file:line:col errors and
+// did-you-mean hints (sweep.Error); `schedfarm validate` and every command
+// loading a sweep file report them before anything is published. Keys
+// starting with "x-" are ignored; YAML anchors and merge keys work.
+//
+//	figures:
+//	  - id: value-by-size         # required; names figures/<id>.png and .svg
+//	    kind: line                # line | scatter | box | cdf | hist | pareto
+//	    title: "Value by size"    # default: the id
+//	    table: summary            # summary (default for line, box, pareto) |
+//	                              # jobs (default for scatter, cdf, hist) | an extra table
+//	    x: size                   # a column of the table
+//	    y: value                  # a column; in the summary a bare metric name is
+//	                              # its mean (line: ± ci95 bars; box: min/q1/median/q3/max)
+//	    series: variant           # one colour per value (optional)
+//	    facet: noise              # one panel per value (optional)
+//	    where: {fail: never, size: [1, 2, 5]}   # filters: value or list of values
+//	    xscale: log               # linear (default) | log; yscale too
+//	    xlabel: "...", ylabel: "..."  # default: the column name with its unit
+//	    bins: 20                  # hist only; normalize: true plots fractions
+//	    baseline: EDF-DLT         # pareto only (required): the reference series
+//	    relative: ratio           # pareto: ratio (default) | diff
+//	    legend: top-left          # top-right (default) | top-left | bottom-right | bottom-left | none
+//	    width: 6, height: 4       # one panel, inches (PNG at 100 dpi)
+//
+// Kinds: line draws per series the value at each x — from the summary the
+// metric's mean with its 95% CI as error bars, from a per-job table the
+// mean and CI of the rows at each x; scatter one point per row; box one
+// box-and-whiskers per x and series (min, quartiles, max; categorical x);
+// cdf the empirical CDF of x per series; hist the counts (or fractions) of
+// x in bins over the common range, as step outlines; pareto, for every
+// series but the baseline, the point (x ÷ baseline's x, y ÷ baseline's y)
+// at each point of the sweep (matched on every other parameter, and on the
+// replicate in the jobs table), the non-dominated points (lower is better
+// on both axes) linked by a dashed line. Each kind draws one legend entry
+// per series. Facets are panels of one image, at most three per row, each
+// width × height, sharing their axis ranges. A series value has the same colour in every figure of
+// the file: values are numbered over the whole file (the series
+// parameters' values over all its jobs, numbers in numeric order) and take
+// Tableau's ten colours, then the same colours dashed.
+//
+//	claims:
+//	  - id: dlt-beats-mn                  # default claim-<n>
+//	    source: "Section 5.1, Fig. 3"
+//	    text: "DLT rejects fewer tasks than OPR-MN at every load"
+//	    compare: {metric: reject_ratio, series: algorithm, a: EDF-DLT, b: EDF-OPR-MN,
+//	              op: lower, over: every_point}   # lower | higher; every_point | mean | "share >= 0.9" (or 90%)
+//	  - monotone: {metric: value, in: size, direction: increasing, series: variant, strict: false}
+//	  - converge: {metric: reject_ratio, series: algorithm, a: X, b: Y, as: dc_ratio, eps: 0.01}
+//	  - published: {metric: value, where: {size: 3}, value: 3.0, tol: 0.5}
+//
+// Every claim has one of the four operators and an optional where:. Claims
+// read the summary: metric is a bare metric (its mean, uncertain by its
+// ci95; a null ci95 — one replicate — counts as 0, the value taken as
+// exact) or any numeric summary column (value_median: no uncertainty).
+// Points are matched on every parameter but series (and in/as). Verdicts:
+//
+//   - compare at a point: pass when the CIs separate the claimed way
+//     (A.mean + A.ci95 < B.mean − B.ci95 for lower), fail when they
+//     separate the other way, inconclusive when they overlap. every_point:
+//     all pass → pass, any fail → fail, else inconclusive. share ≥ p: pass
+//     when ⌈p·N⌉ points pass, fail when even the inconclusive ones could
+//     not make it. mean: the paired differences A − B over the N points,
+//     their mean ± t·sd/√N (N = 1: the two CIs combined in quadrature)
+//     must lie below 0 (pass), above 0 (fail), or straddle it.
+//   - monotone, per series (group of the other parameters) sorted by in:
+//     fail when a consecutive step separates the wrong way; pass when every
+//     step of the mean goes the claimed way (or stays) and the first and
+//     last points separate the claimed way (strict: every step separates);
+//     else inconclusive. Groups aggregate as every_point.
+//   - converge, per group: at the largest value of as, |A − B| with the
+//     CIs combined in quadrature: |d| + ci < eps passes, |d| − ci > eps
+//     fails, else inconclusive (the smallest as is reported alongside).
+//   - published, per selected row: |mean − value| + ci ≤ tol passes,
+//     |mean − value| − ci > tol fails, else inconclusive; no row → fail.
+//
+// Every result carries the numbers that decided it (ClaimResult.Numbers,
+// and per point in Points).
+//
+//	verify:
+//	  tolerances:             # per metric (or extra-table column)
+//	    value: 1e-9           # absolute
+//	    makespan: {abs: 0, rel: 1e-6}
+//
+// # Reports
+//
+// WriteReport renders a collected sweep's figures into figures/<id>.png
+// and .svg, evaluates its claims, and writes report.md, a self-contained
+// report.html (figures as PNG data URIs, no external assets) and
+// claims.json into the sweep's folder. Provenance comes from the Parquet
+// metadata and run.json (RunInfo): schedfarm version and revision, Go
+// version, model version, host, start and end, wall time (finished −
+// created), CPU time (the sum of duration_ms), jobs ok/failed; failed jobs
+// are listed with their errors (the first 500). The sweep file recorded in
+// the metadata supplies the declarations, so a report can be rebuilt from
+// the folder alone. Figures whose table is absent (a golden folder holds
+// only summary.parquet) are listed as errors in the report.
+//
+// # Verification
+//
+// VerifyDirs compares a run with a golden run of the same sweep. When the
+// golden has jobs.parquet, jobs are matched by job_id: the job sets must
+// be identical and every column but run_id, worker, started_at,
+// duration_ms, attempts and error equal. Otherwise summaries are matched
+// by point (the parameter columns, those before n) and every other column
+// compared. Floats must be bit-identical (null equals null, NaN equals
+// NaN) when both files carry the same model version; across versions a
+// column of a metric with a declared tolerance may differ by up to
+// abs + rel·|golden| (summary columns m_mean, m_std, ... use metric m's).
+// The result lists missing and extra rows and every difference (job or
+// point, column, golden, got; the first MaxDiffs kept).
 package results

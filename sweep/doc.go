@@ -43,6 +43,7 @@
 //	      - {load: 0.1, algorithm: FIFO-DLT}
 //	    figures: ...           # kept raw for the results package
 //	    claims: ...            # kept raw for the results package
+//	    verify: ...            # kept raw for the results package
 //
 // Keys of a sweep:
 //
@@ -60,7 +61,8 @@
 //   - derive: parameter → expression (below).
 //   - exclude: a list of mappings parameter → value; a point whose
 //     parameters match every entry of one mapping is dropped.
-//   - figures, claims: not read by this package; kept as raw YAML nodes.
+//   - figures, claims, verify: not read by this package; kept as raw YAML
+//     nodes (go doc schedfarm/results: figures, claims, verify).
 //
 // Any other key is an error, with the closest valid key suggested.
 //

@@ -79,6 +79,12 @@ func (l ErrorList) Unwrap() []error {
 	return out
 }
 
+// DidYouMean returns `did you mean "x"?` naming the valid name closest to
+// got, or "" when none is close enough to be a plausible typo. Other
+// packages validating parts of a sweep file (figures, claims) use it to
+// give the same hints.
+func DidYouMean(got string, valid []string) string { return didYouMean(got, valid) }
+
 // didYouMean returns a hint naming the valid name closest to got, or "" when
 // none is close enough to be a plausible typo.
 func didYouMean(got string, valid []string) string {

@@ -36,9 +36,9 @@ type Sweep struct {
 	// File, Line and Col locate the sweep's mapping in its file.
 	File      string
 	Line, Col int
-	// Figures and Claims are kept raw for the results package; the sweep
-	// package does not look inside them.
-	Figures, Claims *yaml.Node
+	// Figures, Claims and Verify are kept raw for the results package; the
+	// sweep package does not look inside them.
+	Figures, Claims, Verify *yaml.Node
 
 	model   simcore.Model
 	schema  simcore.Schema
@@ -92,7 +92,7 @@ const extKeys = "x-*"
 
 // The keys each mapping of the file format accepts.
 var (
-	sweepKeys = []string{"name", "model", "doc", "seed", "replicates", "params", "axes", "derive", "exclude", "figures", "claims", extKeys}
+	sweepKeys = []string{"name", "model", "doc", "seed", "replicates", "params", "axes", "derive", "exclude", "figures", "claims", "verify", extKeys}
 	axisKeys  = []string{"name", "values", "range", "when", "zip"}
 	rangeKeys = []string{"from", "to", "step", "num", "factor", "scale"}
 )
@@ -533,6 +533,9 @@ func (p *parser) sweep(n *yaml.Node, key string, suggest []string) *Sweep {
 	}
 	if kv, ok := get["claims"]; ok {
 		s.Claims = kv.v
+	}
+	if kv, ok := get["verify"]; ok {
+		s.Verify = kv.v
 	}
 	kv, ok := get["model"]
 	if !ok {

@@ -329,24 +329,25 @@ func (a *app) collectCmd() *cobra.Command {
 				return err
 			}
 			defer farm.NC.Close()
-			return a.collect(ctx, cmd, farm, args[0], partial)
+			_, err = a.collect(ctx, cmd, farm, args[0], partial)
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&partial, "partial", false, "collect a run that has not finished (missing jobs are reported, not written)")
 	return cmd
 }
 
-func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm, run string, partial bool) error {
+func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm, run string, partial bool) ([]coordinator.SweepCollected, error) {
 	out, err := coordinator.Collect(ctx, farm, a.registry(), run, coordinator.CollectOptions{
 		ResultsDir: a.v.GetString("results-dir"), Partial: partial, Provenance: results.BuildProvenance(),
 	})
 	if err != nil {
-		return err
+		return out, err
 	}
 	for _, s := range out {
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d ok, %d failed, %d missing → %s\n", s.Sweep, s.OK, s.Failed, s.Missing, filepath.Clean(s.Dir))
 	}
-	return nil
+	return out, nil
 }
 
 func (a *app) cancelCmd() *cobra.Command {

@@ -20,7 +20,7 @@ func defaultWorkers() int { return runtime.NumCPU() }
 
 func (a *app) runCmd() *cobra.Command {
 	var workers, maxJobs int
-	var force bool
+	var force, strict bool
 	var stateDir string
 	cmd := &cobra.Command{
 		Use:   "run FILE",
@@ -28,7 +28,8 @@ func (a *app) runCmd() *cobra.Command {
 		Long: "Validates and expands the sweep, starts an embedded NATS server with JetStream under --state-dir, a\n" +
 			"coordinator and --workers workers, shows progress, and collects the results into\n" +
 			"<results-dir>/<sweep>/<run-id>/. Jobs whose results already exist in the state dir are skipped\n" +
-			"unless --force. Exit status 1 when jobs failed, 2 on bad input.",
+			"unless --force, then writes report.md and report.html (figures, claims) into each sweep's folder.\n" +
+			"Exit status 1 when jobs failed (or, with --strict, a claim failed), 2 on bad input.",
 		Example: `  schedfarm run configs/smoke.yaml
   schedfarm run --workers 2 --force configs/bench/overhead.yaml`,
 		Args: cobra.ExactArgs(1),
@@ -38,7 +39,7 @@ func (a *app) runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir)
+			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir, strict)
 		},
 	}
 	fl := cmd.Flags()
@@ -46,10 +47,11 @@ func (a *app) runCmd() *cobra.Command {
 	fl.IntVar(&maxJobs, "max-jobs", sweep.DefaultMaxJobs, "largest sweep accepted")
 	fl.BoolVar(&force, "force", false, "rerun jobs whose results already exist")
 	fl.StringVar(&stateDir, "state-dir", ".schedfarm", "where the embedded NATS server keeps its JetStream state")
+	fl.BoolVar(&strict, "strict", false, "exit 1 when a claim of the sweep file fails")
 	return cmd
 }
 
-func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, maxJobs int, force bool, workers int, stateDir string) error {
+func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, maxJobs int, force bool, workers int, stateDir string, strict bool) error {
 	if workers < 1 {
 		return &exitError{exitUsage, fmt.Errorf("--workers must be at least 1")}
 	}
@@ -115,7 +117,16 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		return fmt.Errorf("run %s interrupted: %w (its finished jobs are kept: run the same command again to resume)", rep.Run, err)
 	}
 	elapsed := time.Since(start)
-	if err := a.collect(ctx, cmd, farm, rep.Run, false); err != nil {
+	collected, err := a.collect(ctx, cmd, farm, rep.Run, false)
+	if err != nil {
+		return err
+	}
+	dirs := make([]string, len(collected))
+	for i, c := range collected {
+		dirs[i] = c.Dir
+	}
+	failedClaims, err := a.report(cmd, dirs)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "run %s finished in %s\n", rep.Run, elapsed.Round(time.Millisecond))
@@ -128,6 +139,9 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 			fmt.Fprintf(cmd.ErrOrStderr(), "failed: job %s (sweep %s, index %d) after %d attempts: %s\n", fl.Job, fl.Sweep, fl.Index, fl.Attempts, firstLine(fl.Error))
 		}
 		return &exitError{exitFailures, fmt.Errorf("run %s: %d job(s) failed (see the status and error columns of jobs.parquet)", rep.Run, p.Failed)}
+	}
+	if strict && failedClaims > 0 {
+		return &exitError{exitFailures, fmt.Errorf("run %s: %d claim(s) failed (--strict)", rep.Run, failedClaims)}
 	}
 	return nil
 }

@@ -16,10 +16,14 @@ import (
 	"schedfarm/sweep"
 )
 
-// loadSweep reads and validates a sweep file; its errors name file:line.
+// loadSweep reads and validates a sweep file, its figures, claims and
+// verify settings included; its errors name file:line.
 func (a *app) loadSweep(path string) (*sweep.File, error) {
 	f, err := sweep.Load(path, a.registry())
 	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	if err := results.ValidateFile(f); err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
 	return f, nil

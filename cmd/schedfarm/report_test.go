@@ -1,0 +1,134 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReportAndVerify: two runs of smoke with different worker counts get
+// reports, verify each other and the committed golden summary.
+func TestReportAndVerify(t *testing.T) {
+	t.Parallel()
+	res := t.TempDir()
+	var runs []collected
+	for _, w := range []string{"1", "2"} {
+		o := execute(t, "run", "--strict", "--workers", w, "--state-dir", t.TempDir(), "--results-dir", res, smokeFile)
+		mustSucceed(t, o)
+		c := onlyCollected(t, o, res, "smoke")
+		for _, f := range []string{"report.md", "report.html", "claims.json", "figures/value-by-size.png", "figures/value-by-size.svg"} {
+			if _, err := os.Stat(filepath.Join(c.dir, f)); err != nil {
+				t.Errorf("run: %v", err)
+			}
+		}
+		if !strings.Contains(o.stderr, "claim smoke/value-grows-with-size: PASS") {
+			t.Errorf("claim verdicts not on stderr:\n%s", o)
+		}
+		runs = append(runs, c)
+	}
+	run1, run2 := filepath.Base(runs[0].dir), filepath.Base(runs[1].dir)
+
+	v := execute(t, "verify", run2, "--against", run1, "--results-dir", res)
+	mustSucceed(t, v)
+	if !strings.Contains(v.stdout, "verify smoke: ok, 100 jobs compared by jobs, bit-identical") {
+		t.Errorf("verify output:\n%s", v)
+	}
+	g := execute(t, "verify", runs[1].dir, "--against", "../../configs/golden")
+	mustSucceed(t, g)
+	if !strings.Contains(g.stdout, "verify smoke: ok, 20 points compared by summary") {
+		t.Errorf("verify against golden:\n%s", g)
+	}
+	// A results folder as the golden.
+	mustSucceed(t, execute(t, "verify", run1, "--against", runs[0].dir, "--results-dir", res))
+	wantExit(t, execute(t, "verify", run1, "--results-dir", res), exitUsage)
+	wantExit(t, execute(t, "verify", "no-such-run", "--against", run1, "--results-dir", res), exitUsage)
+
+	// report RUN rewrites the reports; report FOLDER too.
+	r := execute(t, "report", run1, "--results-dir", res)
+	mustSucceed(t, r)
+	if !strings.Contains(r.stdout, "smoke: report → ") {
+		t.Errorf("report output:\n%s", r)
+	}
+	mustSucceed(t, execute(t, "report", runs[1].dir))
+	wantExit(t, execute(t, "report", "no-such-run", "--results-dir", res), exitUsage)
+}
+
+const failingClaims = `sweeps:
+  - name: claims
+    model: bench
+    seed: 1
+    replicates: 3
+    params: {noise: 0.1}
+    axes:
+      - name: size
+        values: [1, 2]
+    claims:
+      - id: wrong
+        source: "Table 9"
+        text: "value is 7 at size 1"
+        published: {metric: value, where: {size: 1}, value: 7, tol: 0.5}
+`
+
+func TestStrictClaims(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := writeFile(t, filepath.Join(dir, "claims.yaml"), failingClaims)
+	res := filepath.Join(dir, "results")
+	// Without --strict a failing claim is reported, not fatal.
+	o := execute(t, "run", "--state-dir", filepath.Join(dir, "s1"), "--results-dir", res, file)
+	mustSucceed(t, o)
+	if !strings.Contains(o.stderr, "claim claims/wrong: FAIL") {
+		t.Errorf("no failing verdict on stderr:\n%s", o)
+	}
+	c := onlyCollected(t, o, res, "claims")
+	wantExit(t, execute(t, "report", "--strict", c.dir), exitFailures)
+	wantExit(t, execute(t, "run", "--strict", "--force", "--state-dir", filepath.Join(dir, "s2"), "--results-dir", res, file), exitFailures)
+}
+
+func TestValidateDeclarations(t *testing.T) {
+	t.Parallel()
+	bad := failingClaims + `    figures:
+      - {id: f, kind: line, x: sise, y: value}
+`
+	bad = strings.Replace(bad, "metric: value, where", "metric: valeu, where", 1)
+	file := writeFile(t, filepath.Join(t.TempDir(), "bad.yaml"), bad)
+	o := execute(t, "validate", file)
+	wantExit(t, o, exitUsage)
+	for _, s := range []string{`bad.yaml:14:29: claims.claims[0].published.metric: table "summary" has no column "valeu"; did you mean "value"?`,
+		`bad.yaml:16:32: claims.figures[0].x: table "summary" has no column "sise"; did you mean "size"?`} {
+		if !strings.Contains(o.stderr, s) {
+			t.Errorf("validate output lacks %q:\n%s", s, o)
+		}
+	}
+	// run refuses it before publishing anything.
+	r := execute(t, "run", "--state-dir", t.TempDir(), "--results-dir", t.TempDir(), file)
+	wantExit(t, r, exitUsage)
+	if strings.Contains(r.stderr, "published") {
+		t.Errorf("run published a sweep with bad declarations:\n%s", r)
+	}
+}
+
+// TestVerifyDrift: the smoke sweep with another master seed drifts from the
+// committed golden; verify says where and exits 1.
+func TestVerifyDrift(t *testing.T) {
+	t.Parallel()
+	text, err := os.ReadFile(smokeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := writeFile(t, filepath.Join(dir, "smoke.yaml"), strings.Replace(string(text), "seed: 20261121", "seed: 7", 1))
+	res := filepath.Join(dir, "results")
+	o := execute(t, "run", "--state-dir", filepath.Join(dir, "s"), "--results-dir", res, file)
+	mustSucceed(t, o)
+	c := onlyCollected(t, o, res, "smoke")
+	v := execute(t, "verify", filepath.Base(c.dir), "--results-dir", res, "--against", "../../configs/golden", "--limit", "3")
+	wantExit(t, v, exitFailures)
+	for _, s := range []string{"verify smoke: DRIFT, 20 points compared by summary", "POINT", "COLUMN", "GOLDEN", "GOT",
+		"work_ms=5, size=1, noise=0.3, rows=3, variant=a, fail=never  checksum_mean", "... 317 more"} {
+		if !strings.Contains(v.stdout, s) {
+			t.Errorf("verify output lacks %q:\n%s", s, v)
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"schedfarm/results"
+)
+
+// runDirs resolves RUN to result folders: a folder holding summary.parquet
+// is itself; otherwise RUN is a run ID and every <results-dir>/*/<RUN>/ is
+// one of its sweeps.
+func (a *app) runDirs(run string) ([]string, error) {
+	if st, err := os.Stat(filepath.Join(run, results.SummaryTable+".parquet")); err == nil && !st.IsDir() {
+		return []string{run}, nil
+	}
+	root := a.v.GetString("results-dir")
+	if filepath.Base(run) != run || run == "." || run == ".." {
+		return nil, &exitError{exitUsage, fmt.Errorf("%s: not a results folder (no summary.parquet) and not a run ID", run)}
+	}
+	dirs, err := filepath.Glob(filepath.Join(root, "*", run))
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	var out []string
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, results.SummaryTable+".parquet")); err == nil {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return nil, &exitError{exitUsage, fmt.Errorf("run %s: no results under %s/*/%s/ (collect it first, or pass --results-dir)", run, root, run)}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// report writes the report of each results folder, prints where it is and
+// the claim verdicts (on stderr), and returns the number of failed claims.
+func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
+	failed := 0
+	for _, d := range dirs {
+		r, err := results.WriteReport(d, a.registry())
+		if err != nil {
+			return failed, err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: report → %s\n", r.Sweep, filepath.Join(filepath.Clean(d), results.ReportHTML))
+		fmt.Fprint(cmd.ErrOrStderr(), results.FormatClaims(r.Sweep, r.Claims))
+		for _, e := range r.FigureErrors {
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", e)
+		}
+		failed += r.FailedClaims()
+	}
+	return failed, nil
+}
+
+func (a *app) reportCmd() *cobra.Command {
+	var strict bool
+	cmd := &cobra.Command{
+		Use:   "report RUN",
+		Short: "Write report.md and report.html (provenance, figures, claims, failed jobs) into a run's folders",
+		Long: "RUN is a run ID (every <results-dir>/<sweep>/<RUN>/ gets a report) or a results folder.\n" +
+			"Figures go to <folder>/figures/<id>.png and .svg; claim verdicts to claims.json and stderr.\n" +
+			"Exit status 1 with --strict when a claim fails, 2 on bad input.",
+		Example: `  schedfarm report 0b6c2a8e-...
+  schedfarm report --strict results/smoke/0b6c2a8e-.../`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dirs, err := a.runDirs(args[0])
+			if err != nil {
+				return err
+			}
+			failed, err := a.report(cmd, dirs)
+			if err != nil {
+				return err
+			}
+			if strict && failed > 0 {
+				return &exitError{exitFailures, fmt.Errorf("%d claim(s) failed (--strict)", failed)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "exit 1 when a claim fails")
+	return cmd
+}
+
+// sweepDirs resolves a run ID or a folder into results folders by sweep
+// name: a results folder, a folder of them (configs/golden/ holds
+// <sweep>/summary.parquet), or a run ID under --results-dir.
+func (a *app) sweepDirs(arg string) (map[string]string, error) {
+	var dirs []string
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		if _, err := os.Stat(filepath.Join(arg, results.SummaryTable+".parquet")); err == nil {
+			dirs = []string{arg}
+		} else {
+			subs, _ := filepath.Glob(filepath.Join(arg, "*", results.SummaryTable+".parquet"))
+			for _, s := range subs {
+				dirs = append(dirs, filepath.Dir(s))
+			}
+			if len(dirs) == 0 {
+				return nil, &exitError{exitUsage, fmt.Errorf("%s: no summary.parquet in it or in its subfolders", arg)}
+			}
+		}
+	} else {
+		var err error
+		if dirs, err = a.runDirs(arg); err != nil {
+			return nil, err
+		}
+	}
+	out := map[string]string{}
+	for _, d := range dirs {
+		fr, err := results.ReadTable(filepath.Join(d, results.SummaryTable+".parquet"))
+		if err != nil {
+			return nil, &exitError{exitUsage, err}
+		}
+		name := fr.Meta[results.MetaSweep]
+		if name == "" {
+			name = filepath.Base(d)
+		}
+		if prev, dup := out[name]; dup {
+			return nil, &exitError{exitUsage, fmt.Errorf("%s and %s both hold sweep %s", prev, d, name)}
+		}
+		out[name] = d
+	}
+	return out, nil
+}
+
+func (a *app) verifyCmd() *cobra.Command {
+	var against string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "verify RUN --against GOLDEN",
+		Short: "Compare a run with a golden run of the same sweeps: identical jobs, equal metrics; print the differences",
+		Long: "RUN and GOLDEN are run IDs (under --results-dir), results folders, or folders of results folders\n" +
+			"(configs/golden/ holds <sweep>/summary.parquet). Sweeps are paired by name. When the golden has\n" +
+			"jobs.parquet the jobs are compared by job_id, otherwise the summaries point by point. Values must be\n" +
+			"bit-identical when the model version is unchanged, within the sweep's verify: tolerances otherwise.\n" +
+			"Exit status 1 on drift, 2 on bad input.",
+		Example: `  schedfarm verify 51a83e6e-... --against 3d5e83fc-...
+  schedfarm verify results/smoke/51a83e6e-... --against configs/golden/smoke`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if against == "" {
+				return &exitError{exitUsage, fmt.Errorf("--against GOLDEN is required")}
+			}
+			got, err := a.sweepDirs(args[0])
+			if err != nil {
+				return err
+			}
+			golden, err := a.sweepDirs(against)
+			if err != nil {
+				return err
+			}
+			var names []string
+			for n := range golden {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			drift := 0
+			out := cmd.OutOrStdout()
+			for n := range got {
+				if _, ok := golden[n]; !ok {
+					fmt.Fprintf(out, "verify %s: DRIFT, sweep not in the golden %s\n", n, against)
+					drift++
+				}
+			}
+			for _, n := range names {
+				g, ok := got[n]
+				if !ok {
+					fmt.Fprintf(out, "verify %s: DRIFT, sweep missing from %s\n", n, args[0])
+					drift++
+					continue
+				}
+				v, err := results.VerifyDirs(g, golden[n], a.registry())
+				if err != nil {
+					return &exitError{exitUsage, err}
+				}
+				v.WriteText(out, limit)
+				if !v.OK() {
+					drift++
+				}
+			}
+			if drift > 0 {
+				return &exitError{exitFailures, fmt.Errorf("%d sweep(s) drifted from %s", drift, against)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&against, "against", "", "the golden run: a run ID or a folder")
+	cmd.Flags().IntVar(&limit, "limit", 50, "differences printed per sweep (0: all kept, up to 1000)")
+	return cmd
+}

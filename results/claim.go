@@ -1,0 +1,282 @@
+package results
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"schedfarm/sweep"
+)
+
+// Claim operators.
+const (
+	ClaimCompare   = "compare"   // A's metric lower/higher than B's (every point, on average, or a share of points)
+	ClaimMonotone  = "monotone"  // a metric increases/decreases with a parameter
+	ClaimConverge  = "converge"  // |A − B| falls below eps as a parameter grows
+	ClaimPublished = "published" // a value lies within a tolerance of a published number
+)
+
+var claimKinds = []string{ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished}
+
+// Aggregations of a compare claim over the matched points.
+const (
+	OverEveryPoint = "every_point"
+	OverMean       = "mean"
+	OverShare      = "share"
+)
+
+// Claim is one validated claim declaration. Every claim reads the summary.
+type Claim struct {
+	ID string
+	// Source is where the claim comes from ("Section 5.1, Fig. 3"); Text
+	// is the paper's sentence.
+	Source, Text string
+	Kind         string
+	// Metric is a bare metric name (its mean, with its ci95 as the
+	// uncertainty) or any numeric summary column (no uncertainty).
+	Metric string
+	Where  Filter
+	// Series, A and B: the column that tells the series apart and the two
+	// values compared (compare, converge; Series also splits monotone).
+	Series, A, B string
+	// Op is "lower" or "higher" (compare).
+	Op string
+	// Over is every_point, mean or share; Share is the required fraction.
+	Over  string
+	Share float64
+	// In is the parameter (monotone) and Direction increasing/decreasing;
+	// Strict requires every step to be significant.
+	In, Direction string
+	Strict        bool
+	// As is the parameter that grows (converge), Eps the bound.
+	As  string
+	Eps float64
+	// Value and Tol: the published number and the tolerance (published).
+	Value, Tol float64
+
+	File      string
+	Line, Col int
+}
+
+var (
+	claimKeys     = []string{"id", "source", "text", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished}
+	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "where"}
+	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
+	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
+	publishedKeys = []string{"metric", "where", "value", "tol"}
+	shareRE       = regexp.MustCompile(`^share\s*>=\s*([0-9]*\.?[0-9]+)(%?)$`)
+)
+
+func (p *declParser) claims(n *yaml.Node, key string) []*Claim {
+	items, ok := p.sequence(n, key)
+	if !ok {
+		return nil
+	}
+	cs, err := columns(p.schema, SummaryTable)
+	if err != nil {
+		p.errf(n, key, "", "%v", err)
+		return nil
+	}
+	var out []*Claim
+	ids := map[string]bool{}
+	for i, it := range items {
+		k := index(key, i)
+		c := p.claim(it, k, cs, i)
+		if c == nil {
+			continue
+		}
+		if ids[c.ID] {
+			p.errf(it, k, "", "claim id %q used twice", c.ID)
+			continue
+		}
+		ids[c.ID] = true
+		out = append(out, c)
+	}
+	return out
+}
+
+func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Claim {
+	m, ok := p.mapping(n, key, claimKeys)
+	if !ok {
+		return nil
+	}
+	before := len(p.errs)
+	c := &Claim{ID: fmt.Sprintf("claim-%d", i+1), File: p.file, Line: n.Line, Col: n.Column}
+	if e, ok := m["id"]; ok {
+		if c.ID, ok = p.str(e.v, join(key, "id")); ok && !idRE.MatchString(c.ID) {
+			p.errf(e.v, join(key, "id"), "use letters, digits, '_', '-' and '.'", "bad claim id %q", c.ID)
+		}
+	}
+	if e, ok := m["source"]; ok {
+		c.Source, _ = p.str(e.v, join(key, "source"))
+	}
+	if e, ok := m["text"]; ok {
+		c.Text, _ = p.str(e.v, join(key, "text"))
+	}
+	var body kv
+	for _, k := range claimKinds {
+		if e, ok := m[k]; ok {
+			if c.Kind != "" {
+				p.errf(e.k, join(key, k), "split it into two claims", "a claim has one of %s, not both %s and %s", strings.Join(claimKinds, ", "), c.Kind, k)
+				continue
+			}
+			c.Kind, body = k, e
+		}
+	}
+	if c.Kind == "" {
+		p.errf(n, key, "", "a claim needs one of: %s", strings.Join(claimKinds, ", "))
+		return nil
+	}
+	bk := join(key, c.Kind)
+	allowed := map[string][]string{ClaimCompare: compareKeys, ClaimMonotone: monotoneKeys, ClaimConverge: convergeKeys, ClaimPublished: publishedKeys}[c.Kind]
+	b, ok := p.mapping(body.v, bk, allowed)
+	if !ok {
+		return nil
+	}
+	at := resolveNode(body.v)
+	need := func(name string) (kv, bool) {
+		e, ok := b[name]
+		if !ok {
+			p.errf(at, bk, "", "missing required key %q", name)
+		}
+		return e, ok
+	}
+	metric := func() {
+		if e, ok := need("metric"); ok {
+			if name, ok := p.column(e.v, join(bk, "metric"), cs); ok {
+				if i := cs.layout.Index(name); i >= 0 && cs.layout.Columns[i].Type == String {
+					p.errf(resolveNode(e.v), join(bk, "metric"), "", "column %q is not numeric", name)
+				}
+				c.Metric = name
+			}
+		}
+	}
+	param := func(name string, required bool) string {
+		e, ok := b[name]
+		if !ok {
+			if required {
+				p.errf(at, bk, "", "missing required key %q", name)
+			}
+			return ""
+		}
+		s, ok := p.str(e.v, join(bk, name))
+		if !ok {
+			return ""
+		}
+		if _, isParam := p.schema.Param(s); !isParam {
+			var names []string
+			for _, pr := range p.schema.Params {
+				names = append(names, pr.Name)
+			}
+			p.errf(resolveNode(e.v), join(bk, name), didYouMeanOr(s, names), "%q is not a parameter of the model", s)
+			return ""
+		}
+		return s
+	}
+	seriesValue := func(name string) string {
+		e, ok := need(name)
+		if !ok {
+			return ""
+		}
+		v := resolveNode(e.v)
+		if v.Kind != yaml.ScalarNode {
+			p.errf(v, join(bk, name), "", "want a value of %s, got %s", c.Series, nodeKind(v))
+			return ""
+		}
+		val := scalarValue(v)
+		if prm, ok := p.schema.Param(c.Series); ok {
+			checked, err := prm.Check(val)
+			if err != nil {
+				p.errf(v, join(bk, name), "", "%v", err)
+				return ""
+			}
+			val = checked
+		}
+		return Label(val)
+	}
+	number := func(name string) float64 {
+		if e, ok := need(name); ok {
+			x, _ := p.number(e.v, join(bk, name))
+			return x
+		}
+		return 0
+	}
+	metric()
+	if e, ok := b["where"]; ok {
+		c.Where = p.where(e.v, join(bk, "where"), cs)
+	}
+	switch c.Kind {
+	case ClaimCompare:
+		c.Series = param("series", true)
+		c.A, c.B = seriesValue("a"), seriesValue("b")
+		c.Op = "lower"
+		if e, ok := b["op"]; ok {
+			c.Op, _ = p.oneOf(e.v, join(bk, "op"), "lower", "higher")
+		}
+		c.Over = OverEveryPoint
+		if e, ok := b["over"]; ok {
+			if s, ok := p.str(e.v, join(bk, "over")); ok {
+				switch {
+				case s == OverEveryPoint || s == OverMean:
+					c.Over = s
+				case shareRE.MatchString(s):
+					g := shareRE.FindStringSubmatch(s)
+					x, _ := strconv.ParseFloat(g[1], 64)
+					if g[2] == "%" {
+						x /= 100
+					}
+					if x <= 0 || x > 1 {
+						p.errf(resolveNode(e.v), join(bk, "over"), "", "share must be in (0, 1] (or (0%%, 100%%])")
+					}
+					c.Over, c.Share = OverShare, x
+				default:
+					p.errf(resolveNode(e.v), join(bk, "over"), didYouMeanOr(s, []string{OverEveryPoint, OverMean, "share >= 0.9"}),
+						"%q: want every_point, mean or share >= P (a fraction, or a percentage with %%)", s)
+				}
+			}
+		}
+	case ClaimMonotone:
+		c.In = param("in", true)
+		c.Series = param("series", false)
+		c.Direction = "increasing"
+		if e, ok := b["direction"]; ok {
+			c.Direction, _ = p.oneOf(e.v, join(bk, "direction"), "increasing", "decreasing")
+		}
+		if e, ok := b["strict"]; ok {
+			c.Strict, _ = p.boolean(e.v, join(bk, "strict"))
+		}
+	case ClaimConverge:
+		c.Series = param("series", true)
+		c.A, c.B = seriesValue("a"), seriesValue("b")
+		c.As = param("as", true)
+		c.Eps = number("eps")
+		if c.Eps <= 0 {
+			p.errf(at, join(bk, "eps"), "", "eps must be positive")
+		}
+	case ClaimPublished:
+		c.Value = number("value")
+		c.Tol = number("tol")
+		if c.Tol < 0 {
+			p.errf(at, join(bk, "tol"), "", "tol must not be negative")
+		}
+	}
+	if c.Kind == ClaimCompare || c.Kind == ClaimConverge {
+		if c.A != "" && c.A == c.B {
+			p.errf(at, bk, "", "a and b are the same series value %q", c.A)
+		}
+	}
+	if len(p.errs) > before {
+		return nil
+	}
+	return c
+}
+
+func didYouMeanOr(s string, names []string) string {
+	if h := sweep.DidYouMean(s, names); h != "" {
+		return h
+	}
+	return "one of: " + strings.Join(names, ", ")
+}

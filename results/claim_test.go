@@ -1,0 +1,113 @@
+package results
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"schedfarm/simcore/bench"
+)
+
+// pt is one summary point of a claim test: size, variant, mean, ci95.
+type pt struct {
+	size    int64
+	variant string
+	m, ci   float64
+}
+
+func claimSummary(pts []pt) *Frame {
+	var size []int64
+	var variant []string
+	var mean, ci, median []float64
+	for _, p := range pts {
+		size, variant = append(size, p.size), append(variant, p.variant)
+		mean, ci, median = append(mean, p.m), append(ci, p.ci), append(median, p.m)
+	}
+	return frameOf(nil, "size", size, "variant", variant, "value_mean", mean, "value_ci95", ci, "value_median", median)
+}
+
+// series returns points size 1..len(ms) of one variant with a common ci.
+func series(variant string, ci float64, ms ...float64) []pt {
+	out := make([]pt, len(ms))
+	for i, m := range ms {
+		out[i] = pt{int64(i + 1), variant, m, ci}
+	}
+	return out
+}
+
+func cat(ps ...[]pt) []pt {
+	var out []pt
+	for _, p := range ps {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func TestEvaluateClaims(t *testing.T) {
+	const cmpLower = `compare: {metric: value, series: variant, a: A, b: B}`
+	cases := []struct {
+		name  string
+		claim string
+		pts   []pt
+		want  Verdict
+		nums  string // a substring of the numbers
+	}{
+		// compare, every point
+		{"lower/every/pass", cmpLower, cat(series("A", 0.1, 1, 2, 3), series("B", 0.1, 2, 3, 4)), Pass, "at 3/3 points"},
+		{"lower/every/fail", cmpLower, cat(series("A", 0.1, 1, 5, 3), series("B", 0.1, 2, 3, 4)), Fail, "1 fail"},
+		{"lower/every/inconclusive-overlap", cmpLower, cat(series("A", 0.6, 1, 2, 3), series("B", 0.6, 2, 3, 4)), Inconclusive, "3 overlapping CIs"},
+		{"lower/every/one-overlap", cmpLower, cat(series("A", 0.1, 1, 2, 3.9), series("B", 0.1, 2, 3, 4)), Inconclusive, "at 2/3 points"},
+		{"higher/every/pass", `compare: {metric: value, series: variant, a: B, b: A, op: higher}`, cat(series("A", 0.1, 1, 2, 3), series("B", 0.1, 2, 3, 4)), Pass, "B > A"},
+		{"lower/no-ci-one-replicate", cmpLower, cat(series("A", math.NaN(), 1, 2), series("B", math.NaN(), 1.5, 2.5)), Pass, "2/2"},
+		{"lower/unmatched", `compare: {metric: value, series: variant, a: A, b: C}`, cat(series("A", 0.1, 1), series("B", 0.1, 2)), Inconclusive, "no point has both"},
+		{"lower/median-column", `compare: {metric: value_median, series: variant, a: A, b: B}`, cat(series("A", 5, 1, 2), series("B", 5, 1.5, 2.5)), Pass, "2/2"},
+		// compare, share
+		{"share/pass", `compare: {metric: value, series: variant, a: A, b: B, over: "share >= 0.6"}`, cat(series("A", 0.1, 1, 2, 5, 4, 1), series("B", 0.1, 2, 3, 4, 5, 2)), Pass, "4/5 points"},
+		{"share/fail", `compare: {metric: value, series: variant, a: A, b: B, over: "share >= 90%"}`, cat(series("A", 0.1, 1, 2, 5, 4, 1), series("B", 0.1, 2, 3, 4, 5, 2)), Fail, "5 needed"},
+		{"share/inconclusive", `compare: {metric: value, series: variant, a: A, b: B, over: "share >= 0.8"}`, cat(series("A", 0.1, 1, 2, 2.95, 6, 1), series("B", 0.1, 2, 3, 3, 5, 2)), Inconclusive, "3/5 points"},
+		// compare, mean (paired over points)
+		{"mean/pass", `compare: {metric: value, series: variant, a: A, b: B, over: mean}`, cat(series("A", 1, 1, 2, 3, 4), series("B", 1, 2, 3.1, 3.9, 5)), Pass, "mean paired difference"},
+		{"mean/fail", `compare: {metric: value, series: variant, a: A, b: B, over: mean}`, cat(series("A", 1, 3, 4, 5, 6), series("B", 1, 2, 3.1, 3.9, 5)), Fail, "mean paired difference"},
+		{"mean/inconclusive", `compare: {metric: value, series: variant, a: A, b: B, over: mean}`, cat(series("A", 1, 1, 4, 2, 6), series("B", 1, 2, 3, 4, 5)), Inconclusive, "want < 0"},
+		// monotone
+		{"monotone/pass", `monotone: {metric: value, in: size, series: variant}`, cat(series("A", 0.3, 1, 1.2, 2, 5), series("B", 0.1, 2, 3, 4, 5)), Pass, "2/2 series pass"},
+		{"monotone/fail", `monotone: {metric: value, in: size}`, cat(series("A", 0.1, 1, 2, 1, 5)), Fail, "1 significantly the other way"},
+		{"monotone/inconclusive-dip", `monotone: {metric: value, in: size}`, cat(series("A", 0.5, 1, 2, 1.8, 5)), Inconclusive, "2/3 steps"},
+		{"monotone/inconclusive-flat", `monotone: {metric: value, in: size}`, cat(series("A", 1, 1, 1.1, 1.2)), Inconclusive, "0 significantly"},
+		{"monotone/decreasing", `monotone: {metric: value, in: size, direction: decreasing}`, cat(series("A", 0.1, 5, 4, 4, 1)), Pass, "1/1 series pass"},
+		{"monotone/strict-inconclusive", `monotone: {metric: value, in: size, strict: true}`, cat(series("A", 0.3, 1, 1.2, 2, 5)), Inconclusive, ""},
+		{"monotone/strict-pass", `monotone: {metric: value, in: size, strict: true}`, cat(series("A", 0.1, 1, 2, 3)), Pass, ""},
+		// converge
+		{"converge/pass", `converge: {metric: value, series: variant, a: A, b: B, as: size, eps: 0.1}`, cat(series("A", 0.01, 1, 2, 3), series("B", 0.01, 2, 2.5, 3.02)), Pass, "at size=3 (largest)"},
+		{"converge/fail", `converge: {metric: value, series: variant, a: A, b: B, as: size, eps: 0.1}`, cat(series("A", 0.01, 1, 2, 3), series("B", 0.01, 2, 2.5, 3.5)), Fail, "1 fail"},
+		{"converge/inconclusive", `converge: {metric: value, series: variant, a: A, b: B, as: size, eps: 0.1}`, cat(series("A", 0.1, 1, 2, 3), series("B", 0.1, 2, 2.5, 3.05)), Inconclusive, "1 inconclusive"},
+		// published
+		{"published/pass", `published: {metric: value, where: {size: 2}, value: 2.0, tol: 0.5}`, series("A", 0.1, 1, 2.1, 3), Pass, "1/1 points within tolerance"},
+		{"published/fail", `published: {metric: value, where: {size: 2}, value: 3.0, tol: 0.5}`, series("A", 0.1, 1, 2.1, 3), Fail, "deviation 0.9"},
+		{"published/inconclusive", `published: {metric: value, where: {size: 2}, value: 2.5, tol: 0.5}`, series("A", 0.3, 1, 2.1, 3), Inconclusive, "0/1"},
+		{"published/no-row", `published: {metric: value, where: {size: 9}, value: 2.5, tol: 0.5}`, series("A", 0.3, 1, 2.1, 3), Fail, "no summary row matches"},
+	}
+	schema := bench.New().Schema()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := testDecls(t, "claims:\n  - {id: c, source: s, text: t, "+c.claim+"}\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := EvaluateClaims(claimSummary(c.pts), &schema, d.Claims)
+			if len(rs) != 1 {
+				t.Fatalf("%d results", len(rs))
+			}
+			r := rs[0]
+			if r.Verdict != c.want || !strings.Contains(r.Numbers, c.nums) {
+				t.Errorf("verdict %s (%s), want %s with %q", r.Verdict, r.Numbers, c.want, c.nums)
+				for _, p := range r.Points {
+					t.Logf("  %s: %s %s", p.Point, p.Verdict, p.Detail)
+				}
+			}
+			if r.ID != "c" || r.Source != "s" || r.Text != "t" {
+				t.Errorf("claim identity lost: %+v", r)
+			}
+		})
+	}
+}

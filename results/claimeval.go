@@ -1,0 +1,509 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"schedfarm/simcore"
+)
+
+// Verdict is the outcome of a claim.
+type Verdict string
+
+// Verdicts.
+const (
+	Pass         Verdict = "pass"
+	Fail         Verdict = "fail"
+	Inconclusive Verdict = "inconclusive"
+)
+
+// ClaimResult is the evaluation of one claim.
+type ClaimResult struct {
+	Claim   *Claim  `json:"-"`
+	ID      string  `json:"id"`
+	Verdict Verdict `json:"verdict"`
+	// Numbers is one line with the numbers that decided the verdict.
+	Numbers string `json:"numbers"`
+	// Counts of points (or groups) that passed, failed, were inconclusive.
+	Passed    int    `json:"passed"`
+	Failed    int    `json:"failed"`
+	Undecided int    `json:"inconclusive"`
+	Source    string `json:"source"`
+	Text      string `json:"text"`
+	// Points holds the per-point (or per-group) details, in summary order.
+	Points []PointResult `json:"points,omitempty"`
+}
+
+// PointResult is the verdict at one point (or group of points).
+type PointResult struct {
+	Point   string  `json:"point"`
+	Verdict Verdict `json:"verdict"`
+	Detail  string  `json:"detail"`
+}
+
+// est is a value with the half-width of its 95% confidence interval.
+type est struct {
+	m, ci float64
+	ok    bool
+}
+
+func (e est) String() string {
+	if e.ci == 0 {
+		return g4(e.m)
+	}
+	return g4(e.m) + " ± " + g4(e.ci)
+}
+
+func g4(x float64) string { return fmt.Sprintf("%.4g", x) }
+
+// claimFrame gives claims access to the summary's values by point.
+type claimFrame struct {
+	f      *Frame
+	params []string // parameter columns present in the summary
+	pcol   []int
+}
+
+func newClaimFrame(sum *Frame, schema *simcore.Schema) *claimFrame {
+	cf := &claimFrame{f: sum}
+	// Only the parameters that vary name a point: the others are the same
+	// everywhere and would only clutter the numbers.
+	for _, p := range schema.Params {
+		i := sum.Index(p.Name)
+		if i < 0 {
+			continue
+		}
+		for r := 1; r < sum.Len(); r++ {
+			if sum.cellLabel(i, r) != sum.cellLabel(i, 0) {
+				cf.params = append(cf.params, p.Name)
+				cf.pcol = append(cf.pcol, i)
+				break
+			}
+		}
+	}
+	return cf
+}
+
+// key returns the row's point label over every parameter but the excluded.
+func (cf *claimFrame) key(r int, exclude ...string) string {
+	var b strings.Builder
+	for i, name := range cf.params {
+		if slices.Contains(exclude, name) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(name)
+		b.WriteByte('=')
+		b.WriteString(cf.f.cellLabel(cf.pcol[i], r))
+	}
+	return b.String()
+}
+
+// value reads the claim's metric at a row: the mean and ci95 of a bare
+// metric (a null ci95 with n = 1 counts as 0: one replicate is taken as
+// exact), or a summary column with no uncertainty.
+func (cf *claimFrame) value(metric string, r int) est {
+	if mi := cf.f.Index(metric + "_mean"); mi >= 0 && cf.f.Index(metric) < 0 {
+		m, ok := cf.f.cellFloat(mi, r)
+		if !ok {
+			return est{}
+		}
+		ci, ok := cf.f.cellFloat(cf.f.Index(metric+"_ci95"), r)
+		if !ok {
+			ci = 0
+		}
+		return est{m, ci, true}
+	}
+	m, ok := cf.f.cellFloat(cf.f.Index(metric), r)
+	return est{m, 0, ok}
+}
+
+// EvaluateClaims evaluates claims on a summary (summary.parquet of the
+// sweep the claims belong to).
+func EvaluateClaims(sum *Frame, schema *simcore.Schema, claims []*Claim) []ClaimResult {
+	cf := newClaimFrame(sum, schema)
+	out := make([]ClaimResult, 0, len(claims))
+	for _, c := range claims {
+		var r ClaimResult
+		switch c.Kind {
+		case ClaimCompare:
+			r = cf.compare(c)
+		case ClaimMonotone:
+			r = cf.monotone(c)
+		case ClaimConverge:
+			r = cf.converge(c)
+		case ClaimPublished:
+			r = cf.published(c)
+		}
+		r.Claim, r.ID, r.Source, r.Text = c, c.ID, c.Source, c.Text
+		for _, p := range r.Points {
+			switch p.Verdict {
+			case Pass:
+				r.Passed++
+			case Fail:
+				r.Failed++
+			default:
+				r.Undecided++
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// pairs matches the rows of series values a and b on every other parameter.
+func (cf *claimFrame) pairs(c *Claim, exclude ...string) (keys []string, ra, rb map[string]int) {
+	ra, rb = map[string]int{}, map[string]int{}
+	si := cf.f.Index(c.Series)
+	var order []string
+	for _, r := range c.Where.rows(cf.f) {
+		k := cf.key(r, append(exclude, c.Series)...)
+		switch cf.f.cellLabel(si, r) {
+		case c.A:
+			if _, seen := ra[k]; !seen {
+				ra[k] = r
+				if _, inB := rb[k]; !inB {
+					order = append(order, k)
+				}
+			}
+		case c.B:
+			if _, seen := rb[k]; !seen {
+				rb[k] = r
+				if _, inA := ra[k]; !inA {
+					order = append(order, k)
+				}
+			}
+		}
+	}
+	for _, k := range order {
+		_, okA := ra[k]
+		_, okB := rb[k]
+		if okA && okB {
+			keys = append(keys, k)
+		}
+	}
+	return keys, ra, rb
+}
+
+// lowerAt decides "a is lower than b" from two estimates: pass when the
+// CIs separate with a below, fail when they separate with a above,
+// inconclusive when they overlap.
+func lowerAt(a, b est) Verdict {
+	switch {
+	case a.m+a.ci < b.m-b.ci:
+		return Pass
+	case a.m-a.ci > b.m+b.ci:
+		return Fail
+	}
+	return Inconclusive
+}
+
+func (cf *claimFrame) compare(c *Claim) ClaimResult {
+	var r ClaimResult
+	keys, ra, rb := cf.pairs(c)
+	if len(keys) == 0 {
+		r.Verdict = Inconclusive
+		r.Numbers = fmt.Sprintf("no point has both %s=%s and %s=%s", c.Series, c.A, c.Series, c.B)
+		return r
+	}
+	rel := "<"
+	if c.Op == "higher" {
+		rel = ">"
+	}
+	var diffs []float64
+	var ciAB []float64
+	for _, k := range keys {
+		a, b := cf.value(c.Metric, ra[k]), cf.value(c.Metric, rb[k])
+		if !a.ok || !b.ok {
+			r.Points = append(r.Points, PointResult{k, Inconclusive, "no value"})
+			continue
+		}
+		var v Verdict
+		if c.Op == "higher" {
+			v = lowerAt(b, a)
+			diffs = append(diffs, b.m-a.m)
+		} else {
+			v = lowerAt(a, b)
+			diffs = append(diffs, a.m-b.m)
+		}
+		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
+		r.Points = append(r.Points, PointResult{k, v, fmt.Sprintf("%s %s vs %s %s", c.A, a, c.B, b)})
+	}
+	pass, fail, inc := count(r.Points)
+	n := len(r.Points)
+	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.A, rel, c.B)
+	switch c.Over {
+	case OverEveryPoint:
+		r.Verdict = aggregate(pass, fail, inc)
+		r.Numbers = fmt.Sprintf("%s at %d/%d points (%d fail, %d overlapping CIs)", what, pass, n, fail, inc)
+		if p := firstWith(r.Points, r.Verdict); p != nil && r.Verdict != Pass {
+			r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+		}
+	case OverShare:
+		need := int(math.Ceil(c.Share*float64(n) - 1e-9))
+		switch {
+		case pass >= need:
+			r.Verdict = Pass
+		case pass+inc < need:
+			r.Verdict = Fail
+		default:
+			r.Verdict = Inconclusive
+		}
+		r.Numbers = fmt.Sprintf("%s at %d/%d points (%.0f%%), %d needed for share ≥ %g; %d fail, %d overlapping CIs",
+			what, pass, n, 100*float64(pass)/float64(n), need, c.Share, fail, inc)
+	case OverMean:
+		d := est{ok: len(diffs) > 0}
+		switch {
+		case len(diffs) == 1:
+			d.m, d.ci = diffs[0], ciAB[0]
+		case len(diffs) > 1:
+			st := Describe(slices.Clone(diffs))
+			d.m, d.ci = st.Mean, st.CI95
+		}
+		if !d.ok {
+			r.Verdict = Inconclusive
+			r.Numbers = "no paired values"
+			break
+		}
+		r.Verdict = lowerAt(est{d.m, d.ci, true}, est{0, 0, true})
+		sign := c.A + "−" + c.B
+		if c.Op == "higher" {
+			sign = c.B + "−" + c.A
+		}
+		r.Numbers = fmt.Sprintf("%s on average: mean paired difference %s = %s (95%% CI over %d points; want < 0)",
+			what, sign, d, len(diffs))
+	}
+	return r
+}
+
+func count(ps []PointResult) (pass, fail, inc int) {
+	for _, p := range ps {
+		switch p.Verdict {
+		case Pass:
+			pass++
+		case Fail:
+			fail++
+		default:
+			inc++
+		}
+	}
+	return
+}
+
+// aggregate: all pass → pass, any fail → fail, otherwise inconclusive.
+func aggregate(pass, fail, inc int) Verdict {
+	switch {
+	case fail > 0:
+		return Fail
+	case inc == 0 && pass > 0:
+		return Pass
+	}
+	return Inconclusive
+}
+
+func firstWith(ps []PointResult, v Verdict) *PointResult {
+	for i := range ps {
+		if ps[i].Verdict == v {
+			return &ps[i]
+		}
+	}
+	return nil
+}
+
+// groups splits the filtered rows by every parameter but the excluded
+// ones, in order of first appearance.
+func (cf *claimFrame) groups(c *Claim, exclude ...string) (keys []string, rows map[string][]int) {
+	rows = map[string][]int{}
+	for _, r := range c.Where.rows(cf.f) {
+		k := cf.key(r, exclude...)
+		if _, ok := rows[k]; !ok {
+			keys = append(keys, k)
+		}
+		rows[k] = append(rows[k], r)
+	}
+	return keys, rows
+}
+
+// sortByParam orders rows by the numeric value of a parameter.
+func (cf *claimFrame) sortByParam(rows []int, param string) {
+	pi := cf.f.Index(param)
+	slices.SortStableFunc(rows, func(a, b int) int {
+		return compareLabels(cf.f.cellLabel(pi, a), cf.f.cellLabel(pi, b))
+	})
+}
+
+func (cf *claimFrame) monotone(c *Claim) ClaimResult {
+	var r ClaimResult
+	keys, groups := cf.groups(c, c.In)
+	pi := cf.f.Index(c.In)
+	up := c.Direction == "increasing"
+	for _, k := range keys {
+		rows := groups[k]
+		cf.sortByParam(rows, c.In)
+		var vals []est
+		var at []string
+		for _, row := range rows {
+			if v := cf.value(c.Metric, row); v.ok {
+				vals = append(vals, v)
+				at = append(at, cf.f.cellLabel(pi, row))
+			}
+		}
+		if len(vals) < 2 {
+			r.Points = append(r.Points, PointResult{k, Inconclusive, fmt.Sprintf("%d value(s) of %s", len(vals), c.In)})
+			continue
+		}
+		// later-than: a step "goes the claimed way" when next is above
+		// prev (increasing) or below it (decreasing).
+		step := func(prev, next est) Verdict {
+			if up {
+				return lowerAt(prev, next)
+			}
+			return lowerAt(next, prev)
+		}
+		var wrong, sig, meanOK int
+		var worst string
+		for i := 1; i < len(vals); i++ {
+			switch step(vals[i-1], vals[i]) {
+			case Fail:
+				wrong++
+				if worst == "" {
+					worst = fmt.Sprintf("%s=%s: %s → %s=%s: %s", c.In, at[i-1], vals[i-1], c.In, at[i], vals[i])
+				}
+			case Pass:
+				sig++
+			}
+			if (up && vals[i].m >= vals[i-1].m) || (!up && vals[i].m <= vals[i-1].m) {
+				meanOK++
+			}
+		}
+		steps := len(vals) - 1
+		overall := step(vals[0], vals[len(vals)-1])
+		v := Inconclusive
+		switch {
+		case wrong > 0:
+			v = Fail
+		case c.Strict && sig == steps:
+			v = Pass
+		case !c.Strict && meanOK == steps && overall == Pass:
+			v = Pass
+		}
+		d := fmt.Sprintf("%s from %s (%s=%s) to %s (%s=%s); %d/%d steps of the mean go the claimed way, %d significantly, %d significantly the other way",
+			c.Metric, vals[0], c.In, at[0], vals[len(vals)-1], c.In, at[len(at)-1], meanOK, steps, sig, wrong)
+		if worst != "" {
+			d += " (first: " + worst + ")"
+		}
+		r.Points = append(r.Points, PointResult{k, v, d})
+	}
+	pass, fail, inc := count(r.Points)
+	r.Verdict = aggregate(pass, fail, inc)
+	r.Numbers = fmt.Sprintf("%s %s in %s: %d/%d series pass, %d fail, %d inconclusive", c.Metric, c.Direction, c.In, pass, len(r.Points), fail, inc)
+	if p := firstWith(r.Points, r.Verdict); p != nil {
+		r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+	}
+	if len(r.Points) == 0 {
+		r.Numbers = "no points"
+	}
+	return r
+}
+
+func (cf *claimFrame) converge(c *Claim) ClaimResult {
+	var r ClaimResult
+	keys, groups := cf.groups(c, c.As, c.Series)
+	si, ai := cf.f.Index(c.Series), cf.f.Index(c.As)
+	for _, k := range keys {
+		rows := groups[k]
+		cf.sortByParam(rows, c.As)
+		// Difference A − B at each value of the growing parameter.
+		type diff struct {
+			at string
+			d  est
+		}
+		var ds []diff
+		byAt := map[string][2]int{}
+		var ats []string
+		for _, row := range rows {
+			at := cf.f.cellLabel(ai, row)
+			e, seen := byAt[at]
+			if !seen {
+				e = [2]int{-1, -1}
+				ats = append(ats, at)
+			}
+			switch cf.f.cellLabel(si, row) {
+			case c.A:
+				e[0] = row
+			case c.B:
+				e[1] = row
+			}
+			byAt[at] = e
+		}
+		for _, at := range ats {
+			e := byAt[at]
+			if e[0] < 0 || e[1] < 0 {
+				continue
+			}
+			a, b := cf.value(c.Metric, e[0]), cf.value(c.Metric, e[1])
+			if a.ok && b.ok {
+				ds = append(ds, diff{at, est{a.m - b.m, math.Hypot(a.ci, b.ci), true}})
+			}
+		}
+		if len(ds) == 0 {
+			r.Points = append(r.Points, PointResult{k, Inconclusive, "no matched values"})
+			continue
+		}
+		last := ds[len(ds)-1]
+		ad := math.Abs(last.d.m)
+		v := Inconclusive
+		switch {
+		case ad+last.d.ci < c.Eps:
+			v = Pass
+		case ad-last.d.ci > c.Eps:
+			v = Fail
+		}
+		r.Points = append(r.Points, PointResult{k, v, fmt.Sprintf("%s−%s = %s at %s=%s (largest), %s at %s=%s; eps %g",
+			c.A, c.B, last.d, c.As, last.at, ds[0].d, c.As, ds[0].at, c.Eps)})
+	}
+	pass, fail, inc := count(r.Points)
+	r.Verdict = aggregate(pass, fail, inc)
+	r.Numbers = fmt.Sprintf("|%s(%s) − %s(%s)| < %g at the largest %s: %d/%d groups pass, %d fail, %d inconclusive",
+		c.Metric, c.A, c.Metric, c.B, c.Eps, c.As, pass, len(r.Points), fail, inc)
+	if p := firstWith(r.Points, r.Verdict); p != nil {
+		r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+	}
+	return r
+}
+
+func (cf *claimFrame) published(c *Claim) ClaimResult {
+	var r ClaimResult
+	for _, row := range c.Where.rows(cf.f) {
+		e := cf.value(c.Metric, row)
+		k := cf.key(row)
+		if !e.ok {
+			r.Points = append(r.Points, PointResult{k, Inconclusive, "no value"})
+			continue
+		}
+		dev := math.Abs(e.m - c.Value)
+		v := Inconclusive
+		switch {
+		case dev+e.ci <= c.Tol:
+			v = Pass
+		case dev-e.ci > c.Tol:
+			v = Fail
+		}
+		r.Points = append(r.Points, PointResult{k, v, fmt.Sprintf("%s = %s, published %g ± %g (deviation %s)", c.Metric, e, c.Value, c.Tol, g4(dev))})
+	}
+	if len(r.Points) == 0 {
+		r.Verdict = Fail
+		r.Numbers = "no summary row matches where: " + c.Where.String()
+		return r
+	}
+	pass, fail, inc := count(r.Points)
+	r.Verdict = aggregate(pass, fail, inc)
+	r.Numbers = fmt.Sprintf("%d/%d points within tolerance", pass, len(r.Points))
+	if p := firstWith(r.Points, r.Verdict); p != nil {
+		r.Numbers += "; " + p.Point + ": " + p.Detail
+	}
+	return r
+}

@@ -1,0 +1,539 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"schedfarm/simcore"
+	"schedfarm/sweep"
+)
+
+// declParser validates the figures:, claims: and verify: declarations of
+// one sweep, collecting every problem as a *sweep.Error with its position.
+type declParser struct {
+	file   string
+	key    string // the sweep's name, prefix of every error key
+	schema *simcore.Schema
+	errs   sweep.ErrorList
+}
+
+func (p *declParser) errf(n *yaml.Node, key, hint, format string, args ...any) {
+	e := &sweep.Error{File: p.file, Key: key, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	p.errs = append(p.errs, e)
+}
+
+func resolveNode(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		return resolveNode(n.Content[0])
+	}
+	return n
+}
+
+// kv is one key of a mapping with its key and value nodes.
+type kv struct {
+	name string
+	k, v *yaml.Node
+}
+
+// mapping returns the pairs of a mapping node (merge keys expanded, explicit
+// keys winning), reporting unknown and repeated keys. Keys starting with
+// "x-" are ignored.
+func (p *declParser) mapping(n *yaml.Node, key string, allowed []string) (map[string]kv, bool) {
+	n = resolveNode(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		p.errf(n, key, "", "want a mapping, got %s", nodeKind(n))
+		return nil, false
+	}
+	out := map[string]kv{}
+	var merged []kv
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Value == "<<" && k.ShortTag() == "!!merge" {
+			src := resolveNode(v)
+			var srcs []*yaml.Node
+			if src != nil && src.Kind == yaml.SequenceNode {
+				for _, s := range src.Content {
+					srcs = append(srcs, resolveNode(s))
+				}
+			} else {
+				srcs = append(srcs, src)
+			}
+			for _, s := range srcs {
+				if s == nil || s.Kind != yaml.MappingNode {
+					p.errf(v, key, "", "merge key wants a mapping")
+					continue
+				}
+				for j := 0; j+1 < len(s.Content); j += 2 {
+					merged = append(merged, kv{s.Content[j].Value, s.Content[j], s.Content[j+1]})
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(k.Value, "x-") {
+			continue
+		}
+		if _, dup := out[k.Value]; dup {
+			p.errf(k, join(key, k.Value), "", "key %q repeated", k.Value)
+			continue
+		}
+		if !slices.Contains(allowed, k.Value) {
+			p.errf(k, join(key, k.Value), sweep.DidYouMean(k.Value, allowed), "unknown key %q (want one of: %s)", k.Value, strings.Join(allowed, ", "))
+			continue
+		}
+		out[k.Value] = kv{k.Value, k, v}
+	}
+	for _, m := range merged {
+		if _, ok := out[m.name]; ok || strings.HasPrefix(m.name, "x-") {
+			continue
+		}
+		if !slices.Contains(allowed, m.name) {
+			p.errf(m.k, join(key, m.name), sweep.DidYouMean(m.name, allowed), "unknown key %q (merged)", m.name)
+			continue
+		}
+		out[m.name] = m
+	}
+	return out, true
+}
+
+func join(key, sub string) string {
+	if key == "" {
+		return sub
+	}
+	return key + "." + sub
+}
+
+func nodeKind(n *yaml.Node) string {
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.ShortTag() == "!!null" {
+			return "null"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "an unexpected node"
+}
+
+func (p *declParser) sequence(n *yaml.Node, key string) ([]*yaml.Node, bool) {
+	n = resolveNode(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		p.errf(n, key, "", "want a list, got %s", nodeKind(n))
+		return nil, false
+	}
+	out := make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		out[i] = resolveNode(c)
+	}
+	return out, true
+}
+
+func (p *declParser) str(n *yaml.Node, key string) (string, bool) {
+	n = resolveNode(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		p.errf(n, key, "", "want a string, got %s", nodeKind(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (p *declParser) number(n *yaml.Node, key string) (float64, bool) {
+	n = resolveNode(n)
+	if n != nil && n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
+		var f float64
+		if err := n.Decode(&f); err == nil && !math.IsNaN(f) {
+			return f, true
+		}
+	}
+	p.errf(n, key, "", "want a number, got %s", nodeKind(n))
+	return 0, false
+}
+
+func (p *declParser) boolean(n *yaml.Node, key string) (bool, bool) {
+	n = resolveNode(n)
+	var b bool
+	if n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" && n.Decode(&b) == nil {
+		return b, true
+	}
+	p.errf(n, key, "", "want true or false, got %s", nodeKind(n))
+	return false, false
+}
+
+// oneOf reads a string that must be one of the choices.
+func (p *declParser) oneOf(n *yaml.Node, key string, choices ...string) (string, bool) {
+	s, ok := p.str(n, key)
+	if !ok {
+		return "", false
+	}
+	if !slices.Contains(choices, s) {
+		p.errf(resolveNode(n), key, sweep.DidYouMean(s, choices), "%q is not one of: %s", s, strings.Join(choices, ", "))
+		return "", false
+	}
+	return s, true
+}
+
+// scalarValue decodes a scalar as int64, float64, bool or string.
+func scalarValue(n *yaml.Node) any {
+	switch n.ShortTag() {
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			return i
+		}
+	case "!!float":
+		var f float64
+		if n.Decode(&f) == nil {
+			return f
+		}
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			return b
+		}
+	}
+	return n.Value
+}
+
+// columnSet describes the columns a declaration may name in one table.
+type columnSet struct {
+	table  string
+	layout Layout
+	// metrics are the numeric metrics: in the summary, a bare metric name
+	// stands for its mean (with its ci95 as the error).
+	metrics []string
+	params  []string
+	units   map[string]string
+}
+
+// columns returns the column set of a table of the schema's results:
+// "jobs", "summary" or an extra table.
+func columns(schema *simcore.Schema, table string) (*columnSet, error) {
+	var l Layout
+	var err error
+	switch table {
+	case JobsTable:
+		l, err = JobsLayout(*schema)
+	case SummaryTable:
+		l, err = SummaryLayout(*schema)
+	default:
+		l, err = TableLayout(*schema, table)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cs := &columnSet{table: table, layout: l, units: map[string]string{ColDurationMs: "ms"}}
+	for _, p := range schema.Params {
+		cs.units[p.Name] = p.Unit
+		cs.params = append(cs.params, p.Name)
+	}
+	for _, m := range schema.Metrics {
+		cs.units[m.Name] = m.Unit
+		if table == SummaryTable && (m.Kind == simcore.Int || m.Kind == simcore.Float) {
+			cs.metrics = append(cs.metrics, m.Name)
+			for _, s := range SummaryStats() {
+				cs.units[m.Name+"_"+s] = m.Unit
+			}
+		}
+	}
+	for _, t := range schema.Tables {
+		if t.Name == table {
+			for _, c := range t.Columns {
+				cs.units[c.Name] = c.Unit
+			}
+		}
+	}
+	return cs, nil
+}
+
+// paramNames returns the names of the model's parameters.
+func (cs *columnSet) paramNames() []string { return cs.params }
+
+func (cs *columnSet) names() []string {
+	return append(cs.layout.Names(), cs.metrics...)
+}
+
+func (cs *columnSet) has(name string) bool {
+	return cs.layout.Index(name) >= 0 || slices.Contains(cs.metrics, name)
+}
+
+// isMetric reports whether name is a bare metric name of the summary.
+func (cs *columnSet) isMetric(name string) bool {
+	return cs.layout.Index(name) < 0 && slices.Contains(cs.metrics, name)
+}
+
+// label returns "name (unit)" or "name".
+func (cs *columnSet) label(name string) string {
+	if u := cs.units[name]; u != "" {
+		return name + " (" + u + ")"
+	}
+	return name
+}
+
+// column reads a column name and checks that the table has it.
+func (p *declParser) column(n *yaml.Node, key string, cs *columnSet) (string, bool) {
+	s, ok := p.str(n, key)
+	if !ok {
+		return "", false
+	}
+	if !cs.has(s) {
+		hint := sweep.DidYouMean(s, cs.names())
+		if hint == "" {
+			hint = "columns: " + strings.Join(cs.names(), ", ")
+		}
+		p.errf(resolveNode(n), key, hint, "table %q has no column %q", cs.table, s)
+		return "", false
+	}
+	return s, true
+}
+
+// Cond is one filter condition: the column's value must be one of Values
+// (as labels, see Label).
+type Cond struct {
+	Col    string
+	Values []string
+}
+
+// Filter is a conjunction of conditions (a declaration's where:).
+type Filter []Cond
+
+// where reads a filter: column → value or list of values. Values of
+// parameter columns are checked against the parameter's schema.
+func (p *declParser) where(n *yaml.Node, key string, cs *columnSet) Filter {
+	pairs, ok := p.mapping(n, key, cs.layout.Names())
+	if !ok {
+		return nil
+	}
+	var f Filter
+	for _, name := range cs.layout.Names() {
+		e, ok := pairs[name]
+		if !ok {
+			continue
+		}
+		k := join(key, name)
+		v := resolveNode(e.v)
+		var items []*yaml.Node
+		if v.Kind == yaml.SequenceNode {
+			for _, c := range v.Content {
+				items = append(items, resolveNode(c))
+			}
+		} else {
+			items = []*yaml.Node{v}
+		}
+		c := Cond{Col: name}
+		for _, it := range items {
+			if it.Kind != yaml.ScalarNode || it.ShortTag() == "!!null" {
+				p.errf(it, k, "", "want a value or a list of values, got %s", nodeKind(it))
+				continue
+			}
+			val := scalarValue(it)
+			if prm, ok := p.schema.Param(name); ok {
+				checked, err := prm.Check(val)
+				if err != nil {
+					p.errf(it, k, "", "%v", err)
+					continue
+				}
+				val = checked
+			}
+			c.Values = append(c.Values, Label(val))
+		}
+		f = append(f, c)
+	}
+	return f
+}
+
+// Label renders a value as figures, claims and filters compare it: integers
+// in base 10, floats with the shortest 'g' form, strings as they are.
+func Label(v any) string {
+	switch x := v.(type) {
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case float64:
+		if x == 0 {
+			x = 0
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// cellLabel returns the label of a cell ("" for a null).
+func (f *Frame) cellLabel(col, row int) string {
+	if f.IsNull(col, row) {
+		return ""
+	}
+	switch c := f.Cols[col].(type) {
+	case []int64:
+		return Label(c[row])
+	case []uint64:
+		return Label(c[row])
+	case []float64:
+		return Label(c[row])
+	case []string:
+		return c[row]
+	case []bool:
+		return Label(c[row])
+	case []time.Time:
+		return Label(c[row])
+	}
+	return ""
+}
+
+// cellFloat returns a numeric cell as float64; ok is false for a null, a
+// NaN or a non-numeric column.
+func (f *Frame) cellFloat(col, row int) (float64, bool) {
+	if col < 0 || f.IsNull(col, row) {
+		return 0, false
+	}
+	var x float64
+	switch c := f.Cols[col].(type) {
+	case []int64:
+		x = float64(c[row])
+	case []uint64:
+		x = float64(c[row])
+	case []float64:
+		x = c[row]
+	case []bool:
+		if c[row] {
+			x = 1
+		}
+	case []time.Time:
+		x = float64(c[row].UnixMilli())
+	default:
+		return 0, false
+	}
+	return x, !math.IsNaN(x)
+}
+
+// rows returns the indexes of the rows matching the filter.
+func (fl Filter) rows(f *Frame) []int {
+	idx := make([]int, len(fl))
+	sets := make([]map[string]bool, len(fl))
+	for i, c := range fl {
+		idx[i] = f.Index(c.Col)
+		sets[i] = map[string]bool{}
+		for _, v := range c.Values {
+			sets[i][v] = true
+		}
+	}
+	var out []int
+rows:
+	for r := 0; r < f.Len(); r++ {
+		for i := range fl {
+			if idx[i] < 0 || !sets[i][f.cellLabel(idx[i], r)] {
+				continue rows
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// String renders the filter as "a=1, b∈{x,y}".
+func (fl Filter) String() string {
+	parts := make([]string, len(fl))
+	for i, c := range fl {
+		if len(c.Values) == 1 {
+			parts[i] = c.Col + "=" + c.Values[0]
+		} else {
+			parts[i] = c.Col + "∈{" + strings.Join(c.Values, ",") + "}"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// compareLabels orders labels numerically when both are numbers, else as
+// strings (numbers first).
+func compareLabels(a, b string) int {
+	fa, ea := strconv.ParseFloat(a, 64)
+	fb, eb := strconv.ParseFloat(b, 64)
+	switch {
+	case ea == nil && eb == nil:
+		if fa < fb {
+			return -1
+		}
+		if fa > fb {
+			return 1
+		}
+		return strings.Compare(a, b)
+	case ea == nil:
+		return -1
+	case eb == nil:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+// Decls are the validated figures, claims and verify settings of a sweep.
+type Decls struct {
+	Figures []*Figure
+	Claims  []*Claim
+	Verify  VerifySpec
+}
+
+// ParseDecls validates a sweep's figures:, claims: and verify: keys against
+// its model's schema. The error, if any, is a sweep.ErrorList with every
+// problem found, each with file:line:col and the closest valid name.
+func ParseDecls(s *sweep.Sweep) (*Decls, error) {
+	p := &declParser{file: s.File, key: s.Name, schema: s.Schema()}
+	d := &Decls{}
+	if s.Figures != nil {
+		d.Figures = p.figures(s.Figures, join(s.Name, "figures"))
+	}
+	if s.Claims != nil {
+		d.Claims = p.claims(s.Claims, join(s.Name, "claims"))
+	}
+	if s.Verify != nil {
+		d.Verify = p.verify(s.Verify, join(s.Name, "verify"))
+	}
+	if len(p.errs) > 0 {
+		slices.SortStableFunc(p.errs, func(a, b *sweep.Error) int {
+			if a.Line != b.Line {
+				return a.Line - b.Line
+			}
+			return a.Col - b.Col
+		})
+		return nil, p.errs
+	}
+	return d, nil
+}
+
+// ValidateFile checks the declarations of every sweep of a parsed file.
+func ValidateFile(f *sweep.File) error {
+	var all sweep.ErrorList
+	for _, s := range f.Sweeps {
+		if _, err := ParseDecls(s); err != nil {
+			all = append(all, err.(sweep.ErrorList)...)
+		}
+	}
+	if len(all) > 0 {
+		return all
+	}
+	return nil
+}
