@@ -15,7 +15,6 @@ import (
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
-	"schedfarm/results"
 	"schedfarm/sweep"
 	"schedfarm/worker"
 )
@@ -123,7 +122,7 @@ func (a *app) workerCmd() *cobra.Command {
 // ctx ends. ready, if non-nil, is closed once all are connected.
 func (a *app) runWorkers(ctx context.Context, n int, prefix string, base worker.Config, ready chan<- struct{}) error {
 	reg := a.registry()
-	prov := results.BuildProvenance()
+	prov := a.provenance()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := 0; i < n; i++ {
@@ -339,7 +338,7 @@ func (a *app) collectCmd() *cobra.Command {
 
 func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm, run string, partial bool) ([]coordinator.SweepCollected, error) {
 	out, err := coordinator.Collect(ctx, farm, a.registry(), run, coordinator.CollectOptions{
-		ResultsDir: a.v.GetString("results-dir"), Partial: partial, Provenance: results.BuildProvenance(),
+		ResultsDir: a.v.GetString("results-dir"), Partial: partial, Provenance: a.provenance(),
 	})
 	if err != nil {
 		return out, err

@@ -65,6 +65,7 @@ type app struct {
 	// embedded is the in-process NATS server of `run`; connections to it
 	// go through in-memory pipes rather than loopback TCP.
 	embedded nats.InProcessConnProvider
+	prov     provenanceOnce
 }
 
 func newApp() *app {

@@ -244,7 +244,7 @@ func (a *app) versionCmd() *cobra.Command {
 		Short: "Print the schedfarm version, VCS revision and Go version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			p := results.BuildProvenance()
+			p := a.provenance()
 			fmt.Fprintf(cmd.OutOrStdout(), "schedfarm %s (revision %s, modified %s) %s %s/%s\n",
 				p.Version, p.VCSRevision, p.VCSModified, p.GoVersion, runtime.GOOS, runtime.GOARCH)
 			_ = os.Stdout.Sync()
