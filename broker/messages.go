@@ -140,7 +140,8 @@ type RunRecord struct {
 	MaxJobs int       `json:"max_jobs"`
 	Force   bool      `json:"force"`
 	Created time.Time `json:"created"`
-	// Total is the number of jobs of the run; Skipped of them were already
+	// Total is the number of distinct jobs of the run (a job two sweeps
+	// share counts once); Skipped of them were already
 	// done by earlier runs (same job IDs) and were not published.
 	Total   int       `json:"total"`
 	Skipped int       `json:"skipped"`

@@ -139,7 +139,7 @@ func TestJobRoundTrip(t *testing.T) {
 			if got.Params.Canonical(nil) != want.Params.Canonical(nil) {
 				t.Errorf("canonical changed:\n got %s\nwant %s", got.Params.Canonical(nil), want.Params.Canonical(nil))
 			}
-			if sweep.JobID(got.Model, got.ModelVersion, got.Params, got.Replicate) != sweep.JobID(want.Model, want.ModelVersion, want.Params, want.Replicate) {
+			if sweep.JobID(got.Model, got.ModelVersion, got.Params, got.Replicate, got.Seed) != sweep.JobID(want.Model, want.ModelVersion, want.Params, want.Replicate, want.Seed) {
 				t.Error("job ID changed")
 			}
 		})

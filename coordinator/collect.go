@@ -83,9 +83,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 		return nil, err
 	}
 	covered := map[string]bool{}
-	bySweep := map[string][]broker.PartRecord{}
 	for _, p := range own {
-		bySweep[p.Sweep] = append(bySweep[p.Sweep], p)
 		for _, id := range p.Jobs {
 			covered[id] = true
 		}
@@ -134,7 +132,16 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 			}
 		}
 		src := &objectSource{store: farm.Parts, names: map[string]string{}}
-		src.add(bySweep[s.Name])
+		// This run's parts holding any of the sweep's jobs: a job that two
+		// sweeps share ran once, under one of them.
+		for _, p := range own {
+			for _, id := range p.Jobs {
+				if ids[id] {
+					src.add([]broker.PartRecord{p})
+					break
+				}
+			}
+		}
 		for _, p := range others {
 			for _, id := range p.Jobs {
 				if ids[id] {

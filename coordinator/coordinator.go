@@ -349,10 +349,15 @@ func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[uu
 	defer c.mu.Unlock()
 	c.aliases++
 	e := &runEntry{rec: rec, alias: strconv.FormatInt(int64(c.aliases), 36), ids: make(map[uuid.UUID]int32, len(jobs))}
-	e.counts.Total = len(jobs)
 	for i := range jobs {
 		j := &jobs[i]
-		idx := int32(j.Index)
+		if _, dup := e.ids[j.ID]; dup {
+			// The same job in two sweeps of the file: it runs once, and
+			// both sweeps' results take its row.
+			continue
+		}
+		e.counts.Total++
+		idx := int32(i)
 		e.ids[j.ID] = idx
 		st := &jobState{Key: jobKey(e.alias, idx), Run: e.alias, Job: j.ID, Sweep: j.Sweep, Index: idx, Status: StatusQueued}
 		if skip[j.ID] {

@@ -55,7 +55,7 @@ func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitRep
 	}
 	rec := broker.RunRecord{
 		ID: req.Run, File: req.File, Text: req.Text, MaxJobs: req.MaxJobs, Force: req.Force,
-		Created: time.Now().UTC(), Total: len(jobs), Status: broker.RunPublishing, Owner: c.name,
+		Created: time.Now().UTC(), Total: uniqueJobs(jobs), Status: broker.RunPublishing, Owner: c.name,
 	}
 	if _, err := c.farm.Runs.Get(ctx, rec.ID); err == nil {
 		return nil, fmt.Errorf("run %s already exists", rec.ID)
@@ -88,7 +88,17 @@ func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitRep
 		names[i] = s.Name
 	}
 	c.log.Info("run submitted", "run", rec.ID, "file", req.File, "jobs", len(jobs), "skipped", len(skip), "published", published)
-	return &SubmitReply{Run: rec.ID, Sweeps: names, Total: len(jobs), Skipped: len(skip), Published: published}, nil
+	return &SubmitReply{Run: rec.ID, Sweeps: names, Total: rec.Total, Skipped: len(skip), Published: published}, nil
+}
+
+// uniqueJobs counts distinct job IDs: a job that two sweeps of a file share
+// runs once.
+func uniqueJobs(jobs []sweep.Job) int {
+	seen := make(map[uuid.UUID]struct{}, len(jobs))
+	for i := range jobs {
+		seen[jobs[i].ID] = struct{}{}
+	}
+	return len(seen)
 }
 
 func (c *Coordinator) markRunning(ctx context.Context, run string) error {
@@ -149,11 +159,13 @@ func (c *Coordinator) publish(ctx context.Context, run string, jobs []sweep.Job,
 		inflight = inflight[:0]
 		return nil
 	}
+	queued := make(map[uuid.UUID]bool, len(jobs))
 	for i := range jobs {
 		j := &jobs[i]
-		if skip[j.ID] {
+		if skip[j.ID] || queued[j.ID] {
 			continue
 		}
+		queued[j.ID] = true
 		data, err := broker.EncodeJob(run, j)
 		if err != nil {
 			return sent, err

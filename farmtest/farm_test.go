@@ -562,3 +562,75 @@ func TestCoordinatorLease(t *testing.T) {
 		t.Fatalf("progress: %+v", p)
 	}
 }
+
+// TestMultiSweepFile: a file of several sweeps runs every sweep; sweeps that
+// differ only in their master seed are different jobs, and a job two sweeps
+// share runs once and appears in both sweeps' results.
+func TestMultiSweepFile(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(2, "w", worker.Config{})
+	text := `sweeps:
+  - name: first
+    model: bench
+    seed: 1
+    replicates: 3
+    axes:
+      - name: size
+        values: [1, 2, 3]
+  - name: reseeded
+    model: bench
+    seed: 2
+    replicates: 3
+    axes:
+      - name: size
+        values: [1, 2, 3]
+  - name: overlap
+    model: bench
+    seed: 1
+    replicates: 3
+    axes:
+      - name: size
+        values: [3, 4]
+`
+	rep := submit(t, c.Coordinator, text, false)
+	// 9 + 9 + 6 jobs, of which overlap's size=3 (3 jobs) are first's.
+	if rep.Total != 21 || rep.Published != 21 {
+		t.Fatalf("submit: %+v", rep)
+	}
+	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	if p.Done != 21 {
+		t.Fatalf("progress: %+v", p)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	want := map[string]int{"first": 9, "reseeded": 9, "overlap": 6}
+	ids := map[string][]string{}
+	for _, s := range out {
+		fr := readJobs(t, s.Dir)
+		if fr.Len() != want[s.Sweep] || s.OK != want[s.Sweep] {
+			t.Fatalf("sweep %s: %d rows, %d ok; want %d", s.Sweep, fr.Len(), s.OK, want[s.Sweep])
+		}
+		for _, sw := range strCol(t, fr, "sweep") {
+			if sw != s.Sweep {
+				t.Fatalf("sweep %s has a row of sweep %s", s.Sweep, sw)
+			}
+		}
+		ids[s.Sweep] = strCol(t, fr, "job_id")
+	}
+	shared := 0
+	for _, a := range ids["first"] {
+		for _, b := range ids["reseeded"] {
+			if a == b {
+				t.Fatalf("job %s in both first and reseeded (different master seeds)", a)
+			}
+		}
+		for _, b := range ids["overlap"] {
+			if a == b {
+				shared++
+			}
+		}
+	}
+	if shared != 3 {
+		t.Fatalf("%d jobs shared by first and overlap, want 3", shared)
+	}
+}

@@ -85,7 +85,7 @@ func benchJobs(tb testing.TB, name string, master uint64, points []point, reps i
 		}
 		for r := 0; r < reps; r++ {
 			jobs = append(jobs, sweep.Job{
-				ID:           sweep.JobID(m.Name(), m.Version(), params, r),
+				ID:           sweep.JobID(m.Name(), m.Version(), params, r, sweep.InstanceSeed(master, r, &schema, params)),
 				Index:        len(jobs),
 				Sweep:        name,
 				Model:        m.Name(),

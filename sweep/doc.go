@@ -179,13 +179,16 @@
 // # Expansion, identity and limits
 //
 // Each job has complete parameters (every schema parameter, defaults
-// filled), ID = JobID(model, version, params, replicate) and Seed =
+// filled), ID = JobID(model, version, params, replicate, seed) and Seed =
 // InstanceSeed(master seed, replicate, schema, params): algorithm
 // parameters do not enter the seed, so every algorithm at one point runs
 // the same instance. Two points of one sweep with identical parameters are
 // an error naming both points' axis values. An exclude entry that drops
 // no point is an error (it is almost always a typo). Identical jobs in two
-// different sweeps share one ID.
+// different sweeps (same model, parameters, replicate and seed) share one
+// ID: the farm runs such a job once and both sweeps' results take its row.
+// Sweeps that differ only in their master seed run different instances,
+// so their jobs have different IDs.
 //
 // Count gives the number of jobs without building them (from the axis
 // sizes, or by enumerating points when there are exclusions). Expand

@@ -186,7 +186,7 @@ func (f *File) Expand(maxJobs int) ([]Job, error) {
 func (s *Sweep) appendJobs(jobs []Job) ([]Job, error) {
 	version := s.model.Version()
 	workload := s.schema.WorkloadParams()
-	seen := map[uuid.UUID]int{} // replicate-0 ID → point ordinal
+	seen := map[uuid.UUID]int{} // point ID → point ordinal
 	start := len(jobs)
 	w := s.newWalker()
 	err := w.run(func(w *walker, vals []any) error {
@@ -196,27 +196,30 @@ func (s *Sweep) appendJobs(jobs []Job) ([]Job, error) {
 		}
 		canon := params.Canonical(nil)
 		wcanon := params.Canonical(workload)
-		id0 := jobIDCanonical(s.Model, version, canon, 0)
-		if first, dup := seen[id0]; dup {
+		// Duplicate points are detected on the parameters alone (the
+		// replicate-0 ID without a seed), whatever the seeds.
+		pointID := jobIDCanonical(s.Model, version, canon, 0, 0)
+		if first, dup := seen[pointID]; dup {
 			return s.duplicate(first, w)
 		}
-		seen[id0] = w.ordinal
+		seen[pointID] = w.ordinal
 		for r := 0; r < s.Replicates; r++ {
-			id, p := id0, params
+			p := params
 			if r > 0 {
 				// Each job owns its map, so a caller may annotate one
 				// without touching its siblings.
-				id, p = jobIDCanonical(s.Model, version, canon, r), maps.Clone(params)
+				p = maps.Clone(params)
 			}
+			seed := instanceSeedCanonical(s.Seed, r, wcanon)
 			jobs = append(jobs, Job{
-				ID:           id,
+				ID:           jobIDCanonical(s.Model, version, canon, r, seed),
 				Index:        len(jobs) - start,
 				Sweep:        s.Name,
 				Model:        s.Model,
 				ModelVersion: version,
 				Params:       p,
 				Replicate:    r,
-				Seed:         instanceSeedCanonical(s.Seed, r, wcanon),
+				Seed:         seed,
 			})
 		}
 		return nil

@@ -91,7 +91,7 @@ func TestGoodFiles(t *testing.T) {
 				if err != nil || !reflect.DeepEqual(full, j.Params) {
 					t.Fatalf("job %d params %v not complete: %v", j.Index, j.Params, err)
 				}
-				if j.ID != JobID(j.Model, m.Version(), j.Params, j.Replicate) {
+				if j.ID != JobID(j.Model, m.Version(), j.Params, j.Replicate, j.Seed) {
 					t.Fatalf("job %d: ID does not match JobID", j.Index)
 				}
 				if f := findSweep(f, j.Sweep); j.Seed != InstanceSeed(f.Seed, j.Replicate, &s, j.Params) {
@@ -210,8 +210,8 @@ func TestSeedsAndIDs(t *testing.T) {
 		id    string
 		seed  uint64
 	}{
-		{0, "38a63512-a30a-5fa8-836b-18cfd0270473", 16782984438424780879},
-		{7, "39e4066a-6df1-597a-a91e-94eb70560047", 574548318658736981},
+		{0, "df55c908-fc86-5029-9f8a-9e695bebe7dc", 16782984438424780879},
+		{7, "208cf89b-75e4-56c2-a4ea-dad4a265527d", 574548318658736981},
 	}
 	for _, g := range golden {
 		j := jobs[g.index]

@@ -15,7 +15,9 @@ import (
 type Job struct {
 	// ID identifies the job across submissions: a name-based (SHA-1) UUID
 	// over the canonical encoding of (model, model version, parameters,
-	// replicate). Resubmitting a sweep maps to the same IDs.
+	// replicate, instance seed). Resubmitting a sweep maps to the same IDs;
+	// two sweeps that differ only in their master seed run different
+	// instances, so their jobs differ too.
 	ID uuid.UUID `json:"id"`
 	// Index is the job's position in its sweep's expansion order.
 	Index int `json:"index"`
@@ -36,22 +38,24 @@ type Job struct {
 // makes the IDs of resubmitted sweeps match earlier runs.
 var jobNamespace = uuid.MustParse("6f1c1e4a-3c55-4b8e-9d1e-5c7a2b9e0d42")
 
-// JobID returns the job ID of (model, version, params, replicate).
-func JobID(model, version string, params simcore.Params, replicate int) uuid.UUID {
-	return jobIDCanonical(model, version, params.Canonical(nil), replicate)
+// JobID returns the job ID of (model, version, params, replicate, seed).
+func JobID(model, version string, params simcore.Params, replicate int, seed uint64) uuid.UUID {
+	return jobIDCanonical(model, version, params.Canonical(nil), replicate, seed)
 }
 
 // jobIDCanonical is JobID over an already computed params.Canonical(nil):
 // expansion encodes each point once and reuses it for every replicate.
-func jobIDCanonical(model, version, canonical string, replicate int) uuid.UUID {
+func jobIDCanonical(model, version, canonical string, replicate int, seed uint64) uuid.UUID {
 	var b strings.Builder
-	b.Grow(len(model) + len(version) + len(canonical) + 48)
+	b.Grow(len(model) + len(version) + len(canonical) + 72)
 	b.WriteString("model=")
 	b.WriteString(strconv.Quote(model))
 	b.WriteString(";version=")
 	b.WriteString(strconv.Quote(version))
 	b.WriteString(";replicate=")
 	b.WriteString(strconv.Itoa(replicate))
+	b.WriteString(";seed=")
+	b.WriteString(strconv.FormatUint(seed, 10))
 	b.WriteString(";params{")
 	b.WriteString(canonical)
 	b.WriteString("}")
