@@ -31,7 +31,7 @@
 //
 // Readings of the paper that are open are parameters with the default named
 // first: planning (point_scan | per_task), user_split (paper | code),
-// release (estimate | actual), sigma_dist (normal | uniform), deadline_rule
+// node_release (estimate | actual), sigma_dist (normal | uniform), deadline_rule
 // (average | per_task). Time is continuous; the IntegerTime rounding of the
 // authors' simulator is not modelled.
 package divisible

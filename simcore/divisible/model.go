@@ -36,8 +36,8 @@ func (*Model) Schema() simcore.Schema {
 				Doc: "SystemLoad = E(Avgσ, N)·λ (seed 001 §5)"},
 			{Name: "dc_ratio", Kind: simcore.Float, Min: simcore.Bound(1), Default: 2.0,
 				Doc: "DCRatio: mean relative deadline over E(Avgσ, N) (seed 001 §5)"},
-			{Name: "n", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(1), Max: simcore.Bound(4096), Default: int64(16),
-				Doc: "N, processing nodes in the cluster"},
+			{Name: "n_nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(1), Max: simcore.Bound(4096), Default: int64(16),
+				Doc: "N, processing nodes in the cluster (not 'n': the results reserve it for the replicate count)"},
 			{Name: "cms", Kind: simcore.Float, Unit: "time units per data unit", Min: pos, Default: 1.0,
 				Doc: "Cms, time to transmit a unit of data from the head node"},
 			{Name: "cps", Kind: simcore.Float, Unit: "time units per data unit", Min: pos, Default: 100.0,
@@ -54,7 +54,7 @@ func (*Model) Schema() simcore.Schema {
 				Doc: "point_scan: every waiting task tried at each availability point (authors' code); per_task: Fig. 2 literally"},
 			{Name: "user_split", Kind: simcore.String, Enum: []string{"paper", "code"}, Default: "paper", Algorithm: true,
 				Doc: "paper: N_min = ⌈σCps/(D−σCms)⌉, n in [N_min, N]; code: denominator −Cps, n in [N_min, N−1]"},
-			{Name: "release", Kind: simcore.String, Enum: []string{"estimate", "actual"}, Default: "estimate", Algorithm: true,
+			{Name: "node_release", Kind: simcore.String, Enum: []string{"estimate", "actual"}, Default: "estimate", Algorithm: true,
 				Doc: "a node returns to the scheduler at the task's estimated completion (code) or at its actual finish"},
 			{Name: "task_table", Kind: simcore.Bool, Default: false, Algorithm: true,
 				Doc: "output option: emit the per-task table 'tasks'"},
@@ -78,7 +78,7 @@ func (*Model) Schema() simcore.Schema {
 				{Name: "arrival", Kind: simcore.Float, Unit: "time units", Doc: "A"},
 				{Name: "sigma", Kind: simcore.Float, Unit: "data units", Doc: "σ"},
 				{Name: "deadline", Kind: simcore.Float, Unit: "time units", Doc: "absolute deadline A + D"},
-				{Name: "accepted", Kind: simcore.Bool, Doc: "admitted by the schedulability test"},
+				{Name: "admitted", Kind: simcore.Bool, Doc: "accepted by the schedulability test"},
 				{Name: "nodes", Kind: simcore.Int, Unit: "nodes", Doc: "nodes used (0 if rejected)"},
 				{Name: "est_completion", Kind: simcore.Float, Unit: "time units", Doc: "estimated completion (−1 if rejected)"},
 				{Name: "act_completion", Kind: simcore.Float, Unit: "time units", Doc: "actual completion (−1 if rejected)"},
@@ -87,7 +87,7 @@ func (*Model) Schema() simcore.Schema {
 				{Name: "task", Kind: simcore.Int, Doc: "task ID"},
 				{Name: "part", Kind: simcore.Int, Doc: "chunk index (transmission order)"},
 				{Name: "node", Kind: simcore.Int, Doc: "processing node, 0..N−1"},
-				{Name: "release", Kind: simcore.Float, Unit: "time units", Doc: "task arrival"},
+				{Name: "arrival", Kind: simcore.Float, Unit: "time units", Doc: "task arrival (release)"},
 				{Name: "deadline", Kind: simcore.Float, Unit: "time units", Doc: "absolute deadline"},
 				{Name: "alpha", Kind: simcore.Float, Doc: "fraction of σ in this chunk"},
 				{Name: "reserved_from", Kind: simcore.Float, Unit: "time units", Doc: "r_i, the node's planned availability"},
@@ -117,12 +117,12 @@ func Decode(p simcore.Params) (Config, error) {
 		return Config{}, err
 	}
 	return Config{
-		Cluster: Cluster{N: int(p.Int("n")), Cms: p.Float("cms"), Cps: p.Float("cps")},
+		Cluster: Cluster{N: int(p.Int("n_nodes")), Cms: p.Float("cms"), Cps: p.Float("cps")},
 		Workload: Workload{Load: p.Float("load"), AvgSigma: p.Float("avg_sigma"), DCRatio: p.Float("dc_ratio"),
 			TotalTime: p.Float("total_time"), SigmaDist: p.String("sigma_dist"), Deadlines: p.String("deadline_rule")},
 		Algorithm: alg,
 		Options: Options{PerTask: p.String("planning") == "per_task", SplitCode: p.String("user_split") == "code",
-			ReleaseActual: p.String("release") == "actual"},
+			ReleaseActual: p.String("node_release") == "actual"},
 		TaskTable: p.Bool("task_table"),
 		Schedule:  p.Bool("schedule"),
 	}, nil
@@ -196,7 +196,7 @@ func result(cfg Config, tasks []Task, run *Run) *simcore.Result {
 			}
 		}
 		res.Tables["tasks"] = &simcore.TableData{Columns: map[string]any{"task": id, "arrival": arr, "sigma": sig,
-			"deadline": dl, "accepted": acc, "nodes": nd, "est_completion": est, "act_completion": act}}
+			"deadline": dl, "admitted": acc, "nodes": nd, "est_completion": est, "act_completion": act}}
 	}
 	if cfg.Schedule {
 		n := len(run.Pieces)
@@ -213,7 +213,7 @@ func result(cfg Config, tasks []Task, run *Run) *simcore.Result {
 			}
 		}
 		res.Tables["schedule"] = &simcore.TableData{Columns: map[string]any{"task": task, "part": part, "node": node,
-			"release": cols[0], "deadline": cols[1], "alpha": cols[2], "reserved_from": cols[3], "start": cols[4],
+			"arrival": cols[0], "deadline": cols[1], "alpha": cols[2], "reserved_from": cols[3], "start": cols[4],
 			"tx_end": cols[5], "end": cols[6], "reserved_until": cols[7]}}
 	}
 	return res

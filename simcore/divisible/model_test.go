@@ -145,6 +145,35 @@ func TestBaselineDLTBeatsOPRMN(t *testing.T) {
 	}
 }
 
+// Table columns share one namespace with parameters and metrics in the
+// collected results.
+func TestColumnNamesDoNotClash(t *testing.T) {
+	s := New().Schema()
+	// Columns the results layout adds itself (results/layout.go).
+	seen := map[string]bool{"n": true, "n_failed": true, "n_missing": true, "run_id": true, "job_id": true,
+		"job_index": true, "sweep": true, "model": true, "model_version": true, "replicate": true, "seed": true,
+		"worker": true, "started_at": true, "duration_ms": true, "status": true, "error": true, "attempts": true}
+	for _, p := range s.Params {
+		if seen[p.Name] {
+			t.Errorf("parameter %q clashes with a results column", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	for _, m := range s.Metrics {
+		if seen[m.Name] {
+			t.Errorf("metric %q clashes", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	for _, tb := range s.Tables {
+		for _, c := range tb.Columns {
+			if seen[c.Name] {
+				t.Errorf("table %s column %q clashes with a parameter or metric", tb.Name, c.Name)
+			}
+		}
+	}
+}
+
 func TestRunStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
