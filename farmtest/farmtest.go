@@ -20,6 +20,7 @@ import (
 	"schedfarm/results"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
+	"schedfarm/simcore/divisible"
 	"schedfarm/worker"
 )
 
@@ -58,7 +59,7 @@ func New(tb testing.TB, s broker.Settings) *Farm {
 		ns.Shutdown()
 		ns.WaitForShutdown()
 	})
-	reg, err := simcore.NewRegistry(bench.New())
+	reg, err := simcore.NewRegistry(bench.New(), divisible.New())
 	if err != nil {
 		tb.Fatal(err)
 	}

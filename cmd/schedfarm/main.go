@@ -24,6 +24,7 @@ import (
 	"schedfarm/broker"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
+	"schedfarm/simcore/divisible"
 )
 
 // exitError carries a process exit status through cobra.
@@ -162,7 +163,7 @@ func (a *app) registry() *simcore.Registry {
 
 func buildRegistry(data simcore.DataDir) *simcore.Registry {
 	_ = data // models that read traces take it; bench reads none
-	reg, err := simcore.NewRegistry(bench.New())
+	reg, err := simcore.NewRegistry(bench.New(), divisible.New())
 	if err != nil {
 		panic(err) // two models with one name: a build mistake
 	}

@@ -1,0 +1,37 @@
+// Package divisible is the model of seed 001: Lin, Lu, Deogun and Goddard,
+// "Real-Time Divisible Load Scheduling with Different Processor Available
+// Times" (UNL TR-2007-0013), with the OPR baselines of the authors' RTAS
+// 2007 paper as restated in SPECS.md §1.
+//
+// Pipeline of one run (a pure function of the parameters and the seed):
+//
+//	Generate (§5 "Workload Generation")            tasks (A, σ, D), arrivals in [0, total_time)
+//	  │  one rng stream per purpose: arrivals, sizes, deadlines, split;
+//	  │  shared by all eight algorithms (common random numbers)
+//	  ▼
+//	engine: arrival events ──▶ schedulability test (§4.2, Figure 2)
+//	  │    order L = waiting queue + new task      EDF (deadline) or FIFO (arrival)
+//	  │    plan L on node availabilities           point scan (SPECS.md §1.6) or per task
+//	  │      partition at each candidate point:
+//	  │        DLT        Eq. 1–6 heterogeneous model, ñ_min of Eq. 14 (§4.1.1)
+//	  │        USERSPLIT  n in [N_min, N] equal pieces, Eq. 15 (§4.1.2)
+//	  │        OPR-MN     n_min nodes starting together (SPECS.md §1.3–1.4)
+//	  │        OPR-AN     all N nodes (SPECS.md §1.5)
+//	  │    all planned: accept, replace the plans; else reject, keep them
+//	  ▼
+//	engine: dispatch events (planned first transmission)
+//	  │    chunks to the nodes free earliest, real sequential transmissions
+//	  │    (proof of Theorem 4, §4.1.1 C): actual vs estimated completion
+//	  ▼
+//	metrics (§5: Task Reject Ratio, ...) + tables "tasks", "schedule"
+//
+// Files: formulas.go (Eq. 1–15, E, n_min), workload.go (§5 generator),
+// algorithm.go (the eight names), plan.go (Figure 2), sim.go (events and
+// execution), model.go (schema and metrics).
+//
+// Readings of the paper that are open are parameters with the default named
+// first: planning (point_scan | per_task), user_split (paper | code),
+// node_release (estimate | actual), sigma_dist (normal | uniform), deadline_rule
+// (average | per_task). Time is continuous; the IntegerTime rounding of the
+// authors' simulator is not modelled.
+package divisible

@@ -1,0 +1,220 @@
+package divisible
+
+import (
+	"context"
+	"fmt"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/rng"
+)
+
+// Model is the divisible-load model of seed 001. The zero value is ready.
+type Model struct{}
+
+// New returns the divisible-load model.
+func New() *Model { return &Model{} }
+
+// Name implements simcore.Model.
+func (*Model) Name() string { return "divisible" }
+
+// Version implements simcore.Model.
+func (*Model) Version() string { return "1" }
+
+// Doc implements simcore.Model.
+func (*Model) Doc() string {
+	return "real-time divisible loads on a cluster with inserted idle times (Lin, Lu, Deogun, Goddard 2007; seed 001)"
+}
+
+// Schema implements simcore.Model.
+func (*Model) Schema() simcore.Schema {
+	pos := simcore.Bound(1e-9)
+	return simcore.Schema{
+		Params: []simcore.Param{
+			{Name: "algorithm", Kind: simcore.String, Enum: AlgorithmNames(), Default: "EDF-DLT", Algorithm: true,
+				Doc: "policy (EDF, FIFO) × partitioning (DLT with IITs, USERSPLIT, OPR-MN, OPR-AN), seed 001 §4–5"},
+			{Name: "load", Kind: simcore.Float, Min: pos, Max: simcore.Bound(100), Default: 0.5,
+				Doc: "SystemLoad = E(Avgσ, N)·λ (seed 001 §5)"},
+			{Name: "dc_ratio", Kind: simcore.Float, Min: simcore.Bound(1), Default: 2.0,
+				Doc: "DCRatio: mean relative deadline over E(Avgσ, N) (seed 001 §5)"},
+			{Name: "n_nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(1), Max: simcore.Bound(4096), Default: int64(16),
+				Doc: "N, processing nodes in the cluster (not 'n': the results reserve it for the replicate count)"},
+			{Name: "cms", Kind: simcore.Float, Unit: "time units per data unit", Min: pos, Default: 1.0,
+				Doc: "Cms, time to transmit a unit of data from the head node"},
+			{Name: "cps", Kind: simcore.Float, Unit: "time units per data unit", Min: pos, Default: 100.0,
+				Doc: "Cps, time to compute a unit of data on one node"},
+			{Name: "avg_sigma", Kind: simcore.Float, Unit: "data units", Min: pos, Default: 200.0,
+				Doc: "Avgσ, mean task data size"},
+			{Name: "total_time", Kind: simcore.Float, Unit: "time units", Min: pos, Max: simcore.Bound(1e12), Default: 10_000_000.0,
+				Doc: "TotalSimulationTime: tasks arrive in [0, total_time)"},
+			{Name: "sigma_dist", Kind: simcore.String, Enum: []string{"normal", "uniform"}, Default: "normal",
+				Doc: "normal: σ ~ Normal(Avgσ, Avgσ) redrawn while <= 0 (paper); uniform: Uniform{1..2Avgσ−1} (authors' code)"},
+			{Name: "deadline_rule", Kind: simcore.String, Enum: []string{"average", "per_task"}, Default: "average",
+				Doc: "average: D ~ U[AvgD/2, 3AvgD/2], AvgD = DCRatio·E(Avgσ,N) (paper); per_task: centred on DCRatio·E(σ_i,N) (code)"},
+			{Name: "planning", Kind: simcore.String, Enum: []string{"point_scan", "per_task"}, Default: "point_scan", Algorithm: true,
+				Doc: "point_scan: every waiting task tried at each availability point (authors' code); per_task: Fig. 2 literally"},
+			{Name: "user_split", Kind: simcore.String, Enum: []string{"paper", "code"}, Default: "paper", Algorithm: true,
+				Doc: "paper: N_min = ⌈σCps/(D−σCms)⌉, n in [N_min, N]; code: denominator −Cps, n in [N_min, N−1]"},
+			{Name: "node_release", Kind: simcore.String, Enum: []string{"estimate", "actual"}, Default: "estimate", Algorithm: true,
+				Doc: "a node returns to the scheduler at the task's estimated completion (code) or at its actual finish"},
+			{Name: "task_table", Kind: simcore.Bool, Default: false, Algorithm: true,
+				Doc: "output option: emit the per-task table 'tasks'"},
+			{Name: "schedule", Kind: simcore.Bool, Default: false, Algorithm: true,
+				Doc: "output option: emit the executed schedule as the table 'schedule' (one row per sub-task)"},
+		},
+		Metrics: []simcore.Column{
+			{Name: "reject_ratio", Kind: simcore.Float, Doc: "Task Reject Ratio: rejected / arrivals (seed 001 §5)"},
+			{Name: "arrivals", Kind: simcore.Int, Unit: "tasks", Doc: "tasks that arrived"},
+			{Name: "accepted", Kind: simcore.Int, Unit: "tasks", Doc: "tasks admitted by the schedulability test"},
+			{Name: "mean_nodes", Kind: simcore.Float, Unit: "nodes", Doc: "mean number of nodes per accepted task"},
+			{Name: "utilisation", Kind: simcore.Float, Doc: "node-time spent receiving or computing over N·max(total_time, last finish)"},
+			{Name: "reserved_utilisation", Kind: simcore.Float, Doc: "node-time reserved (incl. idle waits) over N·max(total_time, last finish)"},
+			{Name: "mean_estimate_slack", Kind: simcore.Float, Unit: "time units", Doc: "mean over accepted tasks of estimated − actual completion"},
+			{Name: "deadline_misses", Kind: simcore.Int, Unit: "tasks", Doc: "accepted tasks that finished late (must be 0)"},
+			{Name: "thm4_violations", Kind: simcore.Int, Unit: "nodes", Doc: "DLT nodes that finished after the estimate (Theorem 4; must be 0)"},
+		},
+		Tables: []simcore.Table{
+			{Name: "tasks", Doc: "one row per arrived task", Columns: []simcore.Column{
+				{Name: "task", Kind: simcore.Int, Doc: "task ID (arrival order)"},
+				{Name: "arrival", Kind: simcore.Float, Unit: "time units", Doc: "A"},
+				{Name: "sigma", Kind: simcore.Float, Unit: "data units", Doc: "σ"},
+				{Name: "deadline", Kind: simcore.Float, Unit: "time units", Doc: "absolute deadline A + D"},
+				{Name: "admitted", Kind: simcore.Bool, Doc: "accepted by the schedulability test"},
+				{Name: "nodes", Kind: simcore.Int, Unit: "nodes", Doc: "nodes used (0 if rejected)"},
+				{Name: "est_completion", Kind: simcore.Float, Unit: "time units", Doc: "estimated completion (−1 if rejected)"},
+				{Name: "act_completion", Kind: simcore.Float, Unit: "time units", Doc: "actual completion (−1 if rejected)"},
+			}},
+			{Name: "schedule", Doc: "the executed schedule, one row per sub-task (chunk on one node)", Columns: []simcore.Column{
+				{Name: "task", Kind: simcore.Int, Doc: "task ID"},
+				{Name: "part", Kind: simcore.Int, Doc: "chunk index (transmission order)"},
+				{Name: "node", Kind: simcore.Int, Doc: "processing node, 0..N−1"},
+				{Name: "arrival", Kind: simcore.Float, Unit: "time units", Doc: "task arrival (release)"},
+				{Name: "deadline", Kind: simcore.Float, Unit: "time units", Doc: "absolute deadline"},
+				{Name: "alpha", Kind: simcore.Float, Doc: "fraction of σ in this chunk"},
+				{Name: "reserved_from", Kind: simcore.Float, Unit: "time units", Doc: "r_i, the node's planned availability"},
+				{Name: "start", Kind: simcore.Float, Unit: "time units", Doc: "transmission start"},
+				{Name: "tx_end", Kind: simcore.Float, Unit: "time units", Doc: "transmission end"},
+				{Name: "end", Kind: simcore.Float, Unit: "time units", Doc: "computation end"},
+				{Name: "reserved_until", Kind: simcore.Float, Unit: "time units", Doc: "node handed back to the scheduler"},
+			}},
+		},
+	}
+}
+
+// Config is a fully decoded parameter set.
+type Config struct {
+	Cluster   Cluster
+	Workload  Workload
+	Algorithm Algorithm
+	Options   Options
+	TaskTable bool
+	Schedule  bool
+}
+
+// Decode reads a completed parameter set.
+func Decode(p simcore.Params) (Config, error) {
+	alg, err := ParseAlgorithm(p.String("algorithm"))
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{
+		Cluster: Cluster{N: int(p.Int("n_nodes")), Cms: p.Float("cms"), Cps: p.Float("cps")},
+		Workload: Workload{Load: p.Float("load"), AvgSigma: p.Float("avg_sigma"), DCRatio: p.Float("dc_ratio"),
+			TotalTime: p.Float("total_time"), SigmaDist: p.String("sigma_dist"), Deadlines: p.String("deadline_rule")},
+		Algorithm: alg,
+		Options: Options{PerTask: p.String("planning") == "per_task", SplitCode: p.String("user_split") == "code",
+			ReleaseActual: p.String("node_release") == "actual"},
+		TaskTable: p.Bool("task_table"),
+		Schedule:  p.Bool("schedule"),
+	}, nil
+}
+
+// maxTasks bounds the workload of one run (memory).
+const maxTasks = 20_000_000
+
+// Run implements simcore.Model.
+func (*Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	cfg, err := Decode(p)
+	if err != nil {
+		return nil, err
+	}
+	c, w := cfg.Cluster, cfg.Workload
+	if n := w.TotalTime * w.Load / c.E(w.AvgSigma, c.N); n > maxTasks {
+		return nil, fmt.Errorf("divisible: about %.0f tasks per run, above the limit %d: lower total_time or load", n, maxTasks)
+	}
+	tasks := Generate(c, w, rng.New(seed))
+	run, err := Simulate(ctx, c, cfg.Algorithm, cfg.Options, tasks, cfg.Schedule)
+	if err != nil {
+		return nil, err
+	}
+	return result(cfg, tasks, run), nil
+}
+
+func result(cfg Config, tasks []Task, run *Run) *simcore.Result {
+	accepted, nodes := 0, 0
+	slack := 0.0
+	for _, o := range run.Outcomes {
+		if o.Accepted {
+			accepted++
+			nodes += o.Nodes
+			slack += o.Est - o.Act
+		}
+	}
+	ratio, meanNodes, meanSlack := 0.0, 0.0, 0.0
+	if len(tasks) > 0 {
+		ratio = float64(len(tasks)-accepted) / float64(len(tasks))
+	}
+	if accepted > 0 {
+		meanNodes = float64(nodes) / float64(accepted)
+		meanSlack = slack / float64(accepted)
+	}
+	horizon := max(cfg.Workload.TotalTime, run.LastFinish) * float64(cfg.Cluster.N)
+	res := &simcore.Result{Metrics: map[string]any{
+		"reject_ratio":         ratio,
+		"arrivals":             int64(len(tasks)),
+		"accepted":             int64(accepted),
+		"mean_nodes":           meanNodes,
+		"utilisation":          run.Work / horizon,
+		"reserved_utilisation": run.Reserved / horizon,
+		"mean_estimate_slack":  meanSlack,
+		"deadline_misses":      int64(run.DeadlineMisses),
+		"thm4_violations":      int64(run.Thm4Violations),
+	}}
+	if cfg.TaskTable || cfg.Schedule {
+		res.Tables = map[string]*simcore.TableData{}
+	}
+	if cfg.TaskTable {
+		n := len(tasks)
+		id, nd := make([]int64, n), make([]int64, n)
+		arr, sig, dl, est, act := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+		acc := make([]bool, n)
+		for i, t := range tasks {
+			o := run.Outcomes[i]
+			id[i], arr[i], sig[i], dl[i], acc[i], nd[i] = int64(t.ID), t.A, t.Sigma, t.Deadline(), o.Accepted, int64(o.Nodes)
+			est[i], act[i] = -1, -1
+			if o.Accepted {
+				est[i], act[i] = o.Est, o.Act
+			}
+		}
+		res.Tables["tasks"] = &simcore.TableData{Columns: map[string]any{"task": id, "arrival": arr, "sigma": sig,
+			"deadline": dl, "admitted": acc, "nodes": nd, "est_completion": est, "act_completion": act}}
+	}
+	if cfg.Schedule {
+		n := len(run.Pieces)
+		task, part, node := make([]int64, n), make([]int64, n), make([]int64, n)
+		cols := make([][]float64, 8)
+		for k := range cols {
+			cols[k] = make([]float64, n)
+		}
+		for i, pc := range run.Pieces {
+			t := tasks[pc.Task]
+			task[i], part[i], node[i] = int64(pc.Task), int64(pc.Part), int64(pc.Node)
+			for k, v := range []float64{t.A, t.Deadline(), pc.Alpha, pc.ReservedFrom, pc.Start, pc.TxEnd, pc.End, pc.ReservedUntil} {
+				cols[k][i] = v
+			}
+		}
+		res.Tables["schedule"] = &simcore.TableData{Columns: map[string]any{"task": task, "part": part, "node": node,
+			"arrival": cols[0], "deadline": cols[1], "alpha": cols[2], "reserved_from": cols[3], "start": cols[4],
+			"tx_end": cols[5], "end": cols[6], "reserved_until": cols[7]}}
+	}
+	return res
+}

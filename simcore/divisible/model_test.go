@@ -1,0 +1,200 @@
+package divisible
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/check"
+	"schedfarm/simcore/rng"
+)
+
+func complete(t testing.TB, p simcore.Params) simcore.Params {
+	t.Helper()
+	s := New().Schema()
+	full, err := s.Complete(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return full
+}
+
+// validate runs the independent checker on an executed schedule: the nodes
+// (capacity N, one chunk at a time, after arrival, by the deadline), the
+// head node's link (one transmission at a time), and the reservations the
+// planner made (never two on one node at once).
+func validate(c Cluster, tasks []Task, run *Run) error {
+	var nodes, link, reserved check.Schedule
+	nodes.Capacity, link.Capacity, reserved.Capacity = c.N, 1, c.N
+	for _, p := range run.Pieces {
+		t := tasks[p.Task]
+		id := int64(p.Task)
+		nodes.Entries = append(nodes.Entries, check.Entry{Task: id, Part: p.Part, Node: p.Node,
+			Release: t.A, Start: p.Start, End: p.End, Deadline: t.Deadline()})
+		link.Entries = append(link.Entries, check.Entry{Task: id, Part: p.Part, Node: 0,
+			Release: t.A, Start: p.Start, End: p.TxEnd, Deadline: t.Deadline()})
+		reserved.Entries = append(reserved.Entries, check.Entry{Task: id, Part: p.Part, Node: p.Node,
+			Release: t.A, Start: p.ReservedFrom, End: p.ReservedUntil, Deadline: check.NoDeadline})
+		if p.Start < p.ReservedFrom || p.End > p.ReservedUntil+1e-9*math.Max(1, p.End) {
+			return fmt.Errorf("task %d part %d runs [%v, %v] outside its reservation [%v, %v]",
+				p.Task, p.Part, p.Start, p.End, p.ReservedFrom, p.ReservedUntil)
+		}
+	}
+	want := 0
+	for _, o := range run.Outcomes {
+		if o.Accepted {
+			want += o.Nodes
+		}
+	}
+	if want != len(run.Pieces) || want == 0 {
+		return fmt.Errorf("%d pieces recorded, accepted tasks use %d nodes", len(run.Pieces), want)
+	}
+	for _, name := range []string{"nodes", "link", "reservations"} {
+		s := map[string]check.Schedule{"nodes": nodes, "link": link, "reservations": reserved}[name]
+		if err := check.Validate(s, 1e-6); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Property test over random instances: every algorithm, both planning
+// readings, both release rules. Theorem 4 (every node of every DLT task
+// ends by the estimate), every accepted task meets its deadline, and the
+// executed schedule passes the independent checker.
+func TestPropertiesRandomInstances(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		r := rand.New(rand.NewPCG(seed, 2007))
+		c := Cluster{N: 1 + r.IntN(12), Cms: 0.2 + 3*r.Float64(), Cps: 1 + 200*r.Float64()}
+		w := Workload{Load: 0.1 + 1.4*r.Float64(), AvgSigma: 10 + 300*r.Float64(), DCRatio: 1.5 + 20*r.Float64(),
+			SigmaDist: []string{"normal", "uniform"}[r.IntN(2)], Deadlines: []string{"average", "per_task"}[r.IntN(2)]}
+		w.TotalTime = 300 * c.E(w.AvgSigma, c.N) / w.Load
+		tasks := Generate(c, w, rng.New(seed))
+		for _, name := range AlgorithmNames() {
+			alg, _ := ParseAlgorithm(name)
+			opt := Options{PerTask: r.IntN(2) == 0, SplitCode: r.IntN(2) == 0, ReleaseActual: r.IntN(2) == 0}
+			run, err := Simulate(context.Background(), c, alg, opt, tasks, true)
+			if err != nil {
+				t.Fatalf("seed %d %s %+v %+v: %v", seed, name, c, opt, err)
+			}
+			if run.DeadlineMisses != 0 || run.Thm4Violations != 0 {
+				t.Fatalf("seed %d %s %+v: %d deadline misses, %d Theorem 4 violations", seed, name, opt, run.DeadlineMisses, run.Thm4Violations)
+			}
+			for _, p := range run.Pieces {
+				if o := run.Outcomes[p.Task]; alg.Part == DLT && p.End > o.Est*(1+1e-12) {
+					t.Fatalf("seed %d %s: task %d node %d ends %v after estimate %v (Theorem 4)", seed, name, p.Task, p.Node, p.End, o.Est)
+				}
+			}
+			if err := validate(c, tasks, run); err != nil {
+				t.Fatalf("seed %d %s %+v: %v", seed, name, opt, err)
+			}
+		}
+	}
+}
+
+func TestRunDeterministicValidAndCommonRandomNumbers(t *testing.T) {
+	m := New()
+	s := m.Schema()
+	arrivals := int64(-1)
+	for _, name := range AlgorithmNames() {
+		p := complete(t, simcore.Params{"algorithm": name, "load": 0.8, "total_time": 200_000.0,
+			"task_table": true, "schedule": true})
+		a, err := m.Run(context.Background(), p, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(a); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, _ := m.Run(context.Background(), p, 7)
+		for k, v := range a.Metrics {
+			if b.Metrics[k] != v {
+				t.Errorf("%s: metric %s %v then %v", name, k, v, b.Metrics[k])
+			}
+		}
+		if arrivals >= 0 && a.Metrics["arrivals"] != arrivals {
+			t.Errorf("%s: %v arrivals, other algorithms %d", name, a.Metrics["arrivals"], arrivals)
+		}
+		arrivals = a.Metrics["arrivals"].(int64)
+		if a.Tables["tasks"].Len() != int(arrivals) {
+			t.Errorf("%s: tasks table has %d rows", name, a.Tables["tasks"].Len())
+		}
+		if a.Metrics["deadline_misses"].(int64) != 0 || a.Metrics["thm4_violations"].(int64) != 0 {
+			t.Errorf("%s: %v", name, a.Metrics)
+		}
+	}
+}
+
+// The paper's qualitative results at the baseline (seed 001 §5.1, Fig. 3):
+// EDF-DLT rejects no more than EDF-OPR-MN, on a shortened run.
+func TestBaselineDLTBeatsOPRMN(t *testing.T) {
+	m := New()
+	ratio := func(alg string) float64 {
+		p := complete(t, simcore.Params{"algorithm": alg, "load": 1.0, "total_time": 2_000_000.0})
+		r, err := m.Run(context.Background(), p, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Metrics["reject_ratio"].(float64)
+	}
+	if dlt, mn := ratio("EDF-DLT"), ratio("EDF-OPR-MN"); dlt > mn {
+		t.Errorf("EDF-DLT rejects %.4f, EDF-OPR-MN %.4f", dlt, mn)
+	}
+}
+
+// Table columns share one namespace with parameters and metrics in the
+// collected results.
+func TestColumnNamesDoNotClash(t *testing.T) {
+	s := New().Schema()
+	// Columns the results layout adds itself (results/layout.go).
+	seen := map[string]bool{"n": true, "n_failed": true, "n_missing": true, "run_id": true, "job_id": true,
+		"job_index": true, "sweep": true, "model": true, "model_version": true, "replicate": true, "seed": true,
+		"worker": true, "started_at": true, "duration_ms": true, "status": true, "error": true, "attempts": true}
+	for _, p := range s.Params {
+		if seen[p.Name] {
+			t.Errorf("parameter %q clashes with a results column", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	for _, m := range s.Metrics {
+		if seen[m.Name] {
+			t.Errorf("metric %q clashes", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	for _, tb := range s.Tables {
+		for _, c := range tb.Columns {
+			if seen[c.Name] {
+				t.Errorf("table %s column %q clashes with a parameter or metric", tb.Name, c.Name)
+			}
+		}
+	}
+}
+
+func TestRunStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := New().Run(ctx, complete(t, simcore.Params{"load": 1.0}), 1)
+	if err == nil {
+		t.Fatal("no error from a cancelled run")
+	}
+}
+
+// BenchmarkModel_Divisible: one 10,000,000-time-unit run at SystemLoad 1.0,
+// baseline cluster, per algorithm (target < 200 ms each).
+func BenchmarkModel_Divisible(b *testing.B) {
+	m := New()
+	for _, name := range AlgorithmNames() {
+		p := complete(b, simcore.Params{"algorithm": name, "load": 1.0})
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := m.Run(context.Background(), p, uint64(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

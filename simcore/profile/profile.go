@@ -1,0 +1,184 @@
+// Package profile is a resource availability profile: the "skyline" of free
+// processors over time on a cluster of identical processors. It answers
+// earliest-fit queries (the earliest time at which k processors are free for
+// d time units) and records reservations and releases. Conservative
+// backfilling, MoldableEDF and PTG list scheduling build on it.
+//
+// The profile is a step function kept as two parallel slices: breakpoint
+// times in increasing order and the free count on [t_i, t_i+1); the last step
+// extends to +Inf. Adjacent steps with one count are merged, so the number of
+// steps n stays at most twice the number of live reservations. Queries find
+// their first step by binary search (O(log n)) and then walk the m steps
+// they span; Reserve and Release also shift the slices to insert at most two
+// breakpoints (a memmove of n words, negligible next to a pointer-chasing
+// tree at the sizes schedulers see). Advance drops the past, so a simulation
+// that advances its clock keeps n bounded by the live reservations.
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// ErrCapacity is returned by Reserve when a reservation would use more
+// processors than are free, and by Release when it would free more than
+// the capacity.
+var ErrCapacity = errors.New("profile: capacity exceeded")
+
+// Profile is the free-processor step function of one cluster.
+type Profile struct {
+	capacity int
+	times    []float64 // times[0] is the origin; strictly increasing
+	free     []int     // free[i] holds on [times[i], times[i+1])
+}
+
+// New returns the profile of a cluster of capacity processors, all free from
+// origin on.
+func New(capacity int, origin float64) *Profile {
+	return &Profile{capacity: capacity, times: []float64{origin}, free: []int{capacity}}
+}
+
+// Capacity returns the number of processors.
+func (p *Profile) Capacity() int { return p.capacity }
+
+// Origin returns the first time the profile describes.
+func (p *Profile) Origin() float64 { return p.times[0] }
+
+// Len returns the number of steps.
+func (p *Profile) Len() int { return len(p.times) }
+
+// Step returns the i-th step: its start time and free count (it lasts until
+// the next step's start, the last one forever).
+func (p *Profile) Step(i int) (t float64, free int) { return p.times[i], p.free[i] }
+
+// index returns the step containing t (t before the origin is clamped to the
+// first step). O(log n).
+func (p *Profile) index(t float64) int {
+	i := sort.SearchFloat64s(p.times, t) // first times[i] >= t
+	if i < len(p.times) && p.times[i] == t {
+		return i
+	}
+	if i == 0 {
+		return 0
+	}
+	return i - 1
+}
+
+// Free returns the number of processors free at time t. O(log n).
+func (p *Profile) Free(t float64) int { return p.free[p.index(t)] }
+
+// EarliestFit returns the earliest time t >= after (and >= the origin) at
+// which at least k processors stay free during [t, t+d), and ok = true. If
+// k exceeds the capacity (or is negative) it returns +Inf and ok = false;
+// otherwise a fit always exists because the last step has no reservation
+// past it. A zero d asks only that k processors be free at t.
+//
+// Complexity: O(log n + m), n steps in the profile, m steps between after
+// and the returned time plus d.
+func (p *Profile) EarliestFit(k int, d, after float64) (t float64, ok bool) {
+	if k > p.capacity || k < 0 {
+		return math.Inf(1), false
+	}
+	if after < p.times[0] {
+		after = p.times[0]
+	}
+	cand := after
+	for i := p.index(after); i < len(p.times); i++ {
+		if p.free[i] < k {
+			cand = math.Inf(1)
+			continue
+		}
+		if math.IsInf(cand, 1) {
+			cand = p.times[i]
+		}
+		if i+1 == len(p.times) || p.times[i+1] >= cand+d && (d > 0 || p.times[i+1] > cand) {
+			return cand, true
+		}
+	}
+	return cand, true
+}
+
+// Reserve takes k processors during [start, end). It returns ErrCapacity
+// (and changes nothing) if fewer than k are free at some instant of the
+// interval. An empty interval is a no-op. Complexity: O(log n + m + n) for
+// the memmove of at most two inserted breakpoints.
+func (p *Profile) Reserve(start, end float64, k int) error {
+	return p.add(start, end, -k)
+}
+
+// Release gives k processors back during [start, end): it cancels (part of)
+// a reservation, for instance when a task ends before its reserved end. It
+// returns ErrCapacity if the free count would exceed the capacity.
+func (p *Profile) Release(start, end float64, k int) error {
+	return p.add(start, end, k)
+}
+
+func (p *Profile) add(start, end float64, delta int) error {
+	if start < p.times[0] {
+		start = p.times[0]
+	}
+	if !(end > start) || delta == 0 {
+		return nil
+	}
+	lo := p.index(start)
+	for i := lo; i < len(p.times) && p.times[i] < end; i++ {
+		if f := p.free[i] + delta; f < 0 || f > p.capacity {
+			return fmt.Errorf("%w: %d processors during [%v, %v) with %d free at %v (capacity %d)",
+				ErrCapacity, -delta, start, end, p.free[i], p.times[i], p.capacity)
+		}
+	}
+	i := p.split(start)
+	j := len(p.times)
+	if !math.IsInf(end, 1) {
+		j = p.split(end)
+	}
+	for x := i; x < j; x++ {
+		p.free[x] += delta
+	}
+	p.merge(j)
+	p.merge(i)
+	return nil
+}
+
+// split makes t a breakpoint and returns its index.
+func (p *Profile) split(t float64) int {
+	i := p.index(t)
+	if p.times[i] == t {
+		return i
+	}
+	i++
+	p.times = append(p.times, 0)
+	p.free = append(p.free, 0)
+	copy(p.times[i+1:], p.times[i:])
+	copy(p.free[i+1:], p.free[i:])
+	p.times[i] = t
+	p.free[i] = p.free[i-1]
+	return i
+}
+
+// merge removes breakpoint i if it does not change the count.
+func (p *Profile) merge(i int) {
+	if i <= 0 || i >= len(p.times) || p.free[i] != p.free[i-1] {
+		return
+	}
+	p.times = append(p.times[:i], p.times[i+1:]...)
+	p.free = append(p.free[:i], p.free[i+1:]...)
+}
+
+// Advance moves the origin to t, forgetting the steps that ended before it.
+// Queries never look before the origin. Amortised O(1) per dropped step.
+func (p *Profile) Advance(t float64) {
+	if t <= p.times[0] {
+		return
+	}
+	i := p.index(t)
+	if i > 0 {
+		n := copy(p.times, p.times[i:])
+		copy(p.free, p.free[i:])
+		p.times = p.times[:n]
+		p.free = p.free[:n]
+	}
+	p.times[0] = t
+}

@@ -1,0 +1,153 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func ExampleProfile_EarliestFit() {
+	p := New(4, 0)
+	_ = p.Reserve(0, 10, 3) // one processor free until 10
+	_ = p.Reserve(5, 20, 1) // none free during [5, 10), three during [10, 20)
+	t, _ := p.EarliestFit(2, 4, 0)
+	fmt.Println(t)
+	t, _ = p.EarliestFit(1, 5, 0)
+	fmt.Println(t)
+	t, _ = p.EarliestFit(4, 1, 0)
+	fmt.Println(t)
+	// Output:
+	// 10
+	// 0
+	// 20
+}
+
+// brute is a reference profile: the free count per unit slot on a grid.
+type brute struct{ free []int }
+
+func (b *brute) fits(k int, t, d int) bool {
+	for x := t; x < t+d || x == t; x++ {
+		if x >= len(b.free) {
+			return true
+		}
+		if b.free[x] < k {
+			return false
+		}
+	}
+	return true
+}
+
+func TestAgainstBruteForce(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		const horizon, capacity = 200, 8
+		p := New(capacity, 0)
+		b := &brute{free: make([]int, horizon+50)}
+		for i := range b.free {
+			b.free[i] = capacity
+		}
+		for step := 0; step < 300; step++ {
+			k := r.IntN(capacity + 1)
+			d := r.IntN(20)
+			after := r.IntN(horizon)
+			got, _ := p.EarliestFit(k, float64(d), float64(after))
+			want := after
+			for !b.fits(k, want, d) {
+				want++
+			}
+			if got != float64(want) {
+				t.Fatalf("seed %d step %d: EarliestFit(%d, %d, %d) = %v, want %d", seed, step, k, d, after, got, want)
+			}
+			if d > 0 && want+d < horizon && r.IntN(2) == 0 {
+				if err := p.Reserve(float64(want), float64(want+d), k); err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				for x := want; x < want+d; x++ {
+					b.free[x] -= k
+				}
+			} else if r.IntN(4) == 0 {
+				// Try an over-reservation: must fail exactly when brute says so.
+				s := r.IntN(horizon)
+				ok := true
+				for x := s; x < s+d; x++ {
+					ok = ok && b.free[x] >= k
+				}
+				err := p.Reserve(float64(s), float64(s+d), k)
+				if (err == nil) != ok {
+					t.Fatalf("seed %d: Reserve(%d,%d,%d) err=%v, brute ok=%v", seed, s, s+d, k, err, ok)
+				}
+				if err == nil {
+					for x := s; x < s+d; x++ {
+						b.free[x] -= k
+					}
+				}
+			}
+			for x := 0; x < horizon; x += 7 {
+				if f := p.Free(float64(x)); f != b.free[x] {
+					t.Fatalf("seed %d: Free(%d) = %d, want %d", seed, x, f, b.free[x])
+				}
+			}
+		}
+	}
+}
+
+func TestReleaseAndMerge(t *testing.T) {
+	p := New(4, 0)
+	_ = p.Reserve(2, 8, 2)
+	_ = p.Reserve(4, 6, 1)
+	if p.Len() != 5 {
+		t.Fatalf("steps = %d", p.Len())
+	}
+	_ = p.Release(4, 6, 1)
+	_ = p.Release(2, 8, 2)
+	if p.Len() != 1 || p.Free(5) != 4 {
+		t.Fatalf("after release: %d steps, free %d", p.Len(), p.Free(5))
+	}
+	if err := p.Release(0, 1, 1); err == nil {
+		t.Fatal("release above capacity accepted")
+	}
+	_ = p.Reserve(1, math.Inf(1), 4)
+	if f, ok := p.EarliestFit(1, 1, 0); f != 0 || !ok {
+		t.Fatalf("fit before an endless reservation: %v %v", f, ok)
+	}
+	if f, _ := p.EarliestFit(1, 2, 0); !math.IsInf(f, 1) {
+		t.Fatalf("fit across an endless reservation: %v", f)
+	}
+	p.Advance(3)
+	if p.Origin() != 3 || p.Free(0) != 0 {
+		t.Fatalf("advance: origin %v free %d", p.Origin(), p.Free(0))
+	}
+}
+
+// BenchmarkProfile_ReserveFit: a rolling window of ~100 live reservations on
+// 512 processors, as a conservative-backfilling scheduler sees it: one
+// EarliestFit, one Reserve and one Advance per operation, at ~90% load.
+func BenchmarkProfile_ReserveFit(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	p := New(512, 0)
+	now := 0.0
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		k := 1 + r.IntN(128)
+		d := 1 + r.Float64()*100
+		t, _ := p.EarliestFit(k, d, now)
+		_ = p.Reserve(t, t+d, k)
+		now += 7 // mean work 64.5·50.5 over 512 processors ≈ 6.4
+		p.Advance(now)
+	}
+}
+
+// BenchmarkProfile_EarliestFit1000: queries on a profile of ~1000 steps.
+func BenchmarkProfile_EarliestFit1000(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	p := New(512, 0)
+	for p.Len() < 1000 {
+		s := r.Float64() * 10000
+		_ = p.Reserve(s, s+r.Float64()*50, 1+r.IntN(8))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, _ = p.EarliestFit(1+r.IntN(64), r.Float64()*100, r.Float64()*10000)
+	}
+}
