@@ -171,7 +171,7 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 		}
 		r.Figures = append(r.Figures, ff)
 	}
-	r.Claims = EvaluateClaims(sum, s.Schema(), decls.Claims)
+	r.Claims = EvaluateClaims(sum, jobs, s.Schema(), decls.Claims)
 	if err := r.write(); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
