@@ -300,27 +300,12 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 		sign, rel = c.B+"−"+c.A, ">"
 	}
 	what := fmt.Sprintf("%s: %s %s %s (paired, same instances)", c.Metric, c.A, rel, c.B)
-	pass, fail, inc := count(r.Points)
-	n := len(r.Points)
 	switch c.Over {
-	case OverEveryPoint:
-		r.Verdict = aggregate(pass, fail, inc)
-		r.Numbers = fmt.Sprintf("%s at %d/%d points (%d fail, %d undecided); %s", what, pass, n, fail, inc, pairedRange(sign, keys, d))
-		if p := firstWith(r.Points, r.Verdict); p != nil && r.Verdict != Pass {
-			r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+	case OverEveryPoint, OverShare:
+		overPoints(c, &r, what, "undecided")
+		if c.Over == OverEveryPoint {
+			r.Numbers += "; " + pairedRange(sign, keys, d)
 		}
-	case OverShare:
-		need := int(math.Ceil(c.Share*float64(n) - 1e-9))
-		switch {
-		case pass >= need:
-			r.Verdict = Pass
-		case pass+inc < need:
-			r.Verdict = Fail
-		default:
-			r.Verdict = Inconclusive
-		}
-		r.Numbers = fmt.Sprintf("%s at %d/%d points (%.0f%%), %d needed for share ≥ %g; %d fail, %d undecided",
-			what, pass, n, 100*float64(pass)/float64(n), need, c.Share, fail, inc)
 	case OverMean:
 		st := Describe(slices.Clone(means))
 		m := est{st.Mean, st.CI95, true}
@@ -331,7 +316,7 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 			m.ci = 0
 		}
 		r.Verdict = lowerAt(m, zero)
-		r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired difference %s = %s (want < 0)", what, n, sign, m)
+		r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired difference %s = %s (want < 0)", what, len(means), sign, m)
 	}
 	return r
 }
@@ -384,28 +369,10 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
 		r.Points = append(r.Points, PointResult{k, v, fmt.Sprintf("%s %s vs %s %s", c.A, a, c.B, b)})
 	}
-	pass, fail, inc := count(r.Points)
-	n := len(r.Points)
 	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.A, rel, c.B)
 	switch c.Over {
-	case OverEveryPoint:
-		r.Verdict = aggregate(pass, fail, inc)
-		r.Numbers = fmt.Sprintf("%s at %d/%d points (%d fail, %d overlapping CIs)", what, pass, n, fail, inc)
-		if p := firstWith(r.Points, r.Verdict); p != nil && r.Verdict != Pass {
-			r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
-		}
-	case OverShare:
-		need := int(math.Ceil(c.Share*float64(n) - 1e-9))
-		switch {
-		case pass >= need:
-			r.Verdict = Pass
-		case pass+inc < need:
-			r.Verdict = Fail
-		default:
-			r.Verdict = Inconclusive
-		}
-		r.Numbers = fmt.Sprintf("%s at %d/%d points (%.0f%%), %d needed for share ≥ %g; %d fail, %d overlapping CIs",
-			what, pass, n, 100*float64(pass)/float64(n), need, c.Share, fail, inc)
+	case OverEveryPoint, OverShare:
+		overPoints(c, &r, what, "overlapping CIs")
 	case OverMean:
 		d := est{ok: len(diffs) > 0}
 		switch {
@@ -429,6 +396,34 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 			what, sign, d, len(diffs))
 	}
 	return r
+}
+
+// overPoints aggregates a compare claim's per-point verdicts over every
+// point (all pass → pass, any fail → fail) or over a share of them (enough
+// passes → pass; too few even counting the undecided → fail), and writes
+// the numbers; undecided names the undecided points ("overlapping CIs").
+func overPoints(c *Claim, r *ClaimResult, what, undecided string) {
+	pass, fail, inc := count(r.Points)
+	n := len(r.Points)
+	if c.Over == OverEveryPoint {
+		r.Verdict = aggregate(pass, fail, inc)
+		r.Numbers = fmt.Sprintf("%s at %d/%d points (%d fail, %d %s)", what, pass, n, fail, inc, undecided)
+		if p := firstWith(r.Points, r.Verdict); p != nil && r.Verdict != Pass {
+			r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+		}
+		return
+	}
+	need := int(math.Ceil(c.Share*float64(n) - 1e-9))
+	switch {
+	case pass >= need:
+		r.Verdict = Pass
+	case pass+inc < need:
+		r.Verdict = Fail
+	default:
+		r.Verdict = Inconclusive
+	}
+	r.Numbers = fmt.Sprintf("%s at %d/%d points (%.0f%%), %d needed for share ≥ %g; %d fail, %d %s",
+		what, pass, n, 100*float64(pass)/float64(n), need, c.Share, fail, inc, undecided)
 }
 
 func count(ps []PointResult) (pass, fail, inc int) {
