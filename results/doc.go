@@ -85,6 +85,9 @@
 //	schedfarm.go_version     Go toolchain version
 //	schedfarm.model          model name
 //	schedfarm.model_version  model version
+//	schedfarm.measured_metrics  the model's Measured metrics (machine-dependent,
+//	                         e.g. a scheduler's wall-clock time; comma-separated;
+//	                         only when there are any): verify ignores them
 //
 // # Parts
 //
