@@ -98,7 +98,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 			}
 		}
 	}
-	var others []broker.PartRecord
+	var others []registered
 	if len(need) > 0 {
 		all, err := partRecords(ctx, farm.Done, ">")
 		if err != nil {
@@ -137,7 +137,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 		for _, p := range own {
 			for _, id := range p.Jobs {
 				if ids[id] {
-					src.add([]broker.PartRecord{p})
+					src.add([]registered{p})
 					break
 				}
 			}
@@ -145,7 +145,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 		for _, p := range others {
 			for _, id := range p.Jobs {
 				if ids[id] {
-					src.add([]broker.PartRecord{p})
+					src.add([]registered{p})
 					break
 				}
 			}
@@ -196,8 +196,15 @@ func writeRunInfo(dir string, rec broker.RunRecord, sweepName string) error {
 	return nil
 }
 
+// registered is a registry entry with its revision: the order in which
+// parts were registered.
+type registered struct {
+	broker.PartRecord
+	Revision uint64
+}
+
 // partRecords reads the registry entries whose keys match filter.
-func partRecords(ctx context.Context, kv jetstream.KeyValue, filter string) ([]broker.PartRecord, error) {
+func partRecords(ctx context.Context, kv jetstream.KeyValue, filter string) ([]registered, error) {
 	lister, err := kv.ListKeysFiltered(ctx, filter)
 	if err != nil {
 		return nil, fmt.Errorf("list registry %s: %w", filter, err)
@@ -207,7 +214,7 @@ func partRecords(ctx context.Context, kv jetstream.KeyValue, filter string) ([]b
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]broker.PartRecord, 0, len(keys))
+	out := make([]registered, 0, len(keys))
 	for _, k := range keys {
 		e, err := kv.Get(ctx, k)
 		if err != nil {
@@ -220,23 +227,27 @@ func partRecords(ctx context.Context, kv jetstream.KeyValue, filter string) ([]b
 		if err := json.Unmarshal(e.Value(), &p); err != nil {
 			return nil, fmt.Errorf("registry entry %s: %w", k, err)
 		}
-		out = append(out, p)
+		out = append(out, registered{p, e.Revision()})
 	}
 	return out, nil
 }
 
 // objectSource is a results.PartSource over the object store, limited to
 // the objects of the given parts. Object names are <run>/<part>/<table>.parquet;
-// the collector sees <part>/<table>.parquet (part IDs are unique across runs).
+// the collector sees <revision>-<part>/<table>.parquet, the registry
+// revision zero-padded: when a job has results in several parts (a
+// redelivered job whose first worker was only slow), the collector keeps the
+// part that sorts first, which is the one registered first — a late result
+// is ignored, whichever worker clock made the part IDs.
 type objectSource struct {
 	store jetstream.ObjectStore
 	names map[string]string // collector name → object name
 }
 
-func (s *objectSource) add(parts []broker.PartRecord) {
+func (s *objectSource) add(parts []registered) {
 	for _, p := range parts {
 		for _, obj := range p.Objects {
-			short := strings.TrimPrefix(obj, p.Run+"/")
+			short := fmt.Sprintf("%020d-%s", p.Revision, strings.TrimPrefix(obj, p.Run+"/"))
 			s.names[short] = obj
 		}
 	}

@@ -634,3 +634,46 @@ func TestMultiSweepFile(t *testing.T) {
 		t.Fatalf("%d jobs shared by first and overlap, want 3", shared)
 	}
 }
+
+// TestObjectStoreUnavailable: while the parts bucket is gone, workers cannot
+// store results; they retry with backoff and ack nothing, and once it is
+// back every result is stored exactly once. Bound: 60 s.
+func TestObjectStoreUnavailable(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	ctx := context.Background()
+	ws := f.StartWorkers(2, "w", worker.Config{})
+	if err := c.Farm.JS.DeleteObjectStore(ctx, c.Farm.Names.PartsBucket); err != nil {
+		t.Fatal(err)
+	}
+	rep := submit(t, c.Coordinator, benchSweep("store", 20, 1, 1, ""), false)
+	time.Sleep(2 * time.Second)
+	p, err := c.Progress(ctx, rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Done != 0 {
+		t.Fatalf("%d jobs registered done while no part could be stored", p.Done)
+	}
+	info, err := c.Farm.Jobs.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 20 {
+		t.Fatalf("%d jobs left in the queue while results could not be stored, want all 20 (nothing acked)", info.State.Msgs)
+	}
+	f.Connect("restore") // Setup recreates the bucket
+	p = WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+	if p.Done != 20 || p.Failed != 0 {
+		t.Fatalf("progress: %+v", p)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	if out[0].OK != 20 {
+		t.Fatalf("collected %d ok, want 20", out[0].OK)
+	}
+	var errs int64
+	for _, w := range ws.List {
+		errs += w.Stats().Errors
+	}
+	t.Logf("jobs submitted 20, results 20, model errors %d; the workers retried storing until the bucket was back", errs)
+}

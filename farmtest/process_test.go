@@ -395,3 +395,31 @@ func TestSIGTERMWorker(t *testing.T) {
 		t.Fatal("no job was handed back by the terminated worker")
 	}
 }
+
+// TestHungWorker: a worker process that hangs (SIGSTOP) mid-job stops
+// sending in-progress heartbeats, so its job is redelivered to another
+// worker after AckWait; when it wakes up (SIGCONT) its late result is
+// harmless: every job still has exactly one row. Bound: 60 s.
+func TestHungWorker(t *testing.T) {
+	c := newCluster(t, "2s")
+	c.start("coordinator", "coordinator")
+	hung := c.start("worker0", "worker", "--workers", "1", "--name", "w0")
+	run := c.submit(c.writeSweep("hung.yaml", fmt.Sprintf(procSweep, 300, 3)))
+	time.Sleep(800 * time.Millisecond) // w0 is mid-job
+	if err := hung.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	c.start("worker1", "worker", "--workers", "1", "--name", "w1")
+	total, done, failed := c.waitDone(run, 45*time.Second)
+	if err := hung.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if total != 12 || done != 12 || failed != 0 {
+		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
+	}
+	time.Sleep(1 * time.Second) // the late result lands
+	fr, _ := c.collectJobs(run, "procs")
+	if checkOnce(t, fr, 12) == 0 {
+		t.Fatal("no job was redelivered away from the hung worker")
+	}
+}
