@@ -21,27 +21,51 @@ type ServerConfig struct {
 	CertFile, KeyFile, CAFile string
 	// MaxStore bounds JetStream's file storage in bytes (0: server default).
 	MaxStore int64
-	Logger   *slog.Logger
+	// ConfigFile is a NATS server configuration file (accounts, users,
+	// nkeys, operator/JWT resolver, TLS, ...). Its settings are the base;
+	// JetStream is always on, and the fields above, when set, override it.
+	ConfigFile string
+	Logger     *slog.Logger
 }
 
 // StartServer starts an embedded NATS server with JetStream and waits until
 // it accepts connections.
 func StartServer(cfg ServerConfig) (*server.Server, error) {
-	opts := &server.Options{
-		Host:               cfg.Host,
-		Port:               cfg.Port,
-		JetStream:          true,
-		StoreDir:           cfg.StoreDir,
-		JetStreamMaxStore:  cfg.MaxStore,
-		NoSigs:             true,
-		MaxPayload:         8 << 20,
-		Username:           cfg.User,
-		Password:           cfg.Password,
-		Authorization:      cfg.Token,
-		JetStreamMaxMemory: 256 << 20,
+	opts := &server.Options{}
+	if cfg.ConfigFile != "" {
+		var err error
+		if opts, err = server.ProcessConfigFile(cfg.ConfigFile); err != nil {
+			return nil, fmt.Errorf("nats server config %s: %w", cfg.ConfigFile, err)
+		}
+	}
+	opts.JetStream = true
+	opts.NoSigs = true
+	if cfg.Host != "" || opts.Host == "" {
+		opts.Host = cfg.Host
 	}
 	if opts.Host == "" {
 		opts.Host = "127.0.0.1"
+	}
+	if cfg.Port != 0 || opts.Port == 0 {
+		opts.Port = cfg.Port
+	}
+	if cfg.StoreDir != "" {
+		opts.StoreDir = cfg.StoreDir
+	}
+	if cfg.MaxStore != 0 {
+		opts.JetStreamMaxStore = cfg.MaxStore
+	}
+	if opts.MaxPayload == 0 {
+		opts.MaxPayload = 8 << 20
+	}
+	if opts.JetStreamMaxMemory == 0 {
+		opts.JetStreamMaxMemory = 256 << 20
+	}
+	if cfg.User != "" {
+		opts.Username, opts.Password = cfg.User, cfg.Password
+	}
+	if cfg.Token != "" {
+		opts.Authorization = cfg.Token
 	}
 	if cfg.CertFile != "" {
 		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{

@@ -33,6 +33,8 @@ type Farm struct {
 	Dir      string
 	// InProcess connects through in-memory pipes instead of loopback TCP.
 	InProcess bool
+	// Auth, when set, adds credentials or TLS to every connection.
+	Auth func(*broker.ConnConfig)
 	// Logger receives the farm's logs: warnings and errors by default,
 	// everything with SCHEDFARM_TEST_LOG=debug.
 	Logger *slog.Logger
@@ -50,8 +52,16 @@ func testLogger() *slog.Logger {
 // It is shut down when the test ends.
 func New(tb testing.TB, s broker.Settings) *Farm {
 	tb.Helper()
+	return NewWithServer(tb, s, broker.ServerConfig{})
+}
+
+// NewWithServer is New with a server configuration (a config file with
+// accounts, credentials, TLS); its port and store dir are always chosen here.
+func NewWithServer(tb testing.TB, s broker.Settings, sc broker.ServerConfig) *Farm {
+	tb.Helper()
 	dir := tb.TempDir()
-	ns, err := broker.StartServer(broker.ServerConfig{Port: -1, StoreDir: filepath.Join(dir, "nats")})
+	sc.Port, sc.StoreDir = -1, filepath.Join(dir, "nats")
+	ns, err := broker.StartServer(sc)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -82,6 +92,9 @@ func (f *Farm) Connect(name string) *broker.Farm {
 	cc := broker.ConnConfig{URL: f.Server.ClientURL(), Name: name}
 	if f.InProcess {
 		cc.InProcess = f.Server
+	}
+	if f.Auth != nil {
+		f.Auth(&cc)
 	}
 	nc, err := broker.Connect(cc)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 )
 
 func (a *app) serverCmd() *cobra.Command {
-	var host, storeDir, cert, key, ca string
+	var host, storeDir, cert, key, ca, natsConfig string
 	var port int
 	var maxStore int64
 	cmd := &cobra.Command{
@@ -35,7 +35,7 @@ func (a *app) serverCmd() *cobra.Command {
 			ns, err := broker.StartServer(broker.ServerConfig{
 				Host: host, Port: port, StoreDir: storeDir, MaxStore: maxStore,
 				User: a.v.GetString("user"), Password: a.v.GetString("password"), Token: a.v.GetString("token"),
-				CertFile: cert, KeyFile: key, CAFile: ca, Logger: a.logger(),
+				CertFile: cert, KeyFile: key, CAFile: ca, ConfigFile: natsConfig, Logger: a.logger(),
 			})
 			if err != nil {
 				return err
@@ -55,6 +55,7 @@ func (a *app) serverCmd() *cobra.Command {
 	f.StringVar(&cert, "server-cert", "", "TLS certificate file")
 	f.StringVar(&key, "server-key", "", "TLS key file")
 	f.StringVar(&ca, "server-ca", "", "CA file: require and verify client certificates")
+	f.StringVar(&natsConfig, "nats-config", "", "NATS server config file (accounts, users, nkeys, operator/JWT, TLS); flags override it")
 	return cmd
 }
 
