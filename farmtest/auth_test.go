@@ -187,4 +187,3 @@ func newCert(t *testing.T, dir, name string, parent *x509.Certificate, parentKey
 	}
 	return cert, key
 }
-
