@@ -96,6 +96,7 @@ func newApp() *app {
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
 	pf.Duration("ack-wait", 30*time.Second, "time a delivered job may go without an ack or heartbeat before it is redelivered")
 	pf.Int("max-deliver", 5, "deliveries of a job before it is recorded as failed")
+	pf.Int("replicas", 1, "JetStream replicas of the farm's streams and buckets (3 on a NATS cluster)")
 	pf.String("prefix", broker.DefaultPrefix, "prefix of the farm's NATS subjects, streams and buckets (several farms can share one server)")
 	a.root.AddCommand(
 		a.runCmd(), a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(),
@@ -204,6 +205,9 @@ func (a *app) settings() broker.Settings {
 	}
 	if p := a.v.GetString("prefix"); p != "" {
 		s.Prefix = p
+	}
+	if r := a.v.GetInt("replicas"); r > 0 {
+		s.Replicas = r
 	}
 	return s
 }
