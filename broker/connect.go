@@ -17,6 +17,9 @@ type ConnConfig struct {
 	Name string
 	// CredsFile is a NATS credentials file (JWT + nkey seed).
 	CredsFile string
+	// NKeyFile is a file holding a user NKey seed (a server that lists NKey
+	// users rather than an operator).
+	NKeyFile string
 	// User/Password or Token authenticate without a credentials file.
 	User, Password, Token string
 	// CAFile verifies the server; CertFile/KeyFile present a client certificate.
@@ -53,6 +56,13 @@ func Connect(cfg ConnConfig) (*nats.Conn, error) {
 	if cfg.CredsFile != "" {
 		opts = append(opts, nats.UserCredentials(cfg.CredsFile))
 	}
+	if cfg.NKeyFile != "" {
+		opt, err := nats.NkeyOptionFromSeed(cfg.NKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("nkey seed file %s: %w", cfg.NKeyFile, err)
+		}
+		opts = append(opts, opt)
+	}
 	if cfg.User != "" {
 		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
 	}
@@ -69,7 +79,7 @@ func Connect(cfg ConnConfig) (*nats.Conn, error) {
 	if err != nil {
 		hint := "is a server running? start one with `schedfarm server`, or use `schedfarm run` for an embedded one"
 		if errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization") {
-			hint = "the server refused the credentials: check --token, --user/--password or --creds (or SCHEDFARM_TOKEN, ...)"
+			hint = "the server refused the credentials: check --token, --user/--password, --nkey or --creds (or SCHEDFARM_TOKEN, ...)"
 		}
 		return nil, fmt.Errorf("connect to NATS at %s: %w (%s)", cfg.URL, err, hint)
 	}

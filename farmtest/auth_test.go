@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 
 	"schedfarm/broker"
 	"schedfarm/results"
@@ -186,4 +187,39 @@ func newCert(t *testing.T, dir, name string, parent *x509.Certificate, parentKey
 		t.Fatal(err)
 	}
 	return cert, key
+}
+
+// TestNKeyUser: a server that lists an NKey user serves the farm to a client
+// holding the seed, and refuses one holding another seed. Bound: 30 s.
+func TestNKeyUser(t *testing.T) {
+	dir := t.TempDir()
+	user, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := user.PublicKey()
+	seed, _ := user.Seed()
+	stranger, _ := nkeys.CreateUser()
+	strangerSeed, _ := stranger.Seed()
+	seedFile, strangerFile := filepath.Join(dir, "farm.nk"), filepath.Join(dir, "stranger.nk")
+	conf := filepath.Join(dir, "nats.conf")
+	for file, data := range map[string]string{
+		seedFile: string(seed), strangerFile: string(strangerSeed),
+		conf: "authorization { users: [ { nkey: " + pub + " } ] }\n",
+	} {
+		if err := os.WriteFile(file, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := NewWithServer(t, Settings(), broker.ServerConfig{ConfigFile: conf})
+	if _, err := broker.Connect(broker.ConnConfig{URL: f.Server.ClientURL(), NKeyFile: strangerFile}); err == nil {
+		t.Fatal("a stranger's NKey was accepted")
+	}
+	f.Auth = func(cc *broker.ConnConfig) { cc.NKeyFile = seedFile }
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(1, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("nkey", 5, 1, 0, ""), false)
+	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != 5 {
+		t.Fatalf("progress %+v", p)
+	}
 }

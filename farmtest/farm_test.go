@@ -677,3 +677,41 @@ func TestObjectStoreUnavailable(t *testing.T) {
 	}
 	t.Logf("jobs submitted 20, results 20, model errors %d; the workers retried storing until the bucket was back", errs)
 }
+
+// TestCancelAndDrain: cancel purges a run's queued jobs and marks it
+// cancelled; a drained worker finishes its job, stores its results and
+// returns. Bound: 30 s.
+func TestCancelAndDrain(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	ws := f.StartWorkers(1, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("cancel", 50, 1, 100, ""), false)
+	time.Sleep(300 * time.Millisecond)
+	ctx := context.Background()
+	if err := coordinator.Request(ctx, c.Farm, "cancel", map[string]string{"run": rep.Run}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := WaitRun(t, c.Coordinator, rep.Run, 10*time.Second)
+	if p.Status != "cancelled" {
+		t.Fatalf("status %s, want cancelled", p.Status)
+	}
+	info, err := c.Farm.Jobs.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs > 1 { // at most the job in flight
+		t.Fatalf("%d jobs still queued after cancel", info.State.Msgs)
+	}
+	// Drain through the control subject, as `schedfarm drain` does.
+	if _, err := c.Farm.NC.Request(c.Farm.Names.ControlSubject(ws.List[0].Name()), []byte("drain"), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { ws.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("drained worker did not return")
+	}
+	t.Logf("cancelled after %d of 50 jobs; the queue held %d; the worker drained", p.Done, info.State.Msgs)
+}

@@ -84,7 +84,8 @@ func newApp() *app {
 	pf := a.root.PersistentFlags()
 	pf.String("config", "", "config file (YAML/TOML/JSON) with any of the flags below as keys")
 	pf.String("nats", "nats://127.0.0.1:4222", "NATS server URL (coordinator, worker, submit, status, ...)")
-	pf.String("creds", "", "NATS credentials file")
+	pf.String("creds", "", "NATS credentials file (JWT + NKey seed)")
+	pf.String("nkey", "", "file holding a NATS user NKey seed")
 	pf.String("user", "", "NATS user")
 	pf.String("password", "", "NATS password")
 	pf.String("token", "", "NATS token")
@@ -174,7 +175,7 @@ func buildRegistry(data simcore.DataDir) *simcore.Registry {
 func (a *app) connConfig(name string) broker.ConnConfig {
 	v := a.v
 	return broker.ConnConfig{
-		URL: v.GetString("nats"), Name: name, CredsFile: v.GetString("creds"),
+		URL: v.GetString("nats"), Name: name, CredsFile: v.GetString("creds"), NKeyFile: v.GetString("nkey"),
 		User: v.GetString("user"), Password: v.GetString("password"), Token: v.GetString("token"),
 		CAFile: v.GetString("tls-ca"), CertFile: v.GetString("tls-cert"), KeyFile: v.GetString("tls-key"),
 		Logger: a.logger(), InProcess: a.embedded,
