@@ -345,7 +345,11 @@ func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm
 		return out, err
 	}
 	for _, s := range out {
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d ok, %d failed, %d missing → %s\n", s.Sweep, s.OK, s.Failed, s.Missing, filepath.Clean(s.Dir))
+		dup := ""
+		if s.Superseded > 0 {
+			dup = fmt.Sprintf(" (%d repeated results of redelivered jobs dropped)", s.Superseded)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d ok, %d failed, %d missing%s → %s\n", s.Sweep, s.OK, s.Failed, s.Missing, dup, filepath.Clean(s.Dir))
 	}
 	return out, nil
 }
