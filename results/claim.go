@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
 
@@ -47,6 +48,11 @@ type Claim struct {
 	// Over is every_point, mean or share; Share is the required fraction.
 	Over  string
 	Share float64
+	// Paired (compare) decides each point on the paired differences A − B
+	// of jobs.parquet, matched by replicate and seed: every algorithm at a
+	// point runs the identical instance (common random numbers), so the
+	// differences' CI is far tighter than the two means' CIs.
+	Paired bool
 	// In is the parameter (monotone) and Direction increasing/decreasing;
 	// Strict requires every step to be significant.
 	In, Direction string
@@ -63,7 +69,7 @@ type Claim struct {
 
 var (
 	claimKeys     = []string{"id", "source", "text", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished}
-	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "where"}
+	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
 	publishedKeys = []string{"metric", "where", "value", "tol"}
@@ -238,6 +244,12 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 				}
 			}
 		}
+		if e, ok := b["paired"]; ok {
+			c.Paired, _ = p.boolean(e.v, join(bk, "paired"))
+			if _, isMetric := metricOf(p.schema, c.Metric); c.Paired && c.Metric != "" && !isMetric {
+				p.errf(resolveNode(e.v), join(bk, "paired"), "", "paired compares need a metric of the model (a jobs.parquet column), not %q", c.Metric)
+			}
+		}
 	case ClaimMonotone:
 		c.In = param("in", true)
 		c.Series = param("series", false)
@@ -279,4 +291,14 @@ func didYouMeanOr(s string, names []string) string {
 		return h
 	}
 	return "one of: " + strings.Join(names, ", ")
+}
+
+// metricOf returns the model's metric of that name.
+func metricOf(schema *simcore.Schema, name string) (simcore.Column, bool) {
+	for _, m := range schema.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return simcore.Column{}, false
 }

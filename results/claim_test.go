@@ -94,7 +94,7 @@ func TestEvaluateClaims(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs := EvaluateClaims(claimSummary(c.pts), &schema, d.Claims)
+			rs := EvaluateClaims(claimSummary(c.pts), nil, &schema, d.Claims)
 			if len(rs) != 1 {
 				t.Fatalf("%d results", len(rs))
 			}
@@ -109,5 +109,70 @@ func TestEvaluateClaims(t *testing.T) {
 				t.Errorf("claim identity lost: %+v", r)
 			}
 		})
+	}
+}
+
+// pairedJobs builds a jobs frame of sizes 1..len(deltas) × 6 replicates in
+// which B's value is A's plus deltas[size-1] plus a little per-replicate
+// jitter, and both share a large per-replicate instance effect (as two
+// algorithms on the same instances do).
+func pairedJobs(deltas []float64, jitter float64) *Frame {
+	var size, rep []int64
+	var seed []uint64
+	var variant, status []string
+	var value []float64
+	for i, d := range deltas {
+		for r := 0; r < 6; r++ {
+			instance := float64((r*7)%6) * 3 // large, shared by A and B
+			j := jitter * float64(r%3-1)     // small, B only
+			for _, v := range []struct {
+				name string
+				x    float64
+			}{{"A", 10 + instance}, {"B", 10 + instance + d + j}} {
+				size, rep, seed = append(size, int64(i+1)), append(rep, int64(r)), append(seed, uint64(100*r+i))
+				variant, status, value = append(variant, v.name), append(status, StatusOK), append(value, v.x)
+			}
+		}
+	}
+	return frameOf(nil, "size", size, "variant", variant, "replicate", rep, "seed", seed, "status", status, "value", value)
+}
+
+func TestEvaluatePairedClaims(t *testing.T) {
+	const paired = `compare: {metric: value, series: variant, a: A, b: B, paired: true`
+	cases := []struct {
+		name  string
+		claim string
+		jobs  *Frame
+		want  Verdict
+		nums  string
+	}{
+		{"every/pass", paired + `}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Pass, "at 3/3 points"},
+		{"every/fail", paired + `}`, pairedJobs([]float64{0.5, -0.4, 0.6}, 0.05), Fail, "1 fail"},
+		{"every/undecided", paired + `}`, pairedJobs([]float64{0.5, 0.01, 0.6}, 0.3), Inconclusive, "1 undecided"},
+		{"higher", `compare: {metric: value, series: variant, a: B, b: A, op: higher, paired: true}`, pairedJobs([]float64{0.5, 0.4}, 0.05), Pass, "B > A"},
+		{"share", paired + `, over: "share >= 0.6"}`, pairedJobs([]float64{0.5, -0.4, 0.6}, 0.05), Pass, "2/3 points"},
+		{"mean", paired + `, over: mean}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Pass, "mean over 3 points"},
+		{"unmatched", `compare: {metric: value, series: variant, a: A, b: C, paired: true}`, pairedJobs([]float64{0.5}, 0.05), Inconclusive, "no replicate ran both"},
+		{"no-jobs", paired + `}`, nil, Inconclusive, "needs jobs.parquet"},
+	}
+	schema := bench.New().Schema()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := testDecls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The summary alone would not decide: the instance effect makes
+			// every mean's CI overlap.
+			sum := claimSummary(cat(series("A", 3, 10, 10, 10), series("B", 3, 10.5, 10.4, 10.6)))
+			rs := EvaluateClaims(sum, c.jobs, &schema, d.Claims)
+			if r := rs[0]; r.Verdict != c.want || !strings.Contains(r.Numbers, c.nums) {
+				t.Errorf("verdict %s (%s), want %s with %q", r.Verdict, r.Numbers, c.want, c.nums)
+			}
+		})
+	}
+	if _, err := testDecls(t, "claims:\n  - {id: c, compare: {metric: value_median, series: variant, a: A, b: B, paired: true}}\n"); err == nil ||
+		!strings.Contains(err.Error(), "paired compares need a metric of the model") {
+		t.Errorf("paired on a summary column: err = %v", err)
 	}
 }

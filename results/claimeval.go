@@ -63,6 +63,7 @@ type claimFrame struct {
 	f      *Frame
 	params []string // parameter columns present in the summary
 	pcol   []int
+	jobs   *claimFrame // jobs.parquet, for paired comparisons; may be nil
 }
 
 func newClaimFrame(sum *Frame, schema *simcore.Schema) *claimFrame {
@@ -122,9 +123,13 @@ func (cf *claimFrame) value(metric string, r int) est {
 }
 
 // EvaluateClaims evaluates claims on a summary (summary.parquet of the
-// sweep the claims belong to).
-func EvaluateClaims(sum *Frame, schema *simcore.Schema, claims []*Claim) []ClaimResult {
+// sweep the claims belong to). jobs (jobs.parquet, may be nil) serves the
+// paired comparisons.
+func EvaluateClaims(sum, jobs *Frame, schema *simcore.Schema, claims []*Claim) []ClaimResult {
 	cf := newClaimFrame(sum, schema)
+	if jobs != nil {
+		cf.jobs = newClaimFrame(jobs, schema)
+	}
 	out := make([]ClaimResult, 0, len(claims))
 	for _, c := range claims {
 		var r ClaimResult
@@ -201,7 +206,139 @@ func lowerAt(a, b est) Verdict {
 	return Inconclusive
 }
 
+// pairedDiffs returns, per point (every varying parameter but the series),
+// the mean and 95% CI of the paired differences A − B (B − A for "higher")
+// of the claim's metric over the replicates both series ran, matched by
+// replicate and seed, from the ok jobs. Points are in jobs order.
+func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est, detail map[string]string) {
+	f := jf.f
+	si, mi, ri, sdi, sti := f.Index(c.Series), f.Index(c.Metric), f.Index(ColReplicate), f.Index(ColSeed), f.Index(ColStatus)
+	if si < 0 || mi < 0 || ri < 0 {
+		return nil, nil, nil
+	}
+	type side struct{ a, b map[string]float64 }
+	points := map[string]*side{}
+	for _, r := range c.Where.rows(f) {
+		if sti >= 0 && f.cellLabel(sti, r) != StatusOK {
+			continue
+		}
+		v, ok := f.cellFloat(mi, r)
+		if !ok {
+			continue
+		}
+		k := jf.key(r, c.Series)
+		rep := f.cellLabel(ri, r)
+		if sdi >= 0 {
+			rep += "/" + f.cellLabel(sdi, r)
+		}
+		p := points[k]
+		if p == nil {
+			p = &side{map[string]float64{}, map[string]float64{}}
+			points[k] = p
+			keys = append(keys, k)
+		}
+		switch f.cellLabel(si, r) {
+		case c.A:
+			p.a[rep] = v
+		case c.B:
+			p.b[rep] = v
+		}
+	}
+	diffs, detail = map[string]est{}, map[string]string{}
+	kept := keys[:0]
+	for _, k := range keys {
+		p := points[k]
+		var ds []float64
+		for rep, a := range p.a {
+			if b, ok := p.b[rep]; ok {
+				if c.Op == "higher" {
+					ds = append(ds, b-a)
+				} else {
+					ds = append(ds, a-b)
+				}
+			}
+		}
+		if len(ds) == 0 {
+			continue
+		}
+		slices.Sort(ds) // map order must not reach the numbers
+		st := Describe(ds)
+		ci := st.CI95
+		if math.IsNaN(ci) {
+			ci = 0
+		}
+		diffs[k] = est{st.Mean, ci, true}
+		detail[k] = fmt.Sprintf("paired difference over %d replicates %s", len(ds), est{st.Mean, ci, true})
+		kept = append(kept, k)
+	}
+	return kept, diffs, detail
+}
+
+// comparePaired decides a compare claim on paired differences.
+func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
+	var r ClaimResult
+	if cf.jobs == nil {
+		r.Verdict = Inconclusive
+		r.Numbers = "a paired claim needs jobs.parquet, which this run folder lacks"
+		return r
+	}
+	keys, d, detail := cf.jobs.pairedDiffs(c)
+	if len(keys) == 0 {
+		r.Verdict = Inconclusive
+		r.Numbers = fmt.Sprintf("no replicate ran both %s=%s and %s=%s", c.Series, c.A, c.Series, c.B)
+		return r
+	}
+	zero := est{0, 0, true}
+	var means []float64
+	for _, k := range keys {
+		means = append(means, d[k].m)
+		r.Points = append(r.Points, PointResult{k, lowerAt(d[k], zero), detail[k]})
+	}
+	sign := c.A + "−" + c.B
+	rel := "<"
+	if c.Op == "higher" {
+		sign, rel = c.B+"−"+c.A, ">"
+	}
+	what := fmt.Sprintf("%s: %s %s %s (paired, same instances)", c.Metric, c.A, rel, c.B)
+	switch c.Over {
+	case OverEveryPoint, OverShare:
+		overPoints(c, &r, what, "undecided")
+		if c.Over == OverEveryPoint {
+			r.Numbers += "; " + pairedRange(sign, keys, d)
+		}
+	case OverMean:
+		st := Describe(slices.Clone(means))
+		m := est{st.Mean, st.CI95, true}
+		if len(means) == 1 {
+			m = d[keys[0]]
+		}
+		if math.IsNaN(m.ci) {
+			m.ci = 0
+		}
+		r.Verdict = lowerAt(m, zero)
+		r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired difference %s = %s (want < 0)", what, len(means), sign, m)
+	}
+	return r
+}
+
+// pairedRange describes the smallest and largest paired differences.
+func pairedRange(sign string, keys []string, d map[string]est) string {
+	lo, hi := keys[0], keys[0]
+	for _, k := range keys {
+		if d[k].m < d[lo].m {
+			lo = k
+		}
+		if d[k].m > d[hi].m {
+			hi = k
+		}
+	}
+	return fmt.Sprintf("%s from %s (%s) to %s (%s)", sign, d[lo], lo, d[hi], hi)
+}
+
 func (cf *claimFrame) compare(c *Claim) ClaimResult {
+	if c.Paired {
+		return cf.comparePaired(c)
+	}
 	var r ClaimResult
 	keys, ra, rb := cf.pairs(c)
 	if len(keys) == 0 {
@@ -232,28 +369,10 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
 		r.Points = append(r.Points, PointResult{k, v, fmt.Sprintf("%s %s vs %s %s", c.A, a, c.B, b)})
 	}
-	pass, fail, inc := count(r.Points)
-	n := len(r.Points)
 	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.A, rel, c.B)
 	switch c.Over {
-	case OverEveryPoint:
-		r.Verdict = aggregate(pass, fail, inc)
-		r.Numbers = fmt.Sprintf("%s at %d/%d points (%d fail, %d overlapping CIs)", what, pass, n, fail, inc)
-		if p := firstWith(r.Points, r.Verdict); p != nil && r.Verdict != Pass {
-			r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
-		}
-	case OverShare:
-		need := int(math.Ceil(c.Share*float64(n) - 1e-9))
-		switch {
-		case pass >= need:
-			r.Verdict = Pass
-		case pass+inc < need:
-			r.Verdict = Fail
-		default:
-			r.Verdict = Inconclusive
-		}
-		r.Numbers = fmt.Sprintf("%s at %d/%d points (%.0f%%), %d needed for share ≥ %g; %d fail, %d overlapping CIs",
-			what, pass, n, 100*float64(pass)/float64(n), need, c.Share, fail, inc)
+	case OverEveryPoint, OverShare:
+		overPoints(c, &r, what, "overlapping CIs")
 	case OverMean:
 		d := est{ok: len(diffs) > 0}
 		switch {
@@ -277,6 +396,34 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 			what, sign, d, len(diffs))
 	}
 	return r
+}
+
+// overPoints aggregates a compare claim's per-point verdicts over every
+// point (all pass → pass, any fail → fail) or over a share of them (enough
+// passes → pass; too few even counting the undecided → fail), and writes
+// the numbers; undecided names the undecided points ("overlapping CIs").
+func overPoints(c *Claim, r *ClaimResult, what, undecided string) {
+	pass, fail, inc := count(r.Points)
+	n := len(r.Points)
+	if c.Over == OverEveryPoint {
+		r.Verdict = aggregate(pass, fail, inc)
+		r.Numbers = fmt.Sprintf("%s at %d/%d points (%d fail, %d %s)", what, pass, n, fail, inc, undecided)
+		if p := firstWith(r.Points, r.Verdict); p != nil && r.Verdict != Pass {
+			r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+		}
+		return
+	}
+	need := int(math.Ceil(c.Share*float64(n) - 1e-9))
+	switch {
+	case pass >= need:
+		r.Verdict = Pass
+	case pass+inc < need:
+		r.Verdict = Fail
+	default:
+		r.Verdict = Inconclusive
+	}
+	r.Numbers = fmt.Sprintf("%s at %d/%d points (%.0f%%), %d needed for share ≥ %g; %d fail, %d %s",
+		what, pass, n, 100*float64(pass)/float64(n), need, c.Share, fail, inc, undecided)
 }
 
 func count(ps []PointResult) (pass, fail, inc int) {

@@ -537,6 +537,15 @@ func (c *collector) meta(withRun bool) map[string]string {
 	if withRun {
 		m.runID = c.in.RunID
 	}
+	var measured []string
+	for _, mc := range c.in.Model.Metrics {
+		if mc.Measured {
+			measured = append(measured, mc.Name)
+		}
+	}
+	if len(measured) > 0 {
+		m.extra = map[string]string{MetaMeasured: strings.Join(measured, ",")}
+	}
 	return m.pairs()
 }
 

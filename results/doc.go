@@ -85,6 +85,9 @@
 //	schedfarm.go_version     Go toolchain version
 //	schedfarm.model          model name
 //	schedfarm.model_version  model version
+//	schedfarm.measured_metrics  the model's Measured metrics (machine-dependent,
+//	                         e.g. a scheduler's wall-clock time; comma-separated;
+//	                         only when there are any): verify ignores them
 //
 // # Parts
 //
@@ -153,7 +156,8 @@
 //	    source: "Section 5.1, Fig. 3"
 //	    text: "DLT rejects fewer tasks than OPR-MN at every load"
 //	    compare: {metric: reject_ratio, series: algorithm, a: EDF-DLT, b: EDF-OPR-MN,
-//	              op: lower, over: every_point}   # lower | higher; every_point | mean | "share >= 0.9" (or 90%)
+//	              op: lower, over: every_point,   # lower | higher; every_point | mean | "share >= 0.9" (or 90%)
+//	              paired: false}                  # true: decide on paired differences from jobs.parquet
 //	  - monotone: {metric: value, in: size, direction: increasing, series: variant, strict: false}
 //	  - converge: {metric: reject_ratio, series: algorithm, a: X, b: Y, as: dc_ratio, eps: 0.01}
 //	  - published: {metric: value, where: {size: 3}, value: 3.0, tol: 0.5}
@@ -172,6 +176,12 @@
 //     not make it. mean: the paired differences A − B over the N points,
 //     their mean ± t·sd/√N (N = 1: the two CIs combined in quadrature)
 //     must lie below 0 (pass), above 0 (fail), or straddle it.
+//   - compare with paired: true reads jobs.parquet rather than the summary
+//     (metric must be a model metric): at each point, the differences A − B
+//     of the ok replicates both series ran, matched by replicate and seed
+//     (common random numbers: the same instance), their mean ± t·sd/√n
+//     decides as above against 0; the aggregation is the same, and mean
+//     averages the per-point mean differences.
 //   - monotone, per series (group of the other parameters) sorted by in:
 //     fail when a consecutive step separates the wrong way; pass when every
 //     step of the mean goes the claimed way (or stays) and the first and

@@ -194,7 +194,7 @@ func TestRenderFigureKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables := map[string]*Frame{SummaryTable: fixedSummary(), JobsTable: fixedJobs()}
-	pal := NewPalette(testSeries)
+	pal := NewPalette(nil, testSeries)
 	dir := t.TempDir()
 	want := map[string]struct {
 		series []string
@@ -291,9 +291,26 @@ func countOf(xs []string, s string) int {
 	return n
 }
 
+// TestPaletteDeclaredFirst: values the model declares (an enum) keep their
+// colour whichever subset a file sweeps, so one algorithm has one colour
+// across every file of a paper.
+func TestPaletteDeclaredFirst(t *testing.T) {
+	declared := []string{"EDF-DLT", "FIFO-DLT", "EDF-OPR-MN", "FIFO-OPR-MN"}
+	fig3 := NewPalette(declared, []string{"EDF-OPR-MN", "EDF-DLT"})
+	fig9 := NewPalette(declared, []string{"FIFO-OPR-MN", "FIFO-DLT", "EDF-DLT"})
+	for _, v := range declared {
+		if fig3.Color(v) != fig9.Color(v) {
+			t.Errorf("%s has two colours", v)
+		}
+	}
+	if fig3.Color("FIFO-DLT") != paletteColors[1] || NewPalette(declared, []string{"zz"}).Color("zz") != paletteColors[4] {
+		t.Error("declared values are not numbered first, in the model's order")
+	}
+}
+
 func TestPaletteStable(t *testing.T) {
-	p := NewPalette([]string{"b", "10", "a", "9", "a"})
-	q := NewPalette([]string{"a", "b", "9", "10"})
+	p := NewPalette(nil, []string{"b", "10", "a", "9", "a"})
+	q := NewPalette(nil, []string{"a", "b", "9", "10"})
 	for _, v := range []string{"a", "b", "9", "10"} {
 		if p.Color(v) != q.Color(v) {
 			t.Errorf("%s: colours differ between palettes of the same values", v)
@@ -373,7 +390,7 @@ func TestRenderFigureNotes(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, f := range d.Figures {
-		ff, err := RenderFigure(f, fixedSummary(), NewPalette(nil), dir)
+		ff, err := RenderFigure(f, fixedSummary(), NewPalette(nil, nil), dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,10 @@ const (
 	MetaModel = "schedfarm.model"
 	// MetaModelVersion is the model's version.
 	MetaModelVersion = "schedfarm.model_version"
+	// MetaMeasured lists the model's Measured metrics (comma-separated):
+	// machine-dependent values that verify ignores, with their summary
+	// statistics.
+	MetaMeasured = "schedfarm.measured_metrics"
 	// MetaPartTables lists, in a part's jobs object only, the extra tables
 	// the part holds objects for (comma-separated, in schema order).
 	MetaPartTables = "schedfarm.part_tables"

@@ -23,8 +23,10 @@ import (
 const FigureDPI = 100
 
 // Palette gives every series value one colour, the same in every figure of
-// a file: values known up front are numbered in sorted order (numbers
-// numerically), values first met while drawing come after, in order.
+// a file, and across the files of one paper where the model declares the
+// values: the declared values (a parameter's enum, in the model's order)
+// come first, then the other values known up front in sorted order
+// (numbers numerically), then values first met while drawing, in order.
 type Palette struct {
 	idx map[string]int
 }
@@ -36,14 +38,21 @@ var paletteColors = []color.RGBA{
 	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
 }
 
-// NewPalette numbers the given series values in sorted order.
-func NewPalette(values []string) *Palette {
+// NewPalette numbers the declared values in their order, then the other
+// given values in sorted order.
+func NewPalette(declared, values []string) *Palette {
+	p := &Palette{idx: map[string]int{}}
+	for _, v := range declared {
+		if _, ok := p.idx[v]; !ok {
+			p.idx[v] = len(p.idx)
+		}
+	}
 	vs := slices.Clone(values)
 	slices.SortFunc(vs, compareLabels)
-	vs = slices.Compact(vs)
-	p := &Palette{idx: map[string]int{}}
-	for i, v := range vs {
-		p.idx[v] = i
+	for _, v := range slices.Compact(vs) {
+		if _, ok := p.idx[v]; !ok {
+			p.idx[v] = len(p.idx)
+		}
 	}
 	return p
 }

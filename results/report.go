@@ -171,7 +171,7 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 		}
 		r.Figures = append(r.Figures, ff)
 	}
-	r.Claims = EvaluateClaims(sum, s.Schema(), decls.Claims)
+	r.Claims = EvaluateClaims(sum, jobs, s.Schema(), decls.Claims)
 	if err := r.write(); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -184,7 +184,7 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 // figure of the file.
 func FilePalette(f *sweep.File) *Palette {
 	series := map[string]map[string]bool{} // sweep → series params
-	var extra []string
+	var declared, extra []string
 	for _, s := range f.Sweeps {
 		d, err := ParseDecls(s)
 		if err != nil {
@@ -196,6 +196,11 @@ func FilePalette(f *sweep.File) *Palette {
 					series[s.Name] = map[string]bool{}
 				}
 				series[s.Name][fig.Series] = true
+				// Values the model declares keep one colour in every file
+				// of the paper, whichever subset a file sweeps.
+				if p, ok := s.Schema().Param(fig.Series); ok {
+					declared = append(declared, p.Enum...)
+				}
 			}
 			if fig.Baseline != "" {
 				extra = append(extra, fig.Baseline)
@@ -217,7 +222,7 @@ func FilePalette(f *sweep.File) *Palette {
 			}
 		}
 	}
-	return NewPalette(append(values, extra...))
+	return NewPalette(declared, append(values, extra...))
 }
 
 func (r *Report) jobStats(jobs *Frame, schema *simcore.Schema) {

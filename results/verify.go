@@ -121,7 +121,8 @@ func sweepTolerances(meta map[string]string, reg *simcore.Registry) (map[string]
 }
 
 // VerifyFrames compares got with golden: jobs tables by job_id (ignoring
-// run_id, worker, started_at, duration_ms, attempts and error), summaries
+// run_id, worker, started_at, duration_ms, attempts and error, and the
+// metrics the files' metadata lists as measured), summaries
 // by point (the parameter columns, before n). Floats must be bit-identical
 // (NaN equals NaN, null equals null) when the two files carry the same
 // model version; otherwise a column whose metric has a tolerance may
@@ -138,10 +139,23 @@ func VerifyFrames(got, golden *Frame, mode string, tol map[string]Tol) *VerifyRe
 	switch mode {
 	case VerifyJobs:
 		keyCols = []string{ColJobID}
-		skip = volatileJobColumns
+		skip = slices.Clone(volatileJobColumns)
 	default:
 		if n := golden.Index(ColN); n >= 0 {
 			keyCols = slices.Clone(golden.Names[:n])
+		}
+	}
+	// Measured metrics (machine-dependent by declaration) and their
+	// summary statistics are not compared.
+	for _, meta := range []map[string]string{golden.Meta, got.Meta} {
+		for _, m := range strings.Split(meta[MetaMeasured], ",") {
+			if m == "" {
+				continue
+			}
+			skip = append(skip, m)
+			for _, st := range SummaryStats() {
+				skip = append(skip, m+"_"+st)
+			}
 		}
 	}
 	keyOf := func(f *Frame) func(r int) string {

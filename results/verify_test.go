@@ -132,3 +132,27 @@ func BenchmarkVerify_100k(b *testing.B) {
 		}
 	}
 }
+
+// TestVerifyIgnoresMeasured: a metric declared Measured (machine-dependent,
+// like a scheduler's wall-clock time) differs between runs by nature and
+// is not compared, in jobs or in the summary; other columns still are.
+func TestVerifyIgnoresMeasured(t *testing.T) {
+	meta := func() map[string]string {
+		return map[string]string{MetaSweep: "m", MetaModelVersion: "1", MetaMeasured: "sched_wall_ms"}
+	}
+	ids := []string{"00000000-0000-5000-8000-000000000001", "00000000-0000-5000-8000-000000000002"}
+	golden := frameOf(meta(), ColJobID, ids, "value", []float64{1, 2}, "sched_wall_ms", []float64{3.1, 4.2})
+	got := frameOf(meta(), ColJobID, ids, "value", []float64{1, 2}, "sched_wall_ms", []float64{2.9, 5.0})
+	if v := VerifyFrames(got, golden, VerifyJobs, nil); !v.OK() {
+		t.Fatalf("a measured metric's difference counted: %d diffs", v.NDiffs)
+	}
+	got = frameOf(meta(), ColJobID, ids, "value", []float64{1, 2.5}, "sched_wall_ms", []float64{2.9, 5.0})
+	if v := VerifyFrames(got, golden, VerifyJobs, nil); v.OK() || v.NDiffs != 1 {
+		t.Fatalf("a real difference next to a measured one: %d diffs, want 1", v.NDiffs)
+	}
+	gs := frameOf(meta(), "size", []int64{1}, ColN, []int64{2}, "value_mean", []float64{1.5}, "sched_wall_ms_mean", []float64{3.6})
+	rs := frameOf(meta(), "size", []int64{1}, ColN, []int64{2}, "value_mean", []float64{1.5}, "sched_wall_ms_mean", []float64{3.9})
+	if v := VerifyFrames(rs, gs, VerifySummary, nil); !v.OK() {
+		t.Fatalf("a measured metric's summary statistic counted: %d diffs", v.NDiffs)
+	}
+}

@@ -66,6 +66,11 @@ type Column struct {
 	Kind Kind
 	Unit string
 	Doc  string
+	// Measured marks a metric measured on the machine that ran the job
+	// (the scheduler's own computation time, say) rather than computed from
+	// the instance: it is the one exception to bit-identical results, so
+	// verify and the determinism checks ignore it.
+	Measured bool
 }
 
 // Table declares an extra table a model can emit (one row per task, per

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"schedfarm/results"
+	"schedfarm/sweep"
 )
 
 // runDirs resolves RUN to result folders: a folder holding summary.parquet
@@ -155,9 +156,17 @@ func (a *app) verifyCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// A golden folder may hold the sweeps of many files (configs/golden):
+			// only those of the run's own sweep file(s) are expected in it.
+			declared, err := a.declaredSweeps(got)
+			if err != nil {
+				return err
+			}
 			var names []string
 			for n := range golden {
-				names = append(names, n)
+				if declared[n] {
+					names = append(names, n)
+				}
 			}
 			sort.Strings(names)
 			drift := 0
@@ -193,4 +202,29 @@ func (a *app) verifyCmd() *cobra.Command {
 	cmd.Flags().StringVar(&against, "against", "", "the golden run: a run ID or a folder")
 	cmd.Flags().IntVar(&limit, "limit", 50, "differences printed per sweep (0: all kept, up to 1000)")
 	return cmd
+}
+
+// declaredSweeps returns the names of the sweeps declared in the sweep
+// files recorded in the metadata of the given results folders.
+func (a *app) declaredSweeps(dirs map[string]string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for name, d := range dirs {
+		out[name] = true
+		fr, err := results.ReadTable(filepath.Join(d, results.SummaryTable+".parquet"))
+		if err != nil {
+			return nil, &exitError{exitUsage, err}
+		}
+		text := fr.Meta[results.MetaSweepFile]
+		if text == "" {
+			continue
+		}
+		f, err := sweep.Parse(d, []byte(text), a.registry())
+		if err != nil {
+			continue // an old file a newer build no longer reads: its own sweeps still count
+		}
+		for _, s := range f.Sweeps {
+			out[s.Name] = true
+		}
+	}
+	return out, nil
 }

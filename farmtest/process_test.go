@@ -1,0 +1,397 @@
+package farmtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"schedfarm/results"
+)
+
+// The tests in this file run the farm as separate OS processes of the real
+// binary, on loopback: a standalone NATS server with file storage, a
+// coordinator and workers. Each states its time bound and stops everything
+// it started.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds cmd/schedfarm once per test process.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "schedfarm-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "schedfarm")
+		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/schedfarm").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// cluster is a farm of processes around one NATS server.
+type cluster struct {
+	t     *testing.T
+	bin   string
+	dir   string
+	port  int
+	flags []string // common flags: --nats, --ack-wait, ...
+	mu    sync.Mutex
+	procs map[string]*exec.Cmd
+	logs  map[string]*bytes.Buffer
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func newCluster(t *testing.T, ackWait string) *cluster {
+	if testing.Short() {
+		t.Skip("multi-process farm test (-short)")
+	}
+	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t),
+		procs: map[string]*exec.Cmd{}, logs: map[string]*bytes.Buffer{}}
+	c.flags = []string{"--nats", fmt.Sprintf("nats://127.0.0.1:%d", c.port), "--ack-wait", ackWait, "--max-deliver", "5",
+		"--results-dir", filepath.Join(c.dir, "results"), "--log-level", "info"}
+	t.Cleanup(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for name, p := range c.procs {
+			if p.ProcessState == nil {
+				_ = p.Process.Kill()
+				_, _ = p.Process.Wait()
+			}
+			if t.Failed() {
+				t.Logf("--- log of %s:\n%s", name, c.logs[name].String())
+			}
+		}
+	})
+	c.start("server", "server", "--port", fmt.Sprint(c.port), "--store-dir", filepath.Join(c.dir, "nats"))
+	c.waitPort(10 * time.Second)
+	return c
+}
+
+// start starts a long-running process of the binary under a name.
+func (c *cluster) start(name string, args ...string) *exec.Cmd {
+	c.t.Helper()
+	if args[0] != "server" {
+		args = append(args, c.flags...)
+	}
+	cmd := exec.Command(c.bin, args...)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.procs[name], c.logs[name] = cmd, &log
+	c.mu.Unlock()
+	return cmd
+}
+
+func (c *cluster) waitPort(timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", c.port))
+		if err == nil {
+			conn.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.t.Fatalf("NATS server not listening on %d after %v", c.port, timeout)
+}
+
+// run runs a short command of the binary and returns its stdout.
+func (c *cluster) run(timeout time.Duration, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.bin, append(args, c.flags...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		return out.String(), fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String(), nil
+}
+
+// kill sends a signal to a named process and waits for it to exit.
+func (c *cluster) kill(name string, sig syscall.Signal, timeout time.Duration) *os.ProcessState {
+	c.t.Helper()
+	c.mu.Lock()
+	p := c.procs[name]
+	c.mu.Unlock()
+	if err := p.Process.Signal(sig); err != nil {
+		c.t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = p.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		c.t.Fatalf("%s did not exit within %v of %v", name, timeout, sig)
+	}
+	return p.ProcessState
+}
+
+// writeSweep writes a sweep file into the cluster's folder.
+func (c *cluster) writeSweep(name, text string) string {
+	path := filepath.Join(c.dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+	return path
+}
+
+// submit submits a sweep and returns the run ID, once a coordinator answers.
+func (c *cluster) submit(path string) string {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, err := c.run(5*time.Second, "status")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("no coordinator answers: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	out, err := c.run(30*time.Second, "submit", path)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return strings.TrimSpace(out)
+}
+
+var doneRE = regexp.MustCompile(`(?m)^(\S+)\s+\S+\s+(complete|running|publishing|cancelled)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)`)
+
+// waitDone polls `status RUN` until the run is complete.
+func (c *cluster) waitDone(run string, timeout time.Duration) (total, done, failed int) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		out, err := c.run(10*time.Second, "status", run)
+		if err == nil {
+			if m := doneRE.FindStringSubmatch(out); m != nil && m[1] == run && m[2] == "complete" {
+				fmt.Sscan(m[3], &total)
+				fmt.Sscan(m[4], &done)
+				fmt.Sscan(m[6], &failed)
+				return total, done, failed
+			}
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("run %s not complete after %v (last status: %v %s)", run, timeout, err, out)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// collectJobs collects a run and returns its sweep's jobs table.
+func (c *cluster) collectJobs(run, sweepName string) (*results.Frame, string) {
+	c.t.Helper()
+	if _, err := c.run(60*time.Second, "collect", run); err != nil {
+		c.t.Fatal(err)
+	}
+	dir := filepath.Join(c.dir, "results", sweepName, run)
+	fr, err := results.ReadTable(filepath.Join(dir, "jobs.parquet"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return fr, dir
+}
+
+// checkOnce checks every job has exactly one row, all ok, logs the counts
+// and returns how many jobs needed more than one delivery.
+func checkOnce(t *testing.T, fr *results.Frame, want int) (redelivered int) {
+	t.Helper()
+	ids := fr.Col("job_id").([]string)
+	status := fr.Col("status").([]string)
+	attempts := fr.Col("attempts").([]int64)
+	seen := map[string]int{}
+	ok := 0
+	for i, id := range ids {
+		seen[id]++
+		if status[i] == "ok" {
+			ok++
+		}
+		if attempts[i] > 1 {
+			redelivered++
+		}
+	}
+	dups := 0
+	for _, n := range seen {
+		if n > 1 {
+			dups += n - 1
+		}
+	}
+	t.Logf("jobs submitted %d, result rows %d, distinct %d, ok %d, duplicated %d, lost %d, redelivered %d",
+		want, len(ids), len(seen), ok, dups, want-len(seen), redelivered)
+	if len(seen) != want || dups != 0 || ok != want {
+		t.Fatalf("want %d distinct ok jobs exactly once", want)
+	}
+	return redelivered
+}
+
+const procSweep = `sweeps:
+  - name: procs
+    model: bench
+    seed: 11
+    replicates: 4
+    params: {work_ms: %d, rows: 1}
+    axes:
+      - name: size
+        range: {from: 1, to: %d, step: 1}
+`
+
+// TestProcessesMatchSingleProcess: server, coordinator and three workers as
+// separate processes give the same results as `schedfarm run`. Bound: 60 s.
+func TestProcessesMatchSingleProcess(t *testing.T) {
+	c := newCluster(t, "5s")
+	c.start("coordinator", "coordinator")
+	for i := 0; i < 3; i++ {
+		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
+	}
+	path := c.writeSweep("procs.yaml", fmt.Sprintf(procSweep, 2, 25))
+	run := c.submit(path)
+	total, done, failed := c.waitDone(run, 60*time.Second)
+	if total != 100 || done != 100 || failed != 0 {
+		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
+	}
+	fr, dir := c.collectJobs(run, "procs")
+	checkOnce(t, fr, 100)
+	// The same sweep in one process.
+	single := filepath.Join(c.dir, "single")
+	cmd := exec.Command(c.bin, "run", "--workers", "2", "--state-dir", filepath.Join(c.dir, "state"), "--results-dir", single, path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("single-process run: %v\n%s", err, out)
+	}
+	matches, _ := filepath.Glob(filepath.Join(single, "procs", "*"))
+	if len(matches) != 1 {
+		t.Fatalf("single-process results: %v", matches)
+	}
+	if out, err := c.run(30*time.Second, "verify", dir, "--against", matches[0]); err != nil {
+		t.Fatalf("multi-process and single-process results differ: %v\n%s", err, out)
+	}
+}
+
+// TestKillWorkerMidJob: kill -9 one of three worker processes while jobs
+// run; its jobs are redelivered after AckWait, none lost or duplicated.
+// Bound: 60 s.
+func TestKillWorkerMidJob(t *testing.T) {
+	c := newCluster(t, "2s")
+	c.start("coordinator", "coordinator")
+	for i := 0; i < 3; i++ {
+		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
+	}
+	run := c.submit(c.writeSweep("kill.yaml", fmt.Sprintf(procSweep, 150, 10)))
+	time.Sleep(1 * time.Second) // every worker is mid-job
+	c.kill("worker1", syscall.SIGKILL, 5*time.Second)
+	total, done, failed := c.waitDone(run, 60*time.Second)
+	if total != 40 || done != 40 || failed != 0 {
+		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
+	}
+	fr, _ := c.collectJobs(run, "procs")
+	if checkOnce(t, fr, 40) == 0 {
+		t.Fatal("no job was redelivered: the killed worker held none")
+	}
+}
+
+// TestKillCoordinatorAndRestart: kill -9 the coordinator mid-run and start
+// a new one; it takes over once the dead one's lease expires (≤ 10 s) and
+// the run completes. Bound: 90 s.
+func TestKillCoordinatorAndRestart(t *testing.T) {
+	c := newCluster(t, "5s")
+	c.start("coordinator", "coordinator")
+	for i := 0; i < 2; i++ {
+		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
+	}
+	run := c.submit(c.writeSweep("coord.yaml", fmt.Sprintf(procSweep, 40, 20)))
+	time.Sleep(500 * time.Millisecond)
+	c.kill("coordinator", syscall.SIGKILL, 5*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	c.start("coordinator2", "coordinator")
+	total, done, failed := c.waitDone(run, 90*time.Second)
+	if total != 80 || done != 80 || failed != 0 {
+		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
+	}
+	fr, _ := c.collectJobs(run, "procs")
+	checkOnce(t, fr, 80)
+}
+
+// TestRestartServerMidRun: stop the NATS server (file storage) mid-run and
+// start it again on the same port and store; clients reconnect and the run
+// completes. Bound: 90 s.
+func TestRestartServerMidRun(t *testing.T) {
+	c := newCluster(t, "5s")
+	c.start("coordinator", "coordinator")
+	for i := 0; i < 2; i++ {
+		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
+	}
+	run := c.submit(c.writeSweep("server.yaml", fmt.Sprintf(procSweep, 40, 20)))
+	time.Sleep(700 * time.Millisecond)
+	c.kill("server", syscall.SIGTERM, 10*time.Second)
+	time.Sleep(1 * time.Second)
+	c.start("server2", "server", "--port", fmt.Sprint(c.port), "--store-dir", filepath.Join(c.dir, "nats"))
+	c.waitPort(10 * time.Second)
+	total, done, failed := c.waitDone(run, 90*time.Second)
+	if total != 80 || done != 80 || failed != 0 {
+		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
+	}
+	fr, _ := c.collectJobs(run, "procs")
+	checkOnce(t, fr, 80)
+}
+
+// TestSIGTERMWorker: SIGTERM on a worker mid-job hands its job back and
+// stores its buffered results; the process exits 0 within seconds and the
+// run completes on the other worker. Bound: 60 s.
+func TestSIGTERMWorker(t *testing.T) {
+	c := newCluster(t, "30s") // a long AckWait: only a hand-back makes the job move at once
+	c.start("coordinator", "coordinator")
+	c.start("worker0", "worker", "--workers", "1", "--name", "w0")
+	run := c.submit(c.writeSweep("term.yaml", fmt.Sprintf(procSweep, 400, 3)))
+	time.Sleep(1 * time.Second)
+	c.start("worker1", "worker", "--workers", "1", "--name", "w1")
+	start := time.Now()
+	st := c.kill("worker0", syscall.SIGTERM, 10*time.Second)
+	if !st.Success() {
+		t.Fatalf("worker exited with %v after SIGTERM", st)
+	}
+	t.Logf("worker exited cleanly %v after SIGTERM", time.Since(start).Round(time.Millisecond))
+	total, done, failed := c.waitDone(run, 25*time.Second) // well under AckWait
+	if total != 12 || done != 12 || failed != 0 {
+		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
+	}
+	fr, _ := c.collectJobs(run, "procs")
+	if checkOnce(t, fr, 12) == 0 {
+		t.Fatal("no job was handed back by the terminated worker")
+	}
+}
