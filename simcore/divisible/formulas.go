@@ -74,10 +74,27 @@ func (c Cluster) NMin(sigma, dl, start float64) (n int, ok bool) {
 //	α_i = α_1·Π_{j=2..i} X_j                                 Eq. 5
 //	Ê = α_1σ(Cms + Cps_1) = σCms + α_nσCps                   Eq. 3, Eq. 6
 func (c Cluster) DLTPartition(sigma float64, r []float64, alpha []float64) (ehat float64) {
+	return c.dltPartition(sigma, r, alpha, false)
+}
+
+// dltPartition is DLTPartition; integer rounds E, every Cps_i and Ê up as
+// the authors' simulator does (SchMN_IIT.recalculateTask,
+// DivHeteroSingle.computeCost). Rounding Cps_i up only slows the model's
+// nodes, so Theorem 4 still holds (Assertion 3 needs Cps_i >= its exact value).
+func (c Cluster) dltPartition(sigma float64, r []float64, alpha []float64, integer bool) (ehat float64) {
 	n := len(r)
 	e := c.E(sigma, n)
+	if integer {
+		e = math.Ceil(e - 1e-9)
+	}
 	rn := r[n-1]
-	cps := func(i int) float64 { return e / (e + rn - r[i]) * c.Cps } // Eq. 1
+	cps := func(i int) float64 { // Eq. 1
+		v := e / (e + rn - r[i]) * c.Cps
+		if integer {
+			v = math.Min(math.Ceil(v-1e-9), c.Cps) // Cps_i <= Cps (Assertion 3)
+		}
+		return v
+	}
 	prev := cps(0)
 	cps1 := prev
 	alpha[0] = 1
@@ -91,7 +108,11 @@ func (c Cluster) DLTPartition(sigma float64, r []float64, alpha []float64) (ehat
 	for i := range alpha[:n] {
 		alpha[i] /= sum // Eq. 4–5
 	}
-	return alpha[0] * sigma * (c.Cms + cps1) // Eq. 3, first line
+	ehat = alpha[0] * sigma * (c.Cms + cps1) // Eq. 3, first line
+	if integer {
+		ehat = math.Ceil(ehat - 1e-9)
+	}
+	return ehat
 }
 
 // DLTExecute returns, for a task partitioned by alpha and started on nodes
@@ -136,9 +157,18 @@ func (c Cluster) SplitNMin(sigma, d, extra float64) (int, bool) {
 // C = C_n. Eq. 15 of the divisible-load paper (seed 001), with the
 // recursion's σCms/i read as σCms/n (SPECS.md §1.8, seed erratum).
 func (c Cluster) SplitSchedule(sigma float64, r, start, finish []float64) (completion float64) {
+	return c.splitSchedule(sigma, r, start, finish, false)
+}
+
+// splitSchedule is SplitSchedule; integer rounds the piece's transmission
+// and run times up.
+func (c Cluster) splitSchedule(sigma float64, r, start, finish []float64, integer bool) (completion float64) {
 	n := len(r)
 	tx := sigma * c.Cms / float64(n)
 	run := sigma * (c.Cms + c.Cps) / float64(n)
+	if integer {
+		tx, run = math.Ceil(tx-1e-9), math.Ceil(run-1e-9)
+	}
 	for i := range r {
 		s := r[i]
 		if i > 0 {

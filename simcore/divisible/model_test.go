@@ -72,10 +72,11 @@ func TestPropertiesRandomInstances(t *testing.T) {
 		w := Workload{Load: 0.1 + 1.4*r.Float64(), AvgSigma: 10 + 300*r.Float64(), DCRatio: 1.5 + 20*r.Float64(),
 			SigmaDist: []string{"normal", "uniform"}[r.IntN(2)], Deadlines: []string{"average", "per_task"}[r.IntN(2)]}
 		w.TotalTime = 300 * c.E(w.AvgSigma, c.N) / w.Load
+		w.Integer = seed%3 == 0
 		tasks := Generate(c, w, rng.New(seed))
 		for _, name := range AlgorithmNames() {
 			alg, _ := ParseAlgorithm(name)
-			opt := Options{PerTask: r.IntN(2) == 0, SplitCode: r.IntN(2) == 0, ReleaseActual: r.IntN(2) == 0}
+			opt := Options{PerTask: r.IntN(2) == 0, SplitCode: r.IntN(2) == 0, ReleaseActual: r.IntN(2) == 0, IntegerTime: w.Integer}
 			run, err := Simulate(context.Background(), c, alg, opt, tasks, true)
 			if err != nil {
 				t.Fatalf("seed %d %s %+v %+v: %v", seed, name, c, opt, err)
@@ -196,5 +197,34 @@ func BenchmarkModel_Divisible(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRtgridReleaseOnlyHelpsDLT: the rtgrid bookkeeping (node_release =
+// rtgrid) frees the nodes of DLT tasks with an IIT at r_n, so EDF-DLT rejects
+// fewer tasks than with the faithful release; other algorithms are unchanged.
+func TestRtgridReleaseOnlyHelpsDLT(t *testing.T) {
+	c := Cluster{N: 16, Cms: 1, Cps: 100}
+	w := Workload{Load: 1, AvgSigma: 200, DCRatio: 2, TotalTime: 1e6, SigmaDist: "normal", Deadlines: "average"}
+	tasks := Generate(c, w, rng.New(5))
+	rej := func(name string, opt Options) int {
+		alg, _ := ParseAlgorithm(name)
+		run, err := Simulate(context.Background(), c, alg, opt, tasks, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, o := range run.Outcomes {
+			if !o.Accepted {
+				n++
+			}
+		}
+		return n
+	}
+	if a, b := rej("EDF-DLT", Options{ReleaseRtgrid: true}), rej("EDF-DLT", Options{}); a >= b {
+		t.Errorf("EDF-DLT rejects %d with rtgrid release, %d with the estimate; want fewer", a, b)
+	}
+	if a, b := rej("EDF-OPR-MN", Options{ReleaseRtgrid: true}), rej("EDF-OPR-MN", Options{}); a != b {
+		t.Errorf("EDF-OPR-MN rejects %d with rtgrid release, %d with the estimate; want equal", a, b)
 	}
 }

@@ -19,6 +19,21 @@ type Options struct {
 	// ReleaseActual frees a node at its actual finish instead of the
 	// estimated completion the plan reserved (SPECS.md §1.6 step 5).
 	ReleaseActual bool
+	// ReleaseRtgrid reproduces the node bookkeeping of the authors'
+	// simulator for DLT tasks planned with an IIT (r_1 < r_n): rtgrid's
+	// SchMN_IIT.recalculateTask stores the heterogeneous cost Ê (a
+	// duration) as the sub-tasks' completion time, and Machine.assignTask
+	// makes it the node's end time, so after dispatch the nodes count as
+	// free (here: from r_n on) although they compute until r_n + Ê. Not a
+	// reading of the paper (Fig. 2 and Theorem 4 hold the nodes until the
+	// completion); it exists to measure how much of the published gap the
+	// code's bookkeeping explains. Executions in this mode overlap on nodes.
+	ReleaseRtgrid bool
+	// IntegerTime rounds as the authors' simulator does (all its times are
+	// int): arrivals, σ and D are integers, and every computed duration
+	// (E, Ê, the heterogeneous Cps_i, User-Split piece costs) is rounded up
+	// (SPECS.md §1.7 "IntegerTime", DivHomoSingle/DivHeteroSingle).
+	IntegerTime bool
 }
 
 // plan is where and when one admitted task runs.
@@ -160,7 +175,7 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 			return plan{}, notYet
 		}
 		s := p.avail(c.N - 1)
-		if s+c.E(t.Sigma, c.N) > dl {
+		if s+p.cost(t.Sigma, c.N) > dl {
 			return plan{}, impossible
 		}
 		return p.oprPlan(t, c.N, s), fit
@@ -172,7 +187,7 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 		// SPECS.md §1.6: when the deadline is still missed, add nodes one by one.
 		for ; n <= an; n++ {
 			s := p.avail(n - 1)
-			if s+c.E(t.Sigma, n) <= dl {
+			if s+p.cost(t.Sigma, n) <= dl {
 				return p.oprPlan(t, n, s), fit
 			}
 		}
@@ -188,7 +203,7 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 				r[k] = p.avail(k)
 			}
 			alpha := p.buf2[:n]
-			est := r[n-1] + c.DLTPartition(t.Sigma, r, alpha)
+			est := r[n-1] + c.dltPartition(t.Sigma, r, alpha, p.opt.IntegerTime)
 			if est <= dl {
 				return p.dltPlan(t, r, alpha, est), fit
 			}
@@ -204,22 +219,35 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 			pl.r[k] = p.avail(k)
 		}
 		starts := p.buf[:n]
-		pl.est = c.SplitSchedule(t.Sigma, pl.r, starts, pl.nodeEnd) // Eq. 15
+		pl.est = c.splitSchedule(t.Sigma, pl.r, starts, pl.nodeEnd, p.opt.IntegerTime) // Eq. 15
 		if pl.est > dl {
 			// The n earliest nodes never get earlier: later points cannot help.
 			return plan{}, impossible
 		}
 		pl.first = starts[0]
-		pl.dd = starts[n-1] + t.Sigma*c.Cms/float64(n)
+		tx := t.Sigma * c.Cms / float64(n)
+		if p.opt.IntegerTime {
+			tx = math.Ceil(tx - 1e-9)
+		}
+		pl.dd = starts[n-1] + tx
 		return pl, fit
 	}
+}
+
+// cost is E(σ, n), rounded up with IntegerTime (DivHomoSingle.computeCost).
+func (p *planner) cost(sigma float64, n int) float64 {
+	e := p.c.E(sigma, n)
+	if p.opt.IntegerTime {
+		e = math.Ceil(e - 1e-9)
+	}
+	return e
 }
 
 // oprPlan: n nodes start together at s, OPR fractions; every node finishes
 // at s + E(σ, n) and the head node is busy until s + σCms (SPECS.md §1.3).
 func (p *planner) oprPlan(t *Task, n int, s float64) plan {
 	pl := plan{n: n, r: make([]float64, n), alpha: p.c.OPRFractions(n), nodeEnd: make([]float64, n),
-		first: s, est: s + p.c.E(t.Sigma, n), dd: s + t.Sigma*p.c.Cms}
+		first: s, est: s + p.cost(t.Sigma, n), dd: s + t.Sigma*p.c.Cms}
 	for k := range pl.r {
 		pl.r[k] = s
 		pl.nodeEnd[k] = pl.est

@@ -215,8 +215,11 @@ func (s *simulator) dispatch(j *job) error {
 			s.run.Thm4Violations++
 		}
 		until := pl.nodeEnd[k]
-		if s.opt.ReleaseActual {
+		switch {
+		case s.opt.ReleaseActual:
 			until = finish[k]
+		case s.opt.ReleaseRtgrid && s.alg.Part == DLT && pl.r[0] < pl.r[n-1]:
+			until = pl.r[n-1] // rtgrid: end time = Ê, a duration (see Options)
 		}
 		s.run.Work += finish[k] - start[k]
 		s.run.Reserved += until - pl.r[k]

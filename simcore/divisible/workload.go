@@ -31,6 +31,10 @@ type Workload struct {
 	TotalTime float64 // TotalSimulationTime
 	SigmaDist string  // "normal" (paper) or "uniform" (authors' code)
 	Deadlines string  // "average" (paper) or "per_task" (authors' code)
+	// Integer draws integer arrivals (rounded up), sizes (rounded, >= 1)
+	// and relative deadlines (rounded up), as the authors' generator
+	// writes them (option integer_time).
+	Integer bool
 }
 
 // Generate draws the task set of one run. Streams: "arrivals" for the
@@ -68,6 +72,9 @@ func Generate(c Cluster, w Workload, st rng.Streams) []Task {
 			sigma = float64(siz.IntRange(1, hi))
 		} else {
 			sigma = siz.NormalAbove(w.AvgSigma, w.AvgSigma, 0)
+			if w.Integer {
+				sigma = math.Max(1, math.Round(sigma))
+			}
 		}
 		eMin := c.E(sigma, c.N)
 		avgD := w.DCRatio * eAvg
@@ -85,7 +92,11 @@ func Generate(c Cluster, w Workload, st rng.Streams) []Task {
 				break
 			}
 		}
-		tasks = append(tasks, Task{ID: len(tasks), A: a, Sigma: sigma, D: d, SplitU: spl.Float64()})
+		at := a
+		if w.Integer {
+			at, d = math.Ceil(a), math.Ceil(d)
+		}
+		tasks = append(tasks, Task{ID: len(tasks), A: at, Sigma: sigma, D: d, SplitU: spl.Float64()})
 	}
 	return tasks
 }
