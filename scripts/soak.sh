@@ -38,9 +38,10 @@ start=$(date +%s)
 run=$("$bin" submit "$tmp/soak.yaml")
 echo "run $run: $((reps * 100)) jobs submitted"
 kills=0
-while ! "$bin" status "$run" | grep -q " complete "; do
+complete() { "$bin" status "$run" | grep -c " complete " >/dev/null; }
+while ! complete; do
   sleep 30
-  "$bin" status "$run" | grep -q " complete " && break
+  complete && break
   victim=$((RANDOM % 3))
   kill -9 "${worker[$victim]}" 2>/dev/null || true
   kills=$((kills + 1))
@@ -48,7 +49,8 @@ while ! "$bin" status "$run" | grep -q " complete "; do
   start_worker $victim
 done
 elapsed=$(( $(date +%s) - start ))
-"$bin" status "$run" | head -2
+status=$("$bin" status "$run")
+echo "$status" | sed -n 1,2p
 out=$("$bin" collect "$run")
 echo "$out"
 echo "elapsed ${elapsed}s, ${kills} workers killed"
