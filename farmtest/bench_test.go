@@ -19,7 +19,9 @@ func runBench(b *testing.B, text string, n int, workMs float64) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		f := New(b, Settings())
-		f.InProcess = os.Getenv("SCHEDFARM_BENCH_INPROCESS") != ""
+		// As `schedfarm run` connects to its embedded server (in-memory
+		// pipes); SCHEDFARM_BENCH_TCP=1 measures loopback TCP instead.
+		f.InProcess = os.Getenv("SCHEDFARM_BENCH_TCP") == ""
 		c := f.StartCoordinator("coord")
 		ws := f.StartWorkers(2, "w", worker.Config{})
 		b.StartTimer()
