@@ -146,9 +146,10 @@ type RunRecord struct {
 	Total   int       `json:"total"`
 	Skipped int       `json:"skipped"`
 	Status  RunStatus `json:"status"`
-	// Done and Failed are filled in when the run ends.
-	Done   int `json:"done"`
-	Failed int `json:"failed"`
+	// Done, Failed and Redelivered are filled in when the run ends.
+	Done        int `json:"done"`
+	Failed      int `json:"failed"`
+	Redelivered int `json:"redelivered,omitempty"`
 	// Owner is the coordinator that drives the run.
 	Owner string `json:"owner"`
 	// Finished is set when the run completed or was cancelled.
@@ -168,6 +169,9 @@ type PartRecord struct {
 	Objects []string `json:"objects"`
 	// ModelMs is the summed model time of the part's jobs.
 	ModelMs float64 `json:"model_ms"`
+	// Redelivered counts the part's jobs that this worker received on a
+	// second or later delivery (their first worker died, hung or failed).
+	Redelivered int `json:"redelivered,omitempty"`
 }
 
 // DoneKey is the registry key of a part.

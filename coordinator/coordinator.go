@@ -421,11 +421,16 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 		}
 		r.counts.Done++
 		c.mu.Unlock()
+		changed = true
 		st.Status, st.Error = StatusDone, ""
 		_ = txn.Insert("jobs", &st)
-		changed = true
 	}
 	txn.Commit()
+	if p.Redelivered > 0 && changed {
+		c.mu.Lock()
+		r.counts.Redeliver += p.Redelivered
+		c.mu.Unlock()
+	}
 	if changed {
 		c.settle(ctx, p.Run)
 	}
@@ -578,7 +583,7 @@ func (c *Coordinator) settle(ctx context.Context, run string) {
 	rec := r.rec
 	rec.Status = broker.RunComplete
 	rec.Finished = time.Now().UTC()
-	rec.Done, rec.Failed = r.counts.Done, r.counts.Failed
+	rec.Done, rec.Failed, rec.Redelivered = r.counts.Done, r.counts.Failed, r.counts.Redeliver
 	c.mu.Unlock()
 	if err := c.putRun(ctx, rec); err != nil {
 		c.log.Error("store completed run", "run", run, "err", err)

@@ -25,7 +25,9 @@ type RunProgress struct {
 	Done    int              `json:"done"`
 	Failed  int              `json:"failed"`
 	Queued  int              `json:"queued"`
-	// Redelivered counts attempts beyond the first that ended in an error report.
+	// Redelivered counts deliveries beyond the first: failed attempts that
+	// were retried, and jobs finished by a worker after an earlier one died,
+	// hung or handed them back.
 	Redelivered int `json:"redelivered"`
 	// Failures lists the failed jobs (at most 100), with their last error.
 	Failures []JobFailure `json:"failures,omitempty"`
@@ -89,7 +91,7 @@ func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, e
 			return nil, err
 		}
 		p = RunProgress{ID: run, File: rec.File, Status: rec.Status, Created: rec.Created, Total: rec.Total,
-			Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed}
+			Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed, Redelivered: rec.Redelivered}
 	}
 	p.Queued = p.Total - p.Skipped - p.Done - p.Failed
 	txn := c.db.Txn(false)

@@ -223,3 +223,22 @@ func TestNKeyUser(t *testing.T) {
 		t.Fatalf("progress %+v", p)
 	}
 }
+
+// TestTokenAuth: a server with a token refuses a client without it or with
+// another one, and serves the farm to a client with it. Bound: 30 s.
+func TestTokenAuth(t *testing.T) {
+	const token = "tok-3e1f6b"
+	f := NewWithServer(t, Settings(), broker.ServerConfig{Token: token})
+	for _, tok := range []string{"", "wrong"} {
+		if _, err := broker.Connect(broker.ConnConfig{URL: f.Server.ClientURL(), Token: tok}); err == nil {
+			t.Fatalf("token %q accepted", tok)
+		}
+	}
+	f.Auth = func(cc *broker.ConnConfig) { cc.Token = token }
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(1, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("token", 5, 1, 0, ""), false)
+	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != 5 {
+		t.Fatalf("progress %+v", p)
+	}
+}

@@ -273,28 +273,33 @@ const procSweep = `sweeps:
 `
 
 // TestProcessesMatchSingleProcess: server, coordinator and three workers as
-// separate processes give the same results as `schedfarm run`. Bound: 60 s.
+// separate processes run a quick paper config and give the same results as
+// `schedfarm run`. Bound: 90 s.
 func TestProcessesMatchSingleProcess(t *testing.T) {
 	c := newCluster(t, "5s")
 	c.start("coordinator", "coordinator")
 	for i := 0; i < 3; i++ {
 		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
 	}
-	path := c.writeSweep("procs.yaml", fmt.Sprintf(procSweep, 2, 25))
+	// A quick paper config: the Lin et al. 2007 CI sweep.
+	path, err := filepath.Abs("../configs/lin2007/quick.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := c.submit(path)
 	total, done, failed := c.waitDone(run, 60*time.Second)
-	if total != 100 || done != 100 || failed != 0 {
+	if done != total || failed != 0 || total == 0 {
 		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
 	}
-	fr, dir := c.collectJobs(run, "procs")
-	checkOnce(t, fr, 100)
+	fr, dir := c.collectJobs(run, "lin2007-quick")
+	checkOnce(t, fr, total)
 	// The same sweep in one process.
 	single := filepath.Join(c.dir, "single")
 	cmd := exec.Command(c.bin, "run", "--workers", "2", "--state-dir", filepath.Join(c.dir, "state"), "--results-dir", single, path)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("single-process run: %v\n%s", err, out)
 	}
-	matches, _ := filepath.Glob(filepath.Join(single, "procs", "*"))
+	matches, _ := filepath.Glob(filepath.Join(single, "lin2007-quick", "*"))
 	if len(matches) != 1 {
 		t.Fatalf("single-process results: %v", matches)
 	}

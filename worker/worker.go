@@ -472,6 +472,9 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 	rec := broker.PartRecord{Run: run, Part: part, Sweep: sweepName, Worker: w.cfg.Name, Objects: stored, ModelMs: modelMs}
 	for _, f := range fs {
 		rec.Jobs = append(rec.Jobs, f.row.Job.ID.String())
+		if f.row.Attempts > 1 {
+			rec.Redelivered++
+		}
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {
