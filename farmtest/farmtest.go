@@ -19,6 +19,7 @@ import (
 	"schedfarm/coordinator"
 	"schedfarm/results"
 	"schedfarm/simcore"
+	"schedfarm/simcore/batch"
 	"schedfarm/simcore/bench"
 	"schedfarm/simcore/divisible"
 	"schedfarm/worker"
@@ -59,7 +60,7 @@ func New(tb testing.TB, s broker.Settings) *Farm {
 		ns.Shutdown()
 		ns.WaitForShutdown()
 	})
-	reg, err := simcore.NewRegistry(bench.New(), divisible.New())
+	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(simcore.Dirs{"data", "../shared"}))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -47,3 +47,21 @@ func TestCTCTable3(t *testing.T) {
 		}
 	}
 }
+
+func benchCTC(b *testing.B, order string, depth int) {
+	jobs := ctcJobs(b, "requested")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: order, Depth: depth, Recompute: RecomputeNew}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkModel_BatchCTC_FCFS_EASY(b *testing.B)              { benchCTC(b, FCFS, 1) }
+func BenchmarkModel_BatchCTC_FCFS_Conservative(b *testing.B)      { benchCTC(b, FCFS, All) }
+func BenchmarkModel_BatchCTC_PSRS_EASY(b *testing.B)              { benchCTC(b, PSRS, 1) }
+func BenchmarkModel_BatchCTC_PSRS_Conservative(b *testing.B)      { benchCTC(b, PSRS, All) }
+func BenchmarkModel_BatchCTC_SMARTFFIA_EASY(b *testing.B)         { benchCTC(b, SmartFFIA, 1) }
+func BenchmarkModel_BatchCTC_SMARTFFIA_Conservative(b *testing.B) { benchCTC(b, SmartFFIA, All) }
+func BenchmarkModel_BatchCTC_GareyGraham(b *testing.B)            { benchCTC(b, GareyGraham, 0) }

@@ -26,7 +26,7 @@ func New(data simcore.DataDir) *Model {
 	return &Model{data: data, traces: map[string]*workload.Trace{}}
 }
 
-func (*Model) Name() string    { return "batch" }
+func (*Model) Name() string    { return "rigid" }
 func (*Model) Version() string { return "1" }
 func (*Model) Doc() string {
 	return "rigid parallel jobs on a batch machine: FCFS, Garey&Graham, PSRS, SMART with list scheduling or backfilling of any reservation depth (Krallmann et al. 1999)"

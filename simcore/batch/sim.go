@@ -320,10 +320,26 @@ func (s *sim) compress(now float64) {
 		}
 	}
 	sort.SliceStable(hs, func(a, b int) bool { return s.resv[hs[a]] < s.resv[hs[b]] })
+	// A job can move before r only if some instant in [now, r) has m free
+	// nodes; its own reservation does not touch that range. runMax is the
+	// largest free count over the steps starting before r, kept while the
+	// reservations come in increasing r and rebuilt after every move.
+	si, runMax := 0, 0
 	for _, q := range hs {
 		job := &s.jobs[q]
 		r := s.resv[q]
 		if r <= now {
+			continue
+		}
+		for si < s.prof.Len() {
+			t, f := s.prof.Step(si)
+			if t >= r {
+				break
+			}
+			runMax = max(runMax, f)
+			si++
+		}
+		if runMax < job.Size {
 			continue
 		}
 		if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
@@ -333,6 +349,9 @@ func (s *sim) compress(now float64) {
 		if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
 			panic(err)
 		}
-		s.resv[q] = t
+		if t < r {
+			s.resv[q] = t
+			si, runMax = 0, 0
+		}
 	}
 }
