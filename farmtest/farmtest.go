@@ -19,6 +19,7 @@ import (
 	"schedfarm/coordinator"
 	"schedfarm/results"
 	"schedfarm/simcore"
+	"schedfarm/simcore/batch"
 	"schedfarm/simcore/bench"
 	"schedfarm/simcore/divisible"
 	"schedfarm/worker"
@@ -69,7 +70,7 @@ func NewWithServer(tb testing.TB, s broker.Settings, sc broker.ServerConfig) *Fa
 		ns.Shutdown()
 		ns.WaitForShutdown()
 	})
-	reg, err := simcore.NewRegistry(bench.New(), divisible.New())
+	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(simcore.Dirs{"data", "../shared"}))
 	if err != nil {
 		tb.Fatal(err)
 	}

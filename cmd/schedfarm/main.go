@@ -23,6 +23,7 @@ import (
 
 	"schedfarm/broker"
 	"schedfarm/simcore"
+	"schedfarm/simcore/batch"
 	"schedfarm/simcore/bench"
 	"schedfarm/simcore/divisible"
 )
@@ -102,7 +103,7 @@ func newApp() *app {
 	a.root.AddCommand(
 		a.runCmd(), a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(),
 		a.collectCmd(), a.cancelCmd(), a.drainCmd(), a.validateCmd(), a.expandCmd(), a.modelsCmd(), a.versionCmd(),
-		a.reportCmd(), a.verifyCmd(),
+		a.reportCmd(), a.verifyCmd(), a.tracesCmd(),
 	)
 	return a
 }
@@ -164,8 +165,7 @@ func (a *app) registry() *simcore.Registry {
 }
 
 func buildRegistry(data simcore.DataDir) *simcore.Registry {
-	_ = data // models that read traces take it; bench reads none
-	reg, err := simcore.NewRegistry(bench.New(), divisible.New())
+	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(data))
 	if err != nil {
 		panic(err) // two models with one name: a build mistake
 	}

@@ -1,0 +1,67 @@
+package batch
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/workload"
+)
+
+var testData = simcore.Dirs{"../../data", "../../../shared", "/work/shared"}
+
+func ctcJobs(tb testing.TB, est string) []workload.Job {
+	tb.Helper()
+	m := New(testData)
+	p, _ := schema.Complete(simcore.Params{"estimate": est})
+	jobs, _, err := m.workload(p, 1, 256)
+	if err != nil {
+		tb.Skip(err)
+	}
+	return jobs
+}
+
+// TestCTCTable3 runs the whole CTC trace for every order × mode (set
+// BATCH_TABLE3=1; a few seconds).
+func TestCTCTable3(t *testing.T) {
+	if os.Getenv("BATCH_TABLE3") == "" {
+		t.Skip("set BATCH_TABLE3=1")
+	}
+	jobs := ctcJobs(t, os.Getenv("BATCH_EST")+map[bool]string{true: "requested"}[os.Getenv("BATCH_EST") == ""])
+	for _, w := range []bool{false, true} {
+		for _, o := range Orders {
+			for _, d := range []int{0, All, 1} {
+				if o == GareyGraham && d != 0 {
+					continue
+				}
+				t0 := time.Now()
+				out, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: o, Depth: d, Weighted: w, Recompute: RecomputeNew})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mt := Measure(jobs, out, 256)
+				t.Logf("w=%v %-12s depth=%-20d art=%.3g awrt=%.3g util=%.3f rebuilds=%d missed=%d wall=%v", w, o, d, mt.ART, mt.AWRT, mt.Utilization, out.Rebuilds, out.Missed, time.Since(t0))
+			}
+		}
+	}
+}
+
+func benchCTC(b *testing.B, order string, depth int) {
+	jobs := ctcJobs(b, "requested")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: order, Depth: depth, Recompute: RecomputeNew}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkModel_BatchCTC_FCFS_EASY(b *testing.B)              { benchCTC(b, FCFS, 1) }
+func BenchmarkModel_BatchCTC_FCFS_Conservative(b *testing.B)      { benchCTC(b, FCFS, All) }
+func BenchmarkModel_BatchCTC_PSRS_EASY(b *testing.B)              { benchCTC(b, PSRS, 1) }
+func BenchmarkModel_BatchCTC_PSRS_Conservative(b *testing.B)      { benchCTC(b, PSRS, All) }
+func BenchmarkModel_BatchCTC_SMARTFFIA_EASY(b *testing.B)         { benchCTC(b, SmartFFIA, 1) }
+func BenchmarkModel_BatchCTC_SMARTFFIA_Conservative(b *testing.B) { benchCTC(b, SmartFFIA, All) }
+func BenchmarkModel_BatchCTC_GareyGraham(b *testing.B)            { benchCTC(b, GareyGraham, 0) }

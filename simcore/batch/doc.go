@@ -1,0 +1,34 @@
+// Package batch is the batch-scheduling model of seed 002 (Krallmann,
+// Schwiegelshohn, Yahyapour, "On the Design and Evaluation of Job
+// Scheduling Algorithms", JSSPP 1999): rigid jobs on a machine of
+// identical nodes, exclusive partitions, no time sharing, jobs killed at
+// their requested time.
+//
+// Pipeline (one Run):
+//
+//	workload (§6, package workload): SWF log → conventions → jobs
+//	  | probabilistic model fitted on the log (§6.2) | randomized (Table 2)
+//	→ order (§5): FCFS | Garey&Graham | PSRS (§5.5) | SMART-FFIA/NFIW (§5.4),
+//	  SMART and PSRS recomputed over the queue by the 2/3 rule (order.go, psrs.go)
+//	→ executor (§5.2): reservation depth k on the shared availability
+//	  profile: k = 0 list scheduling, 1 = EASY, All = conservative (sim.go)
+//	→ objectives (§4): ART, AWRT (w = m·p), makespan, utilisation,
+//	  bounded slowdown, starvation (Measure)
+//
+// Executor contract: the first k waiting jobs in queue order hold
+// reservations in the profile (placed at the earliest fit, never
+// displacing another); any other job starts only if it fits now for its
+// estimate without touching a reservation. When a job ends before its
+// estimate, reservations are compressed one at a time in order of their
+// start (each released and re-fitted, so none moves later). When the order
+// is recomputed, all reservations are dropped and placed again in the new
+// order (SPECS §9.6 assumption). A job running past its estimate
+// (cap_runtime: false) holds its nodes open-endedly and every reservation
+// is placed again.
+//
+// Every reading of a log is a parameter with a default (schema.go): size
+// from allocated processors, run time capped at the request, requested
+// time as estimate, invalid jobs repaired, no status filter, events at one
+// instant batched (completions, arrivals, one pass). The metric
+// sched_wall_ms is wall-clock time and therefore not reproducible.
+package batch

@@ -1,0 +1,195 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/workload"
+)
+
+// Model is the batch-scheduling model of seed 002.
+type Model struct {
+	data simcore.DataDir
+	mu   sync.Mutex
+	// traces caches parsed logs by (name, lenient): parsing CTC costs more
+	// than simulating it, and a sweep runs it many times.
+	traces map[string]*workload.Trace
+}
+
+// New returns the model; data is where traces are opened (may be nil when
+// only synthetic workloads are used).
+func New(data simcore.DataDir) *Model {
+	return &Model{data: data, traces: map[string]*workload.Trace{}}
+}
+
+func (*Model) Name() string    { return "rigid" }
+func (*Model) Version() string { return "1" }
+func (*Model) Doc() string {
+	return "rigid parallel jobs on a batch machine: FCFS, Garey&Graham, PSRS, SMART with list scheduling or backfilling of any reservation depth (Krallmann et al. 1999)"
+}
+
+// Schema is the model's parameters and metrics. Every reading of a log is
+// a parameter with its default stated (see doc.go).
+func (*Model) Schema() simcore.Schema { return schema }
+
+// Run simulates one point.
+func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	nodes := int(p.Int("nodes"))
+	jobs, st, err := m.workload(p, seed, nodes)
+	if err != nil {
+		return nil, err
+	}
+	depth := 0
+	switch p.String("backfill") {
+	case "easy":
+		depth = 1
+	case "conservative":
+		depth = All
+	case "depth":
+		depth = int(p.Int("depth"))
+	}
+	cfg := Config{Nodes: nodes, Order: p.String("order"), Depth: depth, Weighted: p.Bool("weighted"),
+		Recompute: p.String("recompute"), EachEvent: p.String("event_order") == "each"}
+	t0 := time.Now() // measured outside the simulated clock; reported as *_wall_ms only
+	out, err := Simulate(ctx, jobs, cfg)
+	if err != nil {
+		return nil, err
+	}
+	wall := float64(time.Since(t0).Microseconds()) / 1000
+	met := Measure(jobs, out, nodes)
+	res := &simcore.Result{Metrics: map[string]any{
+		"jobs": int64(len(jobs)), "art": met.ART, "awrt": met.AWRT, "makespan": met.Makespan,
+		"utilization": met.Utilization, "bsld": met.BSLD, "max_wait": met.MaxWait,
+		"max_wait_wide": met.MaxWaitWide, "killed": int64(st.Capped), "invalid": int64(st.Invalid),
+		"too_wide": int64(st.TooWide), "rebuilds": int64(out.Rebuilds), "overruns": int64(out.Overruns),
+		"sched_wall_ms": wall,
+	}}
+	if p.Bool("schedule_table") {
+		n := len(jobs)
+		id, nd := make([]int64, n), make([]int64, n)
+		sub, est := make([]float64, n), make([]float64, n)
+		for i, j := range jobs {
+			id[i], nd[i], sub[i], est[i] = j.ID, int64(j.Size), j.Submit, j.Estimate
+		}
+		res.Tables = map[string]*simcore.TableData{"schedule": {Columns: map[string]any{
+			"job": id, "submit": sub, "start": out.Start, "end": out.End, "nodes": nd, "estimate": est,
+		}}}
+	}
+	return res, nil
+}
+
+func (m *Model) trace(name string, lenient bool) (*workload.Trace, error) {
+	key := fmt.Sprintf("%s\x00%v", name, lenient)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t, ok := m.traces[key]; ok {
+		return t, nil
+	}
+	f, err := workload.OpenTrace(m.data, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := workload.Read(f, workload.ReadOptions{Lenient: lenient})
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: %w", name, err)
+	}
+	m.traces[key] = t
+	return t, nil
+}
+
+func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.Job, workload.Stats, error) {
+	conv := workload.Conventions{
+		Size: p.String("size_field"), CapRuntime: p.Bool("cap_runtime"), Estimate: "requested",
+		Invalid: p.String("invalid_jobs"), DropFailed: p.Bool("drop_failed"), MaxSize: nodes,
+	}
+	n := int(p.Int("jobs"))
+	var jobs []workload.Job
+	var st workload.Stats
+	kind := p.String("workload")
+	if kind == "randomized" {
+		if n == 0 {
+			n = 50000 // seed 002 Table 1
+		}
+		jobs = workload.Randomized(n, nodes, seed)
+		st.Jobs = n
+	} else {
+		t, err := m.trace(p.String("trace"), p.Bool("lenient"))
+		if err != nil {
+			return nil, st, err
+		}
+		if kind == "trace" {
+			conv.FirstN = n
+		}
+		jobs, st, err = workload.Convert(t.Records, conv)
+		if err != nil {
+			return nil, st, err
+		}
+		if kind == "probabilistic" {
+			if n == 0 {
+				n = len(jobs)
+			}
+			jobs = workload.Fit(jobs).Generate(n, seed)
+			st = workload.Stats{Jobs: n}
+		} else {
+			jobs = append([]workload.Job(nil), jobs...)
+		}
+	}
+	for i := range jobs {
+		switch p.String("estimate") {
+		case "exact":
+			jobs[i].Estimate = jobs[i].Run
+		case "max":
+			jobs[i].Estimate = math.Max(jobs[i].Request, jobs[i].Run)
+		}
+	}
+	return jobs, st, nil
+}
+
+// Metrics are the objectives of one schedule.
+type Metrics struct {
+	ART, AWRT, Makespan, Utilization, BSLD, MaxWait, MaxWaitWide float64
+}
+
+// BSLDTau is the bounded-slowdown threshold τ (s).
+const BSLDTau = 10
+
+// Measure computes the objectives (seed 002 §4): ART = Σ(C−r)/n; AWRT =
+// Σ m·p·(C−r)/n with the actual run time p (divided by n, as the
+// magnitudes of Tables 3-5 show); makespan = last end − first submit;
+// utilisation = Σ m·p / (nodes · makespan); bounded slowdown
+// max(1, (C−r)/max(p, τ)); MaxWaitWide is the longest wait of the jobs
+// wider than half the machine (the starvation check).
+func Measure(jobs []workload.Job, o *Outcome, nodes int) Metrics {
+	var m Metrics
+	if len(jobs) == 0 {
+		return m
+	}
+	var area, end float64
+	for i, j := range jobs {
+		resp := o.End[i] - j.Submit
+		m.ART += resp
+		m.AWRT += float64(j.Size) * j.Run * resp
+		m.BSLD += math.Max(1, resp/math.Max(j.Run, BSLDTau))
+		w := o.Start[i] - j.Submit
+		m.MaxWait = math.Max(m.MaxWait, w)
+		if 2*j.Size > nodes {
+			m.MaxWaitWide = math.Max(m.MaxWaitWide, w)
+		}
+		area += float64(j.Size) * j.Run
+		end = math.Max(end, o.End[i])
+	}
+	n := float64(len(jobs))
+	m.ART /= n
+	m.AWRT /= n
+	m.BSLD /= n
+	m.Makespan = end - jobs[0].Submit
+	if m.Makespan > 0 {
+		m.Utilization = area / (float64(nodes) * m.Makespan)
+	}
+	return m
+}

@@ -1,0 +1,357 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"schedfarm/simcore/engine"
+	"schedfarm/simcore/profile"
+	"schedfarm/simcore/workload"
+)
+
+// All is the reservation depth of conservative backfilling: every queued
+// job holds a reservation.
+const All = math.MaxInt
+
+// Config is one scheduler: an order, an executor (reservation depth or
+// Garey & Graham's greedy scan) and the event convention.
+type Config struct {
+	Nodes int
+	// Order names the queue order: FCFS, PSRS, SMART-FFIA, SMART-NFIW or
+	// GareyGraham (submission order with the greedy executor).
+	Order string
+	// Depth is the number of queued jobs (in queue order) that hold a
+	// reservation: 0 = plain list scheduling, 1 = EASY, All = conservative.
+	Depth int
+	// Weighted makes SMART and PSRS use the weight m·p̂ instead of 1.
+	Weighted bool
+	// Recompute is the SMART/PSRS recomputation rule (see order.go).
+	Recompute string
+	// EachEvent runs a scheduling pass after every single event, arrivals
+	// before completions at one instant; otherwise all completions, then
+	// all arrivals of an instant are applied and one pass follows.
+	EachEvent bool
+	// Trace records, for every job, its first reservation (FirstResv).
+	Trace bool
+}
+
+// Outcome is the schedule and what the scheduler did.
+type Outcome struct {
+	Start, End []float64 // per job, in the order of the input jobs
+	// FirstResv is the first reservation a job received (NaN if it never
+	// held one); filled when Config.Trace is set.
+	FirstResv []float64
+	Passes    int // scheduling passes
+	Rebuilds  int // order recomputations (SMART, PSRS)
+	Overruns  int // jobs that ran past their estimate
+	Missed    int // reservations found in the past (an invariant; must stay 0)
+}
+
+type evKind uint8
+
+const (
+	evEnd evKind = iota
+	evOverrun
+)
+
+type event struct {
+	job  int32
+	kind evKind
+}
+
+type sim struct {
+	cfg           Config
+	jobs          []workload.Job
+	out           *Outcome
+	queue         []int
+	free          int
+	prof          *profile.Profile
+	resv          []float64 // reservation start of a waiting holder, -1 if none
+	pend          []float64 // end of a started job's occupation in the profile
+	order         orderer
+	ev            engine.Sim[event]
+	greedy, dirty bool
+}
+
+// Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
+// a pure function of its inputs. Complexity: O(n log n) events; a pass
+// costs O(q) for a queue of q jobs plus the profile queries of the
+// reservations (O(log s + steps spanned) each, s profile steps).
+func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, error) {
+	n := len(jobs)
+	for i, j := range jobs {
+		if j.Size < 1 || j.Size > cfg.Nodes {
+			return nil, fmt.Errorf("batch: job %d needs %d nodes of %d", j.ID, j.Size, cfg.Nodes)
+		}
+		if i > 0 && j.Submit < jobs[i-1].Submit {
+			return nil, fmt.Errorf("batch: jobs not sorted by submit time at job %d", j.ID)
+		}
+	}
+	s := &sim{cfg: cfg, jobs: jobs, free: cfg.Nodes,
+		out: &Outcome{Start: make([]float64, n), End: make([]float64, n)}}
+	ord, greedy, err := newOrderer(cfg, jobs)
+	if err != nil {
+		return nil, err
+	}
+	if greedy && cfg.Depth != 0 {
+		return nil, fmt.Errorf("batch: order %s takes no backfilling: it already starts every job that fits", cfg.Order)
+	}
+	s.order, s.greedy = ord, greedy
+	if cfg.Depth != 0 {
+		s.prof = profile.New(cfg.Nodes, 0)
+		s.resv = make([]float64, n)
+		s.pend = make([]float64, n)
+		for i := range s.resv {
+			s.resv[i] = -1
+		}
+	}
+	if cfg.Trace {
+		s.out.FirstResv = make([]float64, n)
+		for i := range s.out.FirstResv {
+			s.out.FirstResv[i] = math.NaN()
+		}
+	}
+	next := 0 // next arrival
+	for next < n || s.ev.Len() > 0 {
+		if s.out.Passes&1023 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		now := math.Inf(1)
+		if next < n {
+			now = jobs[next].Submit
+		}
+		if e, ok := s.ev.Peek(); ok && e.Time <= now {
+			now = e.Time
+		}
+		if cfg.EachEvent {
+			// arrivals first, each followed by its own pass
+			for next < n && jobs[next].Submit == now {
+				s.arrive(next)
+				next++
+				s.pass(now)
+			}
+			for {
+				e, ok := s.ev.Peek()
+				if !ok || e.Time != now {
+					break
+				}
+				s.ev.Next()
+				s.handle(now, e.Payload)
+				s.pass(now)
+			}
+			continue
+		}
+		for {
+			e, ok := s.ev.Peek()
+			if !ok || e.Time != now {
+				break
+			}
+			s.ev.Next()
+			s.handle(now, e.Payload)
+		}
+		for next < n && jobs[next].Submit == now {
+			s.arrive(next)
+			next++
+		}
+		s.pass(now)
+	}
+	return s.out, nil
+}
+
+func (s *sim) arrive(j int) { s.queue = append(s.queue, j) }
+
+func (s *sim) handle(now float64, e event) {
+	j := int(e.job)
+	m := s.jobs[j].Size
+	switch e.kind {
+	case evEnd:
+		s.free += m
+		if s.prof != nil && s.pend[j] > now {
+			// ended before its estimate: give the rest back, compress
+			if err := s.prof.Release(now, s.pend[j], m); err != nil {
+				panic(err)
+			}
+			s.dirty = true
+		}
+	case evOverrun:
+		s.out.Overruns++
+		if s.prof == nil {
+			return
+		}
+		// The job outlived its estimate: it holds its nodes until it ends,
+		// so every reservation is placed again (in queue order, next pass).
+		for _, q := range s.queue {
+			if r := s.resv[q]; r >= 0 {
+				s.unreserve(q)
+			}
+		}
+		if err := s.prof.Reserve(now, math.Inf(1), m); err != nil {
+			panic(err)
+		}
+		s.pend[j] = math.Inf(1)
+	}
+}
+
+func (s *sim) unreserve(q int) {
+	r := s.resv[q]
+	if err := s.prof.Release(r, r+s.jobs[q].Estimate, s.jobs[q].Size); err != nil {
+		panic(err)
+	}
+	s.resv[q] = -1
+}
+
+func (s *sim) start(now float64, j int) {
+	job := &s.jobs[j]
+	s.free -= job.Size
+	s.out.Start[j] = now
+	s.out.End[j] = now + job.Run
+	s.ev.Schedule(now+job.Run, 0, event{int32(j), evEnd})
+	if s.prof != nil {
+		s.pend[j] = now + job.Estimate
+		if job.Run > job.Estimate {
+			s.ev.Schedule(now+job.Estimate, 0, event{int32(j), evOverrun})
+		}
+	}
+	s.order.started(j)
+}
+
+func (s *sim) pass(now float64) {
+	s.out.Passes++
+	if len(s.queue) == 0 {
+		return
+	}
+	if s.order.arrange(s.queue) {
+		s.out.Rebuilds++
+		if s.prof != nil {
+			for _, q := range s.queue {
+				if s.resv[q] >= 0 {
+					s.unreserve(q)
+				}
+			}
+		}
+	}
+	switch {
+	case s.greedy:
+		kept := s.queue[:0]
+		for _, j := range s.queue {
+			if s.jobs[j].Size <= s.free {
+				s.start(now, j)
+			} else {
+				kept = append(kept, j)
+			}
+		}
+		s.queue = kept
+	case s.prof == nil:
+		h := 0
+		for h < len(s.queue) && s.jobs[s.queue[h]].Size <= s.free {
+			s.start(now, s.queue[h])
+			h++
+		}
+		s.queue = s.queue[h:]
+	default:
+		s.backfill(now)
+	}
+}
+
+// backfill is one pass of reservation-depth backfilling on the profile.
+func (s *sim) backfill(now float64) {
+	s.prof.Advance(now)
+	if s.dirty {
+		s.compress(now)
+		s.dirty = false
+	}
+	ahead := 0
+	kept := s.queue[:0]
+	for i, j := range s.queue {
+		job := &s.jobs[j]
+		if ahead < s.cfg.Depth {
+			if r := s.resv[j]; r >= 0 && r < now {
+				s.out.Missed++
+				s.unreserve(j)
+			}
+			r := s.resv[j]
+			if r < 0 {
+				t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now)
+				if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
+					panic(err)
+				}
+				r, s.resv[j] = t, t
+				if s.out.FirstResv != nil && math.IsNaN(s.out.FirstResv[j]) {
+					s.out.FirstResv[j] = t
+				}
+			}
+			if r == now {
+				s.resv[j] = -1
+				s.start(now, j)
+				continue
+			}
+			ahead++
+			kept = append(kept, j)
+			continue
+		}
+		if job.Size <= s.free {
+			if t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now); t == now {
+				if err := s.prof.Reserve(now, now+job.Estimate, job.Size); err != nil {
+					panic(err)
+				}
+				s.start(now, j)
+				continue
+			}
+		}
+		kept = append(kept, j)
+		if s.free == 0 && ahead >= s.cfg.Depth {
+			kept = append(kept, s.queue[i+1:]...)
+			break
+		}
+	}
+	s.queue = kept
+}
+
+// compress moves every reservation as early as it can go, one at a time in
+// the order of the current reservation starts (ties: queue order); each
+// move releases the job's own reservation first, so it never moves later.
+func (s *sim) compress(now float64) {
+	var hs []int
+	for _, q := range s.queue {
+		if s.resv[q] >= 0 {
+			hs = append(hs, q)
+		}
+	}
+	sort.SliceStable(hs, func(a, b int) bool { return s.resv[hs[a]] < s.resv[hs[b]] })
+	// A job can move before r only if some instant in [now, r) has m free
+	// nodes; its own reservation does not touch that range. runMax is the
+	// largest free count over the steps starting before r, kept while the
+	// reservations come in increasing r and rebuilt after every move.
+	si, runMax := 0, 0
+	for _, q := range hs {
+		job := &s.jobs[q]
+		r := s.resv[q]
+		if r <= now {
+			continue
+		}
+		for si < s.prof.Len() {
+			t, f := s.prof.Step(si)
+			if t >= r {
+				break
+			}
+			runMax = max(runMax, f)
+			si++
+		}
+		if runMax < job.Size {
+			continue
+		}
+		if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
+			panic(err)
+		}
+		t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now)
+		if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
+			panic(err)
+		}
+		if t < r {
+			s.resv[q] = t
+			si, runMax = 0, 0
+		}
+	}
+}

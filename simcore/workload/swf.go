@@ -1,0 +1,259 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Record is one job line of a Standard Workload Format (SWF v2.2) log: the
+// 18 fields in file order, -1 where the log does not know the value. Times
+// are seconds; the format allows fractional run and CPU times.
+type Record struct {
+	Job        int64   // 1 job number
+	Submit     float64 // 2 submit time, relative to UnixStartTime
+	Wait       float64 // 3 wait time
+	Run        float64 // 4 run time (wall clock)
+	Alloc      int     // 5 number of allocated processors
+	AvgCPU     float64 // 6 average CPU time used per processor
+	UsedMem    float64 // 7 used memory per processor (KB)
+	ReqProcs   int     // 8 requested number of processors
+	ReqTime    float64 // 9 requested time (the user's estimate / limit)
+	ReqMem     float64 // 10 requested memory per processor (KB)
+	Status     int     // 11 1 completed, 0 failed, 5 cancelled, 2-4 partial
+	User       int     // 12 user id
+	Group      int     // 13 group id
+	App        int     // 14 executable (application) number
+	Queue      int     // 15 queue number
+	Partition  int     // 16 partition number
+	Preceding  int64   // 17 preceding job number
+	ThinkTime  float64 // 18 think time from the preceding job
+	SourceLine int     // line of the file the record came from (1-based)
+}
+
+// Header holds the "; Key: value" comments at the top of a log. Known keys
+// are parsed into fields (zero when absent or unparsable); every key is kept
+// in Fields, in file order in Keys.
+type Header struct {
+	Version       string
+	Computer      string
+	Installation  string
+	UnixStartTime int64
+	TimeZone      string
+	StartTime     string
+	EndTime       string
+	MaxNodes      int
+	MaxProcs      int
+	MaxRuntime    float64
+	MaxJobs       int
+	MaxRecords    int
+	Fields        map[string]string
+	Keys          []string
+	Notes         []string // comment lines without "Key:"
+}
+
+// Trace is a parsed log.
+type Trace struct {
+	Header  Header
+	Records []Record
+	// Skipped counts malformed lines skipped under ReadOptions.Lenient.
+	Skipped int
+	// FirstSkipped describes the first skipped line (empty if none).
+	FirstSkipped string
+}
+
+// ReadOptions selects how Read treats malformed lines.
+type ReadOptions struct {
+	// Lenient skips malformed job lines and counts them in Trace.Skipped;
+	// otherwise the first one is an error naming its line.
+	Lenient bool
+	// Limit stops after that many job records (0: no limit). It is the
+	// "first N jobs" cleaning option applied while reading, so a prefix of
+	// a large log costs only its own parse time.
+	Limit int
+}
+
+// ErrMalformed is wrapped by every error about a malformed job line.
+var ErrMalformed = errors.New("malformed SWF line")
+
+// NumFields is the number of fields of an SWF job line.
+const NumFields = 18
+
+// Read parses an SWF log from r. A gzip stream (magic bytes 1f 8b) is
+// decompressed transparently. Lines are either blank, comments (starting
+// with ';'), or job lines of exactly 18 whitespace-separated numbers.
+// Complexity: linear in the input.
+func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("swf: gzip: %w", err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 1<<16)
+	}
+	t := &Trace{Header: Header{Fields: map[string]string{}}}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
+	line := 0
+	var fields [NumFields][]byte
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if b[0] == ';' {
+			t.Header.comment(string(b[1:]))
+			continue
+		}
+		rec, err := parseRecord(b, &fields)
+		if err != nil {
+			if opt.Lenient {
+				if t.Skipped == 0 {
+					t.FirstSkipped = fmt.Sprintf("line %d: %v", line, err)
+				}
+				t.Skipped++
+				continue
+			}
+			return nil, fmt.Errorf("swf: line %d: %w", line, err)
+		}
+		rec.SourceLine = line
+		t.Records = append(t.Records, rec)
+		if opt.Limit > 0 && len(t.Records) >= opt.Limit {
+			return t, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("swf: after line %d: %w", line, err)
+	}
+	return t, nil
+}
+
+func (h *Header) comment(s string) {
+	key, val, ok := strings.Cut(s, ":")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" || strings.ContainsAny(key, " \t") {
+		if n := strings.TrimSpace(s); n != "" {
+			h.Notes = append(h.Notes, n)
+		}
+		return
+	}
+	val = strings.TrimSpace(val)
+	if _, dup := h.Fields[key]; !dup {
+		h.Keys = append(h.Keys, key)
+	} else {
+		val = h.Fields[key] + "\n" + val
+	}
+	h.Fields[key] = val
+	first := firstWord(val)
+	switch key {
+	case "Version":
+		h.Version = val
+	case "Computer":
+		h.Computer = val
+	case "Installation":
+		h.Installation = val
+	case "UnixStartTime":
+		h.UnixStartTime, _ = strconv.ParseInt(first, 10, 64)
+	case "TimeZoneString":
+		h.TimeZone = val
+	case "StartTime":
+		h.StartTime = val
+	case "EndTime":
+		h.EndTime = val
+	case "MaxNodes":
+		h.MaxNodes, _ = strconv.Atoi(first)
+	case "MaxProcs":
+		h.MaxProcs, _ = strconv.Atoi(first)
+	case "MaxRuntime":
+		h.MaxRuntime, _ = strconv.ParseFloat(first, 64)
+	case "MaxJobs":
+		h.MaxJobs, _ = strconv.Atoi(first)
+	case "MaxRecords":
+		h.MaxRecords, _ = strconv.Atoi(first)
+	}
+}
+
+func firstWord(s string) string {
+	if i := strings.IndexAny(s, " \t("); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func parseRecord(b []byte, f *[NumFields][]byte) (Record, error) {
+	n := 0
+	for i := 0; i < len(b); {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+			i++
+		}
+		if i == len(b) {
+			break
+		}
+		j := i
+		for j < len(b) && b[j] != ' ' && b[j] != '\t' {
+			j++
+		}
+		if n == NumFields {
+			return Record{}, fmt.Errorf("%w: more than %d fields", ErrMalformed, NumFields)
+		}
+		f[n] = b[i:j]
+		n++
+		i = j
+	}
+	if n != NumFields {
+		return Record{}, fmt.Errorf("%w: %d fields, want %d", ErrMalformed, n, NumFields)
+	}
+	var r Record
+	var err error
+	num := func(k int) float64 {
+		if err != nil {
+			return 0
+		}
+		v, e := strconv.ParseFloat(string(f[k]), 64)
+		if e != nil || v != v || v > 1e18 || v < -1e18 {
+			err = fmt.Errorf("%w: field %d (%s) is %q, not a number", ErrMalformed, k+1, fieldNames[k], f[k])
+		}
+		return v
+	}
+	integer := func(k int) int64 {
+		v := num(k)
+		if err == nil && v != float64(int64(v)) {
+			err = fmt.Errorf("%w: field %d (%s) is %q, not an integer", ErrMalformed, k+1, fieldNames[k], f[k])
+		}
+		return int64(v)
+	}
+	r.Job = integer(0)
+	r.Submit = num(1)
+	r.Wait = num(2)
+	r.Run = num(3)
+	r.Alloc = int(integer(4))
+	r.AvgCPU = num(5)
+	r.UsedMem = num(6)
+	r.ReqProcs = int(integer(7))
+	r.ReqTime = num(8)
+	r.ReqMem = num(9)
+	r.Status = int(integer(10))
+	r.User = int(integer(11))
+	r.Group = int(integer(12))
+	r.App = int(integer(13))
+	r.Queue = int(integer(14))
+	r.Partition = int(integer(15))
+	r.Preceding = integer(16)
+	r.ThinkTime = num(17)
+	return r, err
+}
+
+var fieldNames = [NumFields]string{
+	"job number", "submit time", "wait time", "run time", "allocated processors",
+	"average CPU time", "used memory", "requested processors", "requested time",
+	"requested memory", "status", "user id", "group id", "executable number",
+	"queue number", "partition number", "preceding job", "think time",
+}

@@ -1,0 +1,200 @@
+package workload
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"schedfarm/simcore"
+)
+
+func readFile(t *testing.T, name string, opt ReadOptions) *Trace {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := Read(f, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestReadHeaderAndFields(t *testing.T) {
+	tr := readFile(t, "testdata/small.swf", ReadOptions{})
+	h := tr.Header
+	if h.MaxNodes != 338 || h.MaxProcs != 338 || h.UnixStartTime != 835823160 || h.Computer != "Test SP2" || h.Version != "2.2" {
+		t.Errorf("header = %+v", h)
+	}
+	if len(h.Notes) != 1 || h.Notes[0] != "a free note" {
+		t.Errorf("notes = %q", h.Notes)
+	}
+	if len(tr.Records) != 5 {
+		t.Fatalf("%d records", len(tr.Records))
+	}
+	r := tr.Records[0]
+	want := Record{Job: 1, Submit: 0, Wait: 10, Run: 100, Alloc: 4, AvgCPU: -1, UsedMem: -1, ReqProcs: -1, ReqTime: 200,
+		ReqMem: -1, Status: 1, User: 1, Group: 1, App: 1, Queue: 1, Partition: 1, Preceding: -1, ThinkTime: -1, SourceLine: 7}
+	if r != want {
+		t.Errorf("record 0 = %+v, want %+v", r, want)
+	}
+	if tr.Records[4].Run != 20.5 || tr.Records[4].SourceLine != 12 {
+		t.Errorf("record 4 = %+v", tr.Records[4])
+	}
+}
+
+func TestReadGzipTransparently(t *testing.T) {
+	raw, _ := os.ReadFile("testdata/small.swf")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(raw)
+	zw.Close()
+	tr, err := Read(&b, ReadOptions{})
+	if err != nil || len(tr.Records) != 5 || tr.Header.MaxNodes != 338 {
+		t.Fatalf("gzip read: %v, %+v", err, tr)
+	}
+}
+
+func TestMalformedLineNumberAndLenient(t *testing.T) {
+	in := "; MaxNodes: 8\n1 0 0 10 1 -1 -1 -1 10 -1 1 1 1 1 1 1 -1 -1\n2 0 0 x 1 -1 -1 -1 10 -1 1 1 1 1 1 1 -1 -1\n3 0 0 1 1\n4 1 0 10 1 -1 -1 -1 10 -1 1 1 1 1 1 1 -1 -1\n"
+	_, err := Read(strings.NewReader(in), ReadOptions{})
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "run time") {
+		t.Fatalf("strict error = %v", err)
+	}
+	tr, err := Read(strings.NewReader(in), ReadOptions{Lenient: true})
+	if err != nil || tr.Skipped != 2 || len(tr.Records) != 2 || !strings.HasPrefix(tr.FirstSkipped, "line 3") {
+		t.Fatalf("lenient: %v %+v", err, tr)
+	}
+	if _, err := Read(strings.NewReader("1 0 0 1 1.5 -1 -1 -1 10 -1 1 1 1 1 1 1 -1 -1\n"), ReadOptions{}); !errors.Is(err, ErrMalformed) {
+		t.Errorf("fractional processor count accepted: %v", err)
+	}
+}
+
+func TestLimit(t *testing.T) {
+	tr := readFile(t, "testdata/small.swf", ReadOptions{Limit: 2})
+	if len(tr.Records) != 2 {
+		t.Fatalf("%d records", len(tr.Records))
+	}
+}
+
+func TestConvertConventions(t *testing.T) {
+	tr := readFile(t, "testdata/small.swf", ReadOptions{})
+	jobs, st, err := Convert(tr.Records, DefaultConventions(256))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// job 3 (400 nodes) too wide; job 2 (run 0) repaired to 1 s; job 4 has no request;
+	// job 3 would also be capped but is dropped first.
+	if st.TooWide != 1 || st.Invalid != 1 || st.NoRequest != 1 || len(jobs) != 4 {
+		t.Fatalf("stats %+v, %d jobs", st, len(jobs))
+	}
+	ids := []int64{jobs[0].ID, jobs[1].ID, jobs[2].ID, jobs[3].ID}
+	if ids[0] != 1 || ids[1] != 5 || ids[2] != 2 || ids[3] != 4 {
+		t.Errorf("order %v, want by submit then ID: 1 5 2 4", ids)
+	}
+	if j := jobs[2]; j.Run != 1 || j.Size != 2 || j.Estimate != 50 {
+		t.Errorf("repaired job = %+v", j)
+	}
+	if j := jobs[3]; j.Estimate != 80 || j.Request != 80 {
+		t.Errorf("no-request job = %+v", j)
+	}
+
+	c := DefaultConventions(256)
+	c.Invalid, c.DropFailed, c.Size = "drop", true, "requested_or_alloc"
+	jobs, st, _ = Convert(tr.Records, c)
+	if len(jobs) != 2 || st.Failed != 2 {
+		t.Fatalf("drop+failed: %d jobs, %+v", len(jobs), st)
+	}
+	c = DefaultConventions(0)
+	c.Size, c.Estimate, c.FirstN = "requested_or_alloc", "exact", 3
+	jobs, st, _ = Convert(tr.Records, c)
+	if len(jobs) != 3 || st.Capped != 1 {
+		t.Fatalf("first-n: %d jobs %+v", len(jobs), st)
+	}
+	for _, j := range jobs {
+		if j.Estimate != j.Run {
+			t.Errorf("exact estimate: %+v", j)
+		}
+		if j.ID == 3 && j.Run != 100 {
+			t.Errorf("capped run = %v", j.Run)
+		}
+	}
+	c.CapRuntime, c.Estimate = false, "max"
+	jobs, _, _ = Convert(tr.Records, c)
+	for _, j := range jobs {
+		if j.ID == 3 && (j.Run != 300 || j.Estimate != 300 || j.Request != 100) {
+			t.Errorf("uncapped: %+v", j)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	raw, _ := os.ReadFile("testdata/small.swf")
+	f.Add(raw, false)
+	f.Add([]byte("1 0 0 1 1 -1 -1 -1 10 -1 1 1 1 1 1 1 -1 -1"), true)
+	f.Add([]byte("; MaxNodes: abc\n;;\n\t\n1e3 0 0 NaN 1 -1 -1 -1 10 -1 1 1 1 1 1 1 -1 -1"), true)
+	f.Fuzz(func(t *testing.T, data []byte, lenient bool) {
+		tr, err := Read(bytes.NewReader(data), ReadOptions{Lenient: lenient})
+		if err != nil {
+			if lenient && !strings.Contains(err.Error(), "gzip") && !strings.Contains(err.Error(), "after line") {
+				t.Fatalf("lenient read failed: %v", err)
+			}
+			return
+		}
+		for _, r := range tr.Records {
+			if r.SourceLine < 1 {
+				t.Fatalf("bad line %d", r.SourceLine)
+			}
+		}
+		jobs, _, err := Convert(tr.Records, DefaultConventions(256))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range jobs {
+			if j.Size < 1 || j.Size > 256 || !(j.Run > 0) || j.Run > j.Request || j.Estimate != j.Request || j.Submit < 0 {
+				t.Fatalf("invalid job %+v", j)
+			}
+		}
+	})
+}
+
+// TestCTCTrace reads the real CTC log when the shared data directory has it.
+func TestCTCTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	f, err := OpenTrace(testData, "traces/CTC-SP2-1996-3.1-cln.swf.gz")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	tr, err := Read(f, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Records) != 77222 || tr.Header.MaxNodes != 338 || tr.Skipped != 0 {
+		t.Fatalf("%d records, header %+v", len(tr.Records), tr.Header.MaxNodes)
+	}
+	jobs, st, err := Convert(tr.Records, DefaultConventions(256))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("CTC: %+v", st)
+	if len(jobs) != 77222-st.TooWide {
+		t.Errorf("%d jobs", len(jobs))
+	}
+}
+
+func TestMissingTraceSaysWhere(t *testing.T) {
+	_, err := OpenTrace(simcore.Dirs{t.TempDir()}, "traces/CTC-SP2-1996-3.1-cln.swf.gz")
+	if err == nil || !strings.Contains(err.Error(), PWA) || !strings.Contains(err.Error(), "CTC-SP2-1996-3.1-cln.swf.gz") || !strings.Contains(err.Error(), "9fa28ac1") {
+		t.Fatalf("error = %v", err)
+	}
+}
+
+var testData = simcore.Dirs{"../../data", "../../../shared", "/work/shared"}
