@@ -399,3 +399,35 @@ func TestRenderFigureNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestLineCategoricalX: a line figure over a string x (an order, an
+// algorithm) places the values at 0, 1, 2, ... in sorted order, labels
+// them on the axis, and keeps a log y axis.
+func TestLineCategoricalX(t *testing.T) {
+	sum := frameOf(nil,
+		"order", []string{"PSRS", "FCFS", "SMART", "PSRS", "FCFS", "SMART"},
+		"backfill", []string{"easy", "easy", "easy", "none", "none", "none"},
+		"value_mean", []float64{10, 40, 12, 20, 400, 25}, "value_ci95", []float64{1, 2, 1, 2, 20, 2})
+	d, err := testDecls(t, "figures:\n  - {id: cat, kind: line, x: variant, y: value, series: size, yscale: log}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := d.Figures[0]
+	f.X, f.Series = "order", "backfill"
+	ff, err := RenderFigure(f, sum, NewPalette(nil, nil), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ff.Note != "" || len(ff.Series) != 2 {
+		t.Fatalf("note %q, series %v", ff.Note, ff.Series)
+	}
+	svg, err := os.ReadFile(ff.SVG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"FCFS", "PSRS", "SMART"} {
+		if !strings.Contains(string(svg), ">"+label+"<") {
+			t.Errorf("axis label %s missing from the SVG", label)
+		}
+	}
+}

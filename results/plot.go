@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -96,7 +97,14 @@ type FigureFiles struct {
 
 // RenderFigure draws a figure from a table into dir/<id>.png and
 // dir/<id>.svg. Facets become panels of one image, at most three per row.
-func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (*FigureFiles, error) {
+func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (out *FigureFiles, err error) {
+	// gonum/plot panics on some degenerate data; a figure must never take
+	// the report (or the run that writes it) down.
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("figure %s: cannot be drawn: %v", f.ID, r)
+		}
+	}()
 	if err := checkFigureFrame(f, fr); err != nil {
 		return nil, err
 	}
@@ -119,7 +127,7 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (*FigureFiles,
 			facets = []string{""}
 		}
 	}
-	out := &FigureFiles{ID: f.ID, Title: f.Title, Panels: len(facets)}
+	out = &FigureFiles{ID: f.ID, Title: f.Title, Panels: len(facets)}
 	if len(rows) == 0 {
 		out.Note = "no rows match the figure's filter"
 	} else if f.Table == SummaryTable && (f.Kind == KindLine || f.Kind == KindBox) {
@@ -174,13 +182,19 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (*FigureFiles,
 				out.Series = append(out.Series, s)
 			}
 		}
-		if f.XLog {
+		// A log axis needs positive values only; otherwise the panel keeps
+		// a linear axis and the report says why.
+		if f.XLog && logOK(p.X.Min, p.X.Max) {
 			p.X.Scale = plot.LogScale{}
 			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		} else if f.XLog {
+			out.Note = joinNote(out.Note, "x kept linear: values ≤ 0 (or none) cannot be drawn on a log scale")
 		}
-		if f.YLog {
+		if f.YLog && logOK(p.Y.Min, p.Y.Max) {
 			p.Y.Scale = plot.LogScale{}
 			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		} else if f.YLog {
+			out.Note = joinNote(out.Note, "y kept linear: values ≤ 0 (or none) cannot be drawn on a log scale")
 		}
 		if f.Legend == "none" {
 			p.Legend = plot.NewLegend()
@@ -210,6 +224,21 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (*FigureFiles,
 	}
 	out.Width, out.Height = int(math.Round(float64(w/vg.Inch)*FigureDPI)), int(math.Round(float64(h/vg.Inch)*FigureDPI))
 	return out, nil
+}
+
+// logOK reports whether an axis range can be drawn on a log scale.
+func logOK(lo, hi float64) bool {
+	return lo > 0 && hi >= lo && !math.IsInf(hi, 0) && !math.IsNaN(lo+hi)
+}
+
+func joinNote(a, b string) string {
+	if a == "" || strings.Contains(a, b) {
+		if a == "" {
+			return b
+		}
+		return a
+	}
+	return a + "; " + b
 }
 
 func writeTo(path string, c io.WriterTo) error {
@@ -384,12 +413,13 @@ func lineStyle(l *draw.LineStyle, pal *Palette, s string) {
 	l.Dashes = pal.dashes(s)
 }
 
-// groupX returns, per distinct x (sorted), the rows at it.
-func groupX(fr *Frame, xi int, rows []int) ([]float64, map[float64][]int) {
+// groupX returns, per distinct x (sorted), the rows at it. xOf reads a
+// row's x (a number, or a category's position).
+func groupX(xOf func(r int) (float64, bool), rows []int) ([]float64, map[float64][]int) {
 	by := map[float64][]int{}
 	var xs []float64
 	for _, r := range rows {
-		x, ok := fr.cellFloat(xi, r)
+		x, ok := xOf(r)
 		if !ok {
 			continue
 		}
@@ -413,8 +443,38 @@ func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 	if bare {
 		ci = fr.Index(f.Y + "_ci95")
 	}
+	// A string x (an algorithm, an order) is categorical: its values sit at
+	// 0, 1, 2, ... in sorted order, labelled on the axis.
+	xOf := func(r int) (float64, bool) { return fr.cellFloat(xi, r) }
+	if _, isString := fr.Cols[xi].([]string); isString {
+		var cats []string
+		seen := map[string]bool{}
+		for _, s := range names {
+			for _, r := range by[s] {
+				if l := fr.cellLabel(xi, r); !seen[l] {
+					seen[l] = true
+					cats = append(cats, l)
+				}
+			}
+		}
+		slices.SortFunc(cats, compareLabels)
+		pos := make(map[string]float64, len(cats))
+		ticks := make([]plot.Tick, len(cats))
+		for i, c := range cats {
+			pos[c] = float64(i)
+			ticks[i] = plot.Tick{Value: float64(i), Label: c}
+		}
+		xOf = func(r int) (float64, bool) {
+			x, ok := pos[fr.cellLabel(xi, r)]
+			return x, ok
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		if len(cats) > 0 {
+			p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
+		}
+	}
 	for _, s := range names {
-		xs, at := groupX(fr, xi, by[s])
+		xs, at := groupX(xOf, by[s])
 		var pts xyErr
 		for _, x := range xs {
 			var m, e float64

@@ -429,6 +429,7 @@ func (w *Worker) store(ctx context.Context, buf []*finished) error {
 			for _, f := range groups[k] {
 				_ = f.msg.Nak()
 			}
+			w.log.Error("cannot store results; stopping this worker (its jobs go back to the queue)", "run", k.run, "err", err)
 			return fmt.Errorf("worker %s: store part of run %s: %w", w.cfg.Name, k.run, err)
 		}
 	}
@@ -443,9 +444,34 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 		rows[i] = f.row
 		modelMs += f.row.DurationMs
 	}
-	objects, err := results.EncodePart(fs[0].model.Schema(), results.PartInfo{RunID: run, Provenance: w.cfg.Provenance}, rows)
+	schema := fs[0].model.Schema()
+	info := results.PartInfo{RunID: run, Provenance: w.cfg.Provenance}
+	objects, err := results.EncodePart(schema, info, rows)
 	if err != nil {
-		return fmt.Errorf("encode part: %w", err)
+		// A result that cannot be encoded is the job's failure, not the
+		// worker's: fail those jobs (retried, then recorded with the reason)
+		// and store the others.
+		var good []*finished
+		for _, f := range fs {
+			if _, e := results.EncodePart(schema, info, []results.JobResult{f.row}); e != nil {
+				w.fail(ctx, f.msg, &broker.JobMsg{Run: run, Job: f.row.Job}, f.row.Attempts,
+					fmt.Errorf("model %s returned a result that cannot be stored: %w", f.model.Name(), e))
+				continue
+			}
+			good = append(good, f)
+		}
+		if len(good) == 0 {
+			return nil
+		}
+		fs = good
+		rows, modelMs = rows[:0], 0
+		for _, f := range fs {
+			rows = append(rows, f.row)
+			modelMs += f.row.DurationMs
+		}
+		if objects, err = results.EncodePart(schema, info, rows); err != nil {
+			return fmt.Errorf("encode part: %w", err)
+		}
 	}
 	// The jobs object goes last: a part without it is ignored by the
 	// collector, so a crash between two puts leaves nothing half-visible.

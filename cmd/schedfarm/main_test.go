@@ -557,9 +557,19 @@ func TestModels(t *testing.T) {
 		if err := json.Unmarshal([]byte(o.stdout), &models); err != nil {
 			t.Fatalf("models --json: %v\n%s", err, o.stdout)
 		}
-		if len(models) < 1 || models[0].Name != "bench" || models[0].Version != "1" {
+		bi := -1
+		for i, m := range models {
+			if m.Name == "bench" {
+				bi = i
+			}
+			if i > 0 && models[i-1].Name >= m.Name {
+				t.Errorf("models not sorted by name: %s before %s", models[i-1].Name, m.Name)
+			}
+		}
+		if bi < 0 || models[bi].Version != "1" {
 			t.Fatalf("models: %+v", models)
 		}
+		models = models[bi:]
 		var names []string
 		types := map[string]string{}
 		for _, p := range models[0].Params {

@@ -85,26 +85,45 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 	// their jobs back and the run stays resumable in the state dir.
 	workCtx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	werr := make(chan error, 1)
+	var workersErr error
+	workersDone := make(chan struct{})
 	ready := make(chan struct{})
 	host, _ := os.Hostname()
 	go func() {
-		werr <- a.runWorkers(workCtx, workers, fmt.Sprintf("%s-%d", host, os.Getpid()), worker.Config{}, ready)
+		workersErr = a.runWorkers(workCtx, workers, fmt.Sprintf("%s-%d", host, os.Getpid()), worker.Config{}, ready)
+		close(workersDone)
 	}()
-	<-ready
+	select {
+	case <-ready:
+	case <-workersDone:
+		return fmt.Errorf("starting the workers: %w", workersErr)
+	}
 
 	start := time.Now()
 	rep, err := coord.Submit(ctx, coordinator.SubmitRequest{File: f.Path, Text: string(f.Text), MaxJobs: maxJobs, Force: force})
 	if err != nil {
 		stopWorkers()
-		<-werr
+		<-workersDone
 		return &exitError{exitUsage, err}
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "run %s: %d published, %d already done\n", rep.Run, rep.Published, rep.Skipped)
-	p, err := a.follow(ctx, farm, rep.Run, coord)
+	// Stop following if every worker has stopped: nothing would finish the run.
+	followCtx, stopFollow := context.WithCancel(ctx)
+	defer stopFollow()
+	go func() {
+		select {
+		case <-workersDone:
+			stopFollow()
+		case <-followCtx.Done():
+		}
+	}()
+	p, err := a.follow(followCtx, farm, rep.Run, coord)
 	stopWorkers()
-	if wErr := <-werr; wErr != nil && err == nil {
-		err = wErr
+	<-workersDone
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("every worker stopped before the run finished: %v", workersErr)
+	} else if workersErr != nil && err == nil {
+		err = workersErr
 	}
 	if err != nil {
 		// Purge what is still queued so that the next `run` of this sweep,

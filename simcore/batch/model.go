@@ -26,7 +26,7 @@ func New(data simcore.DataDir) *Model {
 	return &Model{data: data, traces: map[string]*workload.Trace{}}
 }
 
-func (*Model) Name() string    { return "rigid" }
+func (*Model) Name() string    { return "batch" }
 func (*Model) Version() string { return "1" }
 func (*Model) Doc() string {
 	return "rigid parallel jobs on a batch machine: FCFS, Garey&Graham, PSRS, SMART with list scheduling or backfilling of any reservation depth (Krallmann et al. 1999)"
@@ -62,7 +62,7 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 	wall := float64(time.Since(t0).Microseconds()) / 1000
 	met := Measure(jobs, out, nodes)
 	res := &simcore.Result{Metrics: map[string]any{
-		"jobs": int64(len(jobs)), "art": met.ART, "awrt": met.AWRT, "makespan": met.Makespan,
+		"n_jobs": int64(len(jobs)), "art": met.ART, "awrt": met.AWRT, "makespan": met.Makespan,
 		"utilization": met.Utilization, "bsld": met.BSLD, "max_wait": met.MaxWait,
 		"max_wait_wide": met.MaxWaitWide, "killed": int64(st.Capped), "invalid": int64(st.Invalid),
 		"too_wide": int64(st.TooWide), "rebuilds": int64(out.Rebuilds), "overruns": int64(out.Overruns),
@@ -76,7 +76,7 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 			id[i], nd[i], sub[i], est[i] = j.ID, int64(j.Size), j.Submit, j.Estimate
 		}
 		res.Tables = map[string]*simcore.TableData{"schedule": {Columns: map[string]any{
-			"job": id, "submit": sub, "start": out.Start, "end": out.End, "nodes": nd, "estimate": est,
+			"job": id, "submit": sub, "start": out.Start, "end": out.End, "width": nd, "est_runtime": est,
 		}}}
 	}
 	return res, nil
