@@ -122,6 +122,14 @@ func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
 				t.Skipped++
 				continue
 			}
+			// A bad last line before a read error is the cut edge of a
+			// truncated or damaged file: say that, not "malformed".
+			if !sc.Scan() {
+				if sc.Err() != nil {
+					return nil, fmt.Errorf("swf: line %d: %w (the file is truncated or damaged)", line, sc.Err())
+				}
+				return nil, fmt.Errorf("swf: line %d: %w (the file's last line: is the file truncated?)", line, err)
+			}
 			return nil, fmt.Errorf("swf: line %d: %w", line, err)
 		}
 		rec.SourceLine = line
@@ -131,7 +139,7 @@ func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("swf: after line %d: %w", line, err)
+		return nil, fmt.Errorf("swf: after line %d: %w (the file is truncated or damaged)", line, err)
 	}
 	return t, nil
 }

@@ -198,3 +198,45 @@ func TestMissingTraceSaysWhere(t *testing.T) {
 }
 
 var testData = simcore.Dirs{"../../data", "../../../shared", "/work/shared"}
+
+// TestTruncatedOrCorruptTrace: a trace cut short or damaged gives an error
+// that says where reading stopped; it never yields a silently shorter trace.
+func TestTruncatedOrCorruptTrace(t *testing.T) {
+	data, err := os.ReadFile("../../../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz")
+	if err != nil {
+		t.Skipf("CTC trace not present: %v", err)
+	}
+	corrupt := bytes.Clone(data)
+	for i := len(corrupt) / 2; i < len(corrupt)/2+64; i++ {
+		corrupt[i] ^= 0x5a
+	}
+	var plain bytes.Buffer
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.ReadFrom(zr); err != nil {
+		t.Fatal(err)
+	}
+	cutPlain := plain.Bytes()[:plain.Len()/2]
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"gzip cut in half", data[:len(data)/2], "unexpected EOF"},
+		{"gzip with damaged bytes", corrupt, "swf:"},
+		{"plain text cut mid-line", cutPlain, "is the file truncated?"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read(bytes.NewReader(c.data), ReadOptions{})
+			if err == nil {
+				t.Fatal("a damaged trace was read without error")
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line") {
+				t.Fatalf("error %q: want %q and a line number", err, c.want)
+			}
+			t.Log(err)
+		})
+	}
+}
