@@ -88,7 +88,7 @@ func StartServer(cfg ServerConfig) (*server.Server, error) {
 	go ns.Start()
 	if !ns.ReadyForConnections(10 * time.Second) {
 		ns.Shutdown()
-		return nil, fmt.Errorf("nats server on %s:%d not ready after 10s", opts.Host, opts.Port)
+		return nil, fmt.Errorf("nats server on %s:%d not ready after 10s (run with --log-level debug for the server's own log)", opts.Host, opts.Port)
 	}
 	return ns, nil
 }

@@ -72,10 +72,14 @@ func (c *Coordinator) acquireLease(ctx context.Context) (uint64, error) {
 }
 
 // keepLease renews the lease every TTL/3 until ctx ends, then releases it.
-// If the lease is lost (renewal refused: another coordinator took it after
-// this one stalled for a whole TTL), lost is called.
+// The lease is given up (lost is called) only when another coordinator
+// holds it. A renewal that fails (JetStream briefly unable to write, or
+// unreachable) is retried; if the entry expired meanwhile it is created
+// again — no other coordinator can have taken it while writes were failing
+// for everyone, and if one did, the creation fails and the lease is lost.
 func (c *Coordinator) keepLease(ctx context.Context, rev uint64, lost func()) {
-	t := time.NewTicker(c.farm.Settings.LeaseTTL / 3)
+	ttl := c.farm.Settings.LeaseTTL
+	t := time.NewTicker(ttl / 3)
 	defer t.Stop()
 	for {
 		select {
@@ -85,24 +89,46 @@ func (c *Coordinator) keepLease(ctx context.Context, rev uint64, lost func()) {
 			cancel()
 			return
 		case <-t.C:
-			e, err := c.farm.Locks.Get(ctx, leaseKey)
-			if err != nil && ctx.Err() == nil {
-				c.log.Error("coordinator lease lost", "err", err)
+		}
+		e, err := c.farm.Locks.Get(ctx, leaseKey)
+		switch {
+		case err == nil && e.Revision() != rev:
+			c.log.Error("coordinator lease lost: another coordinator took over")
+			lost()
+			return
+		case err == nil:
+			var next uint64
+			if next, err = c.farm.Locks.Update(ctx, leaseKey, e.Value(), rev); err == nil {
+				rev = next
+				continue
+			}
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			// Expired while renewals failed: take it again, unless someone did.
+			next, cerr := c.acquireOnce(ctx)
+			if cerr == nil {
+				c.log.Warn("coordinator lease expired during a JetStream outage; taken again")
+				rev = next
+				continue
+			}
+			if errors.Is(cerr, jetstream.ErrKeyExists) {
+				c.log.Error("coordinator lease lost: another coordinator took over after it expired")
 				lost()
 				return
 			}
-			if err != nil {
-				continue
-			}
-			next, err := c.farm.Locks.Update(ctx, leaseKey, e.Value(), rev)
-			if err != nil {
-				if ctx.Err() == nil {
-					c.log.Error("coordinator lease lost: another coordinator took over", "err", err)
-					lost()
-				}
-				return
-			}
-			rev = next
+			err = cerr
+		}
+		if ctx.Err() == nil {
+			c.log.Warn("coordinator lease renewal failed; retrying", "err", err)
 		}
 	}
+}
+
+// acquireOnce tries once to create the lease entry.
+func (c *Coordinator) acquireOnce(ctx context.Context) (uint64, error) {
+	host, _ := os.Hostname()
+	me, err := json.Marshal(holder{Name: c.name, Host: host, PID: os.Getpid(), Since: time.Now().UTC()})
+	if err != nil {
+		return 0, err
+	}
+	return c.farm.Locks.Create(ctx, leaseKey, me)
 }

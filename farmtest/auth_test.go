@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 
@@ -238,6 +239,68 @@ func TestTokenAuth(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	f.StartWorkers(1, "w", worker.Config{})
 	rep := submit(t, c.Coordinator, benchSweep("token", 5, 1, 0, ""), false)
+	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != 5 {
+		t.Fatalf("progress %+v", p)
+	}
+}
+
+// TestCredsFile: an operator-mode server (operator, account and user JWTs)
+// serves the farm to a client with the user's credentials file (JWT + NKey
+// seed) and refuses one with a user of an unknown account. Bound: 30 s.
+func TestCredsFile(t *testing.T) {
+	dir := t.TempDir()
+	must := func(s string, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	okp, _ := nkeys.CreateOperator()
+	opub := must(okp.PublicKey())
+	ojwt := must(jwt.NewOperatorClaims(opub).Encode(okp))
+	account := func(jetstream bool) (nkeys.KeyPair, string, string) {
+		kp, _ := nkeys.CreateAccount()
+		pub := must(kp.PublicKey())
+		ac := jwt.NewAccountClaims(pub)
+		if jetstream {
+			ac.Limits.JetStreamLimits = jwt.JetStreamLimits{MemoryStorage: -1, DiskStorage: -1, Streams: -1, Consumer: -1}
+		}
+		return kp, pub, must(ac.Encode(okp))
+	}
+	akp, apub, ajwt := account(true)
+	_, spub, sjwt := account(false) // the system account may not use JetStream
+	creds := func(signer nkeys.KeyPair, file string) string {
+		ukp, _ := nkeys.CreateUser()
+		uc := jwt.NewUserClaims(must(ukp.PublicKey()))
+		ujwt := must(uc.Encode(signer))
+		seed, _ := ukp.Seed()
+		b, err := jwt.FormatUserConfig(ujwt, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, file)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	farmCreds := creds(akp, "farm.creds")
+	strangerAccount, _ := nkeys.CreateAccount()
+	strangerCreds := creds(strangerAccount, "stranger.creds")
+	conf := filepath.Join(dir, "nats.conf")
+	if err := os.WriteFile(conf, []byte("operator: "+ojwt+"\nsystem_account: "+spub+
+		"\nresolver: MEMORY\nresolver_preload: {\n  "+apub+": "+ajwt+"\n  "+spub+": "+sjwt+"\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := NewWithServer(t, Settings(), broker.ServerConfig{ConfigFile: conf})
+	if _, err := broker.Connect(broker.ConnConfig{URL: f.Server.ClientURL(), CredsFile: strangerCreds}); err == nil {
+		t.Fatal("a user of an unknown account was accepted")
+	}
+	f.Auth = func(cc *broker.ConnConfig) { cc.CredsFile = farmCreds }
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(1, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("creds", 5, 1, 0, ""), false)
 	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != 5 {
 		t.Fatalf("progress %+v", p)
 	}

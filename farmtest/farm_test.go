@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"schedfarm/broker"
 	"schedfarm/coordinator"
 	"schedfarm/results"
@@ -714,4 +716,45 @@ func TestCancelAndDrain(t *testing.T) {
 		t.Fatal("drained worker did not return")
 	}
 	t.Logf("cancelled after %d of 50 jobs; the queue held %d; the worker drained", p.Done, info.State.Msgs)
+}
+
+// TestObjectStoreFull: while JetStream's storage is full, workers cannot
+// store their parts; they retry with backoff and ack nothing, and once space
+// is freed every result is stored exactly once. Bound: 60 s.
+func TestObjectStoreFull(t *testing.T) {
+	f := NewWithServer(t, Settings(), broker.ServerConfig{MaxStore: 8 << 20})
+	c := f.StartCoordinator("coord")
+	ctx := context.Background()
+	rep := submit(t, c.Coordinator, benchSweep("full", 10, 1, 1, ""), false)
+	// Fill the store with another stream.
+	if _, err := c.Farm.JS.CreateStream(ctx, jetstream.StreamConfig{Name: "FILLER", Subjects: []string{"filler"}, Storage: jetstream.FileStorage}); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 256<<10)
+	full := false
+	for i := 0; i < 64 && !full; i++ {
+		if _, err := c.Farm.JS.Publish(ctx, "filler", chunk); err != nil {
+			full = true
+		}
+	}
+	if !full {
+		t.Fatal("could not fill the store")
+	}
+	ws := f.StartWorkers(1, "w", worker.Config{})
+	time.Sleep(2 * time.Second)
+	if p, _ := c.Progress(ctx, rep.Run); p.Done != 0 {
+		t.Fatalf("%d jobs registered while the store was full", p.Done)
+	}
+	if err := c.Farm.JS.DeleteStream(ctx, "FILLER"); err != nil {
+		t.Fatal(err)
+	}
+	p := WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+	if p.Done != 10 || p.Failed != 0 {
+		t.Fatalf("progress: %+v", p)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	if out[0].OK != 10 {
+		t.Fatalf("collected %d ok, want 10", out[0].OK)
+	}
+	t.Logf("jobs submitted 10, results 10 once the store had room; worker stats %+v", ws.List[0].Stats())
 }

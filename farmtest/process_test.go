@@ -428,3 +428,37 @@ func TestHungWorker(t *testing.T) {
 		t.Fatal("no job was redelivered away from the hung worker")
 	}
 }
+
+// TestDrainCommand: `schedfarm drain WORKER` makes a worker process finish
+// its job, store its results and exit 0; the run completes on another
+// worker. Bound: 60 s.
+func TestDrainCommand(t *testing.T) {
+	c := newCluster(t, "30s")
+	c.start("coordinator", "coordinator")
+	c.start("worker0", "worker", "--workers", "1", "--name", "w0")
+	run := c.submit(c.writeSweep("drain.yaml", fmt.Sprintf(procSweep, 200, 3)))
+	time.Sleep(700 * time.Millisecond)
+	if out, err := c.run(10*time.Second, "drain", "w0-w0"); err != nil || !strings.Contains(out, "draining") {
+		t.Fatalf("drain: %v %s", err, out)
+	}
+	c.mu.Lock()
+	p := c.procs["worker0"]
+	c.mu.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- p.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("drained worker exited with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("drained worker did not exit")
+	}
+	c.start("worker1", "worker", "--workers", "1", "--name", "w1")
+	total, done2, failed := c.waitDone(run, 40*time.Second)
+	if total != 12 || done2 != 12 || failed != 0 {
+		t.Fatalf("status: total %d done %d failed %d", total, done2, failed)
+	}
+	fr, _ := c.collectJobs(run, "procs")
+	checkOnce(t, fr, 12)
+}

@@ -362,7 +362,7 @@ func (w *Worker) reject(ctx context.Context, msg jetstream.Msg, err error) {
 		rec := broker.FailRecord{Run: job.Run, Job: job.Job.ID.String(), Sweep: job.Job.Sweep, Index: job.Job.Index,
 			Error: "malformed job message: " + err.Error(), Attempts: 1, Worker: w.cfg.Name}
 		data, _ := json.Marshal(rec)
-		if putErr := retry(ctx, w.log, "record failure", func(ctx context.Context) error {
+		if putErr := retry(ctx, w.log, "record failure", nil, func(ctx context.Context) error {
 			_, err := w.farm.Failed.Put(ctx, broker.FailKey(rec.Run, rec.Job), data)
 			return err
 		}); putErr != nil {
@@ -394,7 +394,7 @@ func (w *Worker) fail(ctx context.Context, msg jetstream.Msg, job *broker.JobMsg
 	}
 	rec := broker.FailRecord{Run: job.Run, Job: ev.Job, Sweep: job.Job.Sweep, Index: job.Job.Index, Error: text, Attempts: attempt, Worker: w.cfg.Name}
 	data, _ := json.Marshal(rec)
-	if putErr := retry(ctx, w.log, "record failure", func(ctx context.Context) error {
+	if putErr := retry(ctx, w.log, "record failure", nil, func(ctx context.Context) error {
 		_, err := w.farm.Failed.Put(ctx, broker.FailKey(rec.Run, rec.Job), data)
 		return err
 	}); putErr != nil {
@@ -483,11 +483,18 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 	}
 	sort.Strings(names)
 	names = append(names, results.JobsTable)
+	// While storing is retried, the part's jobs are kept alive like running
+	// ones, so that a slow store does not send them to another worker.
+	keepAlive := func() {
+		for _, f := range fs {
+			_ = f.msg.InProgress()
+		}
+	}
 	var stored []string
 	for _, table := range names {
 		name := run + "/" + results.PartObjectName(part, table)
 		data := objects[table]
-		if err := retry(ctx, w.log, "store part object", func(ctx context.Context) error {
+		if err := retry(ctx, w.log, "store part object", keepAlive, func(ctx context.Context) error {
 			_, err := w.farm.Parts.PutBytes(ctx, name, data)
 			return err
 		}); err != nil {
@@ -506,7 +513,7 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 	if err != nil {
 		return err
 	}
-	if err := retry(ctx, w.log, "register part", func(ctx context.Context) error {
+	if err := retry(ctx, w.log, "register part", keepAlive, func(ctx context.Context) error {
 		_, err := w.farm.Done.Put(ctx, broker.DoneKey(run, part), data)
 		return err
 	}); err != nil {
@@ -520,8 +527,9 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 
 // retry runs fn with exponential backoff (100 ms doubling to 5 s) until it
 // succeeds, ctx ends, or two minutes have passed: an object store that is
-// full or briefly unavailable must not lose a result.
-func retry(ctx context.Context, log *slog.Logger, what string, fn func(context.Context) error) error {
+// full or briefly unavailable must not lose a result. onRetry, if not nil,
+// runs before every attempt after the first.
+func retry(ctx context.Context, log *slog.Logger, what string, onRetry func(), fn func(context.Context) error) error {
 	delay := 100 * time.Millisecond
 	deadline := time.Now().Add(2 * time.Minute)
 	for attempt := 1; ; attempt++ {
@@ -537,6 +545,9 @@ func retry(ctx context.Context, log *slog.Logger, what string, fn func(context.C
 		log.Warn("retrying", "what", what, "attempt", attempt, "err", err)
 		sleep(ctx, delay)
 		delay = min(delay*2, 5*time.Second)
+		if onRetry != nil {
+			onRetry()
+		}
 	}
 }
 
