@@ -264,6 +264,8 @@ func TestFailingJob(t *testing.T) {
 	if fr.Len() != 9 {
 		t.Fatalf("%d rows, want 9", fr.Len())
 	}
+	t.Logf("jobs submitted 9 (3 error, 3 panic), results %d, ok %d, failed %d after %d deliveries each, lost %d",
+		fr.Len(), out[0].OK, out[0].Failed, f.Settings.MaxDeliver, out[0].Missing)
 	status, errs, fails := strCol(t, fr, "status"), strCol(t, fr, "error"), strCol(t, fr, "fail")
 	for i := range status {
 		want := "ok"
@@ -562,6 +564,11 @@ func TestCoordinatorLease(t *testing.T) {
 	p := WaitRun(t, c3.Coordinator, rep.Run, 30*time.Second)
 	if p.Done != 20 {
 		t.Fatalf("progress: %+v", p)
+	}
+	out := collect(t, f, c3.Farm, rep.Run)
+	t.Logf("jobs submitted 20, results %d, failed %d, lost %d; one coordinator at a time", out[0].OK, out[0].Failed, out[0].Missing)
+	if out[0].OK != 20 {
+		t.Fatalf("collected %d ok, want 20", out[0].OK)
 	}
 }
 
