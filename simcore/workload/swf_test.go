@@ -26,7 +26,7 @@ func readFile(t *testing.T, name string, opt ReadOptions) *Trace {
 }
 
 func TestReadHeaderAndFields(t *testing.T) {
-	tr := readFile(t, "testdata/small.swf", ReadOptions{})
+	tr := readFile(t, "testdata/handmade-swf.txt", ReadOptions{})
 	h := tr.Header
 	if h.MaxNodes != 338 || h.MaxProcs != 338 || h.UnixStartTime != 835823160 || h.Computer != "Test SP2" || h.Version != "2.2" {
 		t.Errorf("header = %+v", h)
@@ -49,7 +49,7 @@ func TestReadHeaderAndFields(t *testing.T) {
 }
 
 func TestReadGzipTransparently(t *testing.T) {
-	raw, _ := os.ReadFile("testdata/small.swf")
+	raw, _ := os.ReadFile("testdata/handmade-swf.txt")
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
 	zw.Write(raw)
@@ -76,14 +76,14 @@ func TestMalformedLineNumberAndLenient(t *testing.T) {
 }
 
 func TestLimit(t *testing.T) {
-	tr := readFile(t, "testdata/small.swf", ReadOptions{Limit: 2})
+	tr := readFile(t, "testdata/handmade-swf.txt", ReadOptions{Limit: 2})
 	if len(tr.Records) != 2 {
 		t.Fatalf("%d records", len(tr.Records))
 	}
 }
 
 func TestConvertConventions(t *testing.T) {
-	tr := readFile(t, "testdata/small.swf", ReadOptions{})
+	tr := readFile(t, "testdata/handmade-swf.txt", ReadOptions{})
 	jobs, st, err := Convert(tr.Records, DefaultConventions(256))
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestConvertConventions(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
-	raw, _ := os.ReadFile("testdata/small.swf")
+	raw, _ := os.ReadFile("testdata/handmade-swf.txt")
 	f.Add(raw, false)
 	f.Add([]byte("1 0 0 1 1 -1 -1 -1 10 -1 1 1 1 1 1 1 -1 -1"), true)
 	f.Add([]byte("; MaxNodes: abc\n;;\n\t\n1e3 0 0 NaN 1 -1 -1 -1 10 -1 1 1 1 1 1 1 -1 -1"), true)
