@@ -413,6 +413,22 @@ func lineStyle(l *draw.LineStyle, pal *Palette, s string) {
 	l.Dashes = pal.dashes(s)
 }
 
+// categories returns the distinct x labels of the series' rows, sorted.
+func categories(fr *Frame, xi int, names []string, by map[string][]int) []string {
+	var cats []string
+	seen := map[string]bool{}
+	for _, s := range names {
+		for _, r := range by[s] {
+			if l := fr.cellLabel(xi, r); !seen[l] {
+				seen[l] = true
+				cats = append(cats, l)
+			}
+		}
+	}
+	slices.SortFunc(cats, compareLabels)
+	return cats
+}
+
 // groupX returns, per distinct x (sorted), the rows at it. xOf reads a
 // row's x (a number, or a category's position).
 func groupX(xOf func(r int) (float64, bool), rows []int) ([]float64, map[float64][]int) {
@@ -447,17 +463,7 @@ func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 	// 0, 1, 2, ... in sorted order, labelled on the axis.
 	xOf := func(r int) (float64, bool) { return fr.cellFloat(xi, r) }
 	if _, isString := fr.Cols[xi].([]string); isString {
-		var cats []string
-		seen := map[string]bool{}
-		for _, s := range names {
-			for _, r := range by[s] {
-				if l := fr.cellLabel(xi, r); !seen[l] {
-					seen[l] = true
-					cats = append(cats, l)
-				}
-			}
-		}
-		slices.SortFunc(cats, compareLabels)
+		cats := categories(fr, xi, names, by)
 		pos := make(map[string]float64, len(cats))
 		ticks := make([]plot.Tick, len(cats))
 		for i, c := range cats {
@@ -625,18 +631,7 @@ func drawBoxes(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 	if xi < 0 {
 		xi = valueCol(fr, f.X)
 	}
-	// Categories: the distinct x labels, sorted.
-	var cats []string
-	seen := map[string]bool{}
-	for _, s := range names {
-		for _, r := range by[s] {
-			if l := fr.cellLabel(xi, r); !seen[l] {
-				seen[l] = true
-				cats = append(cats, l)
-			}
-		}
-	}
-	slices.SortFunc(cats, compareLabels)
+	cats := categories(fr, xi, names, by)
 	pos := map[string]int{}
 	for i, c := range cats {
 		pos[c] = i
