@@ -1,10 +1,11 @@
 package batch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"schedfarm/simcore/engine"
 	"schedfarm/simcore/profile"
@@ -73,6 +74,7 @@ type sim struct {
 	order         orderer
 	ev            engine.Sim[event]
 	greedy, dirty bool
+	hbuf          []holder
 }
 
 // Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
@@ -264,6 +266,13 @@ func (s *sim) backfill(now float64) {
 	}
 	ahead := 0
 	kept := s.queue[:0]
+	// EASY (depth 1): the profile holds the running jobs, whose free count
+	// never decreases after now, and the head's reservation [shadow,
+	// shadow+p̂) of m nodes. A job fits now for d iff it fits the free
+	// nodes now and, if it still runs at the shadow time, the free count
+	// there (the extra nodes). Same answer as EarliestFit == now, in O(1).
+	easy := s.cfg.Depth == 1
+	shadow, extra, fnow := math.Inf(1), 0, 0
 	for i, j := range s.queue {
 		job := &s.jobs[j]
 		if ahead < s.cfg.Depth {
@@ -289,14 +298,29 @@ func (s *sim) backfill(now float64) {
 			}
 			ahead++
 			kept = append(kept, j)
+			if easy {
+				shadow, extra, fnow = r, s.prof.Free(r), s.prof.Free(now)
+			}
 			continue
 		}
 		if job.Size <= s.free {
-			if t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now); t == now {
+			var fits bool
+			if easy {
+				fits = job.Size <= fnow && (now+job.Estimate <= shadow || job.Size <= extra)
+			} else {
+				fits = s.prof.FitsAt(job.Size, job.Estimate, now)
+			}
+			if fits {
 				if err := s.prof.Reserve(now, now+job.Estimate, job.Size); err != nil {
 					panic(err)
 				}
 				s.start(now, j)
+				if easy {
+					fnow -= job.Size
+					if now+job.Estimate > shadow {
+						extra -= job.Size
+					}
+				}
 				continue
 			}
 		}
@@ -309,49 +333,68 @@ func (s *sim) backfill(now float64) {
 	s.queue = kept
 }
 
+type holder struct {
+	r   float64
+	pos int32
+	j   int32
+}
+
 // compress moves every reservation as early as it can go, one at a time in
 // the order of the current reservation starts (ties: queue order); each
 // move releases the job's own reservation first, so it never moves later.
 func (s *sim) compress(now float64) {
-	var hs []int
-	for _, q := range s.queue {
-		if s.resv[q] >= 0 {
-			hs = append(hs, q)
+	hs := s.hbuf[:0]
+	for i, q := range s.queue {
+		if r := s.resv[q]; r > now {
+			hs = append(hs, holder{r, int32(i), int32(q)})
 		}
 	}
-	sort.SliceStable(hs, func(a, b int) bool { return s.resv[hs[a]] < s.resv[hs[b]] })
-	// A job can move before r only if some instant in [now, r) has m free
-	// nodes; its own reservation does not touch that range. runMax is the
-	// largest free count over the steps starting before r, kept while the
-	// reservations come in increasing r and rebuilt after every move.
-	si, runMax := 0, 0
-	for _, q := range hs {
-		job := &s.jobs[q]
-		r := s.resv[q]
-		if r <= now {
-			continue
+	slices.SortFunc(hs, func(a, b holder) int {
+		if a.r != b.r {
+			return cmp.Compare(a.r, b.r)
 		}
-		for si < s.prof.Len() {
-			t, f := s.prof.Step(si)
-			if t >= r {
-				break
+		return cmp.Compare(a.pos, b.pos)
+	})
+	s.hbuf = hs
+	// A job can move before r only if some instant in [now, r) has m free
+	// nodes; its own reservation does not touch that range. runMax bounds
+	// the largest free count over [now, scanT) from above, kept while the
+	// reservations come in increasing r: a move only lowers the counts
+	// before r (and raises them from r on, not yet scanned).
+	runMax, scanT := 0, now
+	for _, h := range hs {
+		q := int(h.j)
+		job := &s.jobs[q]
+		r := h.r
+		if r > scanT {
+			for si := s.prof.Search(scanT); si < s.prof.Len(); si++ {
+				t, f := s.prof.Step(si)
+				if t >= r {
+					break
+				}
+				runMax = max(runMax, f)
 			}
-			runMax = max(runMax, f)
-			si++
+			if si := s.prof.Search(scanT); si > 0 {
+				// the step running into scanT
+				if t, _ := s.prof.Step(si - 1); t < scanT {
+					runMax = max(runMax, s.prof.Free(scanT))
+				}
+			}
+			scanT = r
 		}
 		if runMax < job.Size {
+			continue
+		}
+		t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r)
+		if !ok {
 			continue
 		}
 		if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
 			panic(err)
 		}
-		t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now)
 		if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
 			panic(err)
 		}
-		if t < r {
-			s.resv[q] = t
-			si, runMax = 0, 0
-		}
+		s.resv[q] = t
 	}
 }
