@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -74,7 +73,15 @@ type sim struct {
 	order         orderer
 	ev            engine.Sim[event]
 	greedy, dirty bool
+	ref           bool // tests: run backfillRef, the unoptimised executor
 	hbuf          []holder
+	// Compression bookkeeping: every release of nodes in the profile is
+	// logged in inc; ver[j] is the length of inc when holder j was last
+	// known to have no fit before its reservation. A fit can appear only
+	// where nodes were released since then.
+	inc []span
+	suf []float64
+	ver []int32
 }
 
 // Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
@@ -82,6 +89,10 @@ type sim struct {
 // costs O(q) for a queue of q jobs plus the profile queries of the
 // reservations (O(log s + steps spanned) each, s profile steps).
 func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, error) {
+	return simulate(ctx, jobs, cfg, false)
+}
+
+func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*Outcome, error) {
 	n := len(jobs)
 	for i, j := range jobs {
 		if j.Size < 1 || j.Size > cfg.Nodes {
@@ -100,11 +111,12 @@ func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, e
 	if greedy && cfg.Depth != 0 {
 		return nil, fmt.Errorf("batch: order %s takes no backfilling: it already starts every job that fits", cfg.Order)
 	}
-	s.order, s.greedy = ord, greedy
+	s.order, s.greedy, s.ref = ord, greedy, ref
 	if cfg.Depth != 0 {
 		s.prof = profile.New(cfg.Nodes, 0)
 		s.resv = make([]float64, n)
 		s.pend = make([]float64, n)
+		s.ver = make([]int32, n)
 		for i := range s.resv {
 			s.resv[i] = -1
 		}
@@ -172,9 +184,7 @@ func (s *sim) handle(now float64, e event) {
 		s.free += m
 		if s.prof != nil && s.pend[j] > now {
 			// ended before its estimate: give the rest back, compress
-			if err := s.prof.Release(now, s.pend[j], m); err != nil {
-				panic(err)
-			}
+			s.release(now, s.pend[j], m)
 			s.dirty = true
 		}
 	case evOverrun:
@@ -198,10 +208,18 @@ func (s *sim) handle(now float64, e event) {
 
 func (s *sim) unreserve(q int) {
 	r := s.resv[q]
-	if err := s.prof.Release(r, r+s.jobs[q].Estimate, s.jobs[q].Size); err != nil {
+	s.release(r, r+s.jobs[q].Estimate, s.jobs[q].Size)
+	s.resv[q] = -1
+}
+
+// release gives nodes back in the profile and logs the interval.
+func (s *sim) release(a, b float64, m int) {
+	if err := s.prof.Release(a, b, m); err != nil {
 		panic(err)
 	}
-	s.resv[q] = -1
+	if b > a {
+		s.inc = append(s.inc, span{a, b})
+	}
 }
 
 func (s *sim) start(now float64, j int) {
@@ -252,6 +270,8 @@ func (s *sim) pass(now float64) {
 			h++
 		}
 		s.queue = s.queue[h:]
+	case s.ref:
+		backfillRef(s, now)
 	default:
 		s.backfill(now)
 	}
@@ -287,6 +307,7 @@ func (s *sim) backfill(now float64) {
 					panic(err)
 				}
 				r, s.resv[j] = t, t
+				s.ver[j] = int32(len(s.inc))
 				if s.out.FirstResv != nil && math.IsNaN(s.out.FirstResv[j]) {
 					s.out.FirstResv[j] = t
 				}
@@ -333,6 +354,12 @@ func (s *sim) backfill(now float64) {
 	s.queue = kept
 }
 
+// backfillRef is set by the tests to the executor before the optimisation,
+// the reference the optimised one must reproduce exactly.
+var backfillRef func(*sim, float64)
+
+type span struct{ a, b float64 }
+
 type holder struct {
 	r   float64
 	pos int32
@@ -350,51 +377,78 @@ func (s *sim) compress(now float64) {
 		}
 	}
 	slices.SortFunc(hs, func(a, b holder) int {
-		if a.r != b.r {
-			return cmp.Compare(a.r, b.r)
+		switch {
+		case a.r < b.r:
+			return -1
+		case a.r > b.r:
+			return 1
 		}
-		return cmp.Compare(a.pos, b.pos)
+		return int(a.pos - b.pos)
 	})
 	s.hbuf = hs
+	// Rebase the release log on the oldest holder's view, and take the
+	// suffix maxima of its ends: a holder's releases since it was last
+	// looked at end by suf[ver] or by a move of this compression (newMax).
+	lo := int32(len(s.inc))
+	for _, h := range hs {
+		lo = min(lo, s.ver[h.j])
+	}
+	s.inc = s.inc[:copy(s.inc, s.inc[lo:])]
+	for _, h := range hs {
+		s.ver[h.j] -= lo
+	}
+	suf := s.suf[:0]
+	suf = slices.Grow(suf, len(s.inc)+1)[:len(s.inc)+1]
+	suf[len(s.inc)] = math.Inf(-1)
+	for i := len(s.inc) - 1; i >= 0; i-- {
+		suf[i] = max(suf[i+1], s.inc[i].b)
+	}
+	s.suf = suf
+	newMax := math.Inf(-1)
 	// A job can move before r only if some instant in [now, r) has m free
 	// nodes; its own reservation does not touch that range. runMax bounds
 	// the largest free count over [now, scanT) from above, kept while the
 	// reservations come in increasing r: a move only lowers the counts
 	// before r (and raises them from r on, not yet scanned).
-	runMax, scanT := 0, now
+	runMax, scanT, si := 0, now, 0
 	for _, h := range hs {
 		q := int(h.j)
 		job := &s.jobs[q]
 		r := h.r
 		if r > scanT {
-			for si := s.prof.Search(scanT); si < s.prof.Len(); si++ {
+			for ; si < s.prof.Len(); si++ {
 				t, f := s.prof.Step(si)
 				if t >= r {
 					break
 				}
 				runMax = max(runMax, f)
 			}
-			if si := s.prof.Search(scanT); si > 0 {
-				// the step running into scanT
-				if t, _ := s.prof.Step(si - 1); t < scanT {
-					runMax = max(runMax, s.prof.Free(scanT))
-				}
-			}
 			scanT = r
 		}
 		if runMax < job.Size {
+			s.ver[q] = int32(len(s.inc))
 			continue
 		}
-		t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r)
+		// it had no fit before r when last looked at: a fit now overlaps
+		// some interval released since, and starts before its end
+		stop := max(suf[s.ver[q]], newMax)
+		s.ver[q] = int32(len(s.inc))
+		if stop <= now {
+			continue
+		}
+		t, ok := s.prof.EarliestFitBeforeStop(job.Size, job.Estimate, now, r, stop)
 		if !ok {
 			continue
 		}
-		if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
-			panic(err)
-		}
+		s.release(r, r+job.Estimate, job.Size)
+		newMax = max(newMax, r+job.Estimate)
 		if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
 			panic(err)
 		}
 		s.resv[q] = t
+		s.ver[q] = int32(len(s.inc))
+		// the steps moved: resume the scan at the first one from scanT on
+		// (the counts before scanT only went down)
+		si = s.prof.Search(scanT)
 	}
 }

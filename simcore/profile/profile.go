@@ -217,13 +217,20 @@ func (p *Profile) Search(t float64) int { return sort.SearchFloat64s(p.times, t)
 // the earliest fit is limit or later. O(log n + m), m steps between after
 // and the fit plus d (at most up to limit+d).
 func (p *Profile) EarliestFitBefore(k int, d, after, limit float64) (float64, bool) {
+	return p.EarliestFitBeforeStop(k, d, after, limit, limit)
+}
+
+// EarliestFitBeforeStop is EarliestFitBefore that also gives up (false)
+// once the earliest fit is known to be at stop or later (stop <= limit).
+func (p *Profile) EarliestFitBeforeStop(k int, d, after, limit, stop float64) (float64, bool) {
 	if k > p.capacity || k < 0 {
 		return math.Inf(1), false
 	}
 	if after < p.times[0] {
 		after = p.times[0]
 	}
-	if after >= limit {
+	stop = min(stop, limit)
+	if after >= stop {
 		return math.Inf(1), false
 	}
 	rend := limit + d
@@ -244,17 +251,17 @@ func (p *Profile) EarliestFitBefore(k int, d, after, limit float64) (float64, bo
 		}
 		if v < k {
 			valid = false
-			if x >= limit {
+			if x >= stop {
 				return math.Inf(1), false
 			}
 		} else if !valid {
 			cand, valid = x, true
-			if cand >= limit {
+			if cand >= stop {
 				return math.Inf(1), false
 			}
 		}
 		if valid && (math.IsInf(y, 1) || y >= cand+d && (d > 0 || y > cand)) {
-			return cand, cand < limit
+			return cand, cand < stop
 		}
 		if i+1 < len(p.times) && y == p.times[i+1] {
 			i++
