@@ -237,6 +237,29 @@ func (p *Profile) EarliestFitBeforeStop(k int, d, after, limit, stop float64) (f
 	i := p.index(after)
 	x := after
 	cand, valid := after, true
+	// Fast path over the steps that end by limit (own reservation not
+	// involved): cand is the start of the current run of steps with at
+	// least k free, the window closes at a step end >= cand+d.
+	n := len(p.times)
+	for i+1 < n {
+		next := p.times[i+1]
+		if next > limit {
+			break
+		}
+		if p.free[i] < k {
+			cand = next
+			if cand >= stop {
+				return math.Inf(1), false
+			}
+		} else if next >= cand+d {
+			return cand, true
+		}
+		i++
+	}
+	if i > 0 && p.times[i] > after {
+		x = p.times[i]
+	}
+	valid = cand <= x
 	for {
 		y := math.Inf(1)
 		if i+1 < len(p.times) {
