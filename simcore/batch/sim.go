@@ -75,6 +75,7 @@ type sim struct {
 	greedy, dirty bool
 	ref           bool // tests: run backfillRef, the unoptimised executor
 	hbuf          []holder
+	easy          easyState // the last EASY pass (easyResume)
 	// Compression bookkeeping: every release of nodes in the profile is
 	// logged in inc; ver[j] is the length of inc when holder j was last
 	// known to have no fit before its reservation. A fit can appear only
@@ -244,6 +245,7 @@ func (s *sim) pass(now float64) {
 	}
 	if s.order.arrange(s.queue) {
 		s.out.Rebuilds++
+		s.easy.valid = false
 		if s.prof != nil {
 			for _, q := range s.queue {
 				if s.resv[q] >= 0 {
@@ -283,6 +285,9 @@ func (s *sim) backfill(now float64) {
 	if s.dirty {
 		s.compress(now)
 		s.dirty = false
+	}
+	if s.cfg.Depth == 1 && s.easyResume(now) {
+		return
 	}
 	ahead := 0
 	kept := s.queue[:0]
@@ -352,6 +357,53 @@ func (s *sim) backfill(now float64) {
 		}
 	}
 	s.queue = kept
+	s.easy.valid = false
+	if easy && ahead == 1 {
+		s.easy = easyState{valid: true, head: s.queue[0], shadow: shadow, extra: extra, fnow: fnow, free: s.free, n: len(s.queue)}
+	}
+}
+
+// easyState is what an EASY pass decided every waiting job on: the head,
+// its shadow time, the extra nodes there, the free nodes now (profile and
+// machine), and the queue length after the pass.
+type easyState struct {
+	valid                bool
+	head                 int
+	shadow               float64
+	extra, fnow, free, n int
+}
+
+// easyResume finishes an EASY pass in which nothing the last pass decided
+// on changed (same head and shadow time, same free and extra nodes, no
+// recomputed order): a job that did not fit then does not fit now (the
+// test only gets harder as now grows), so only the jobs that arrived since
+// are tried. It reports false, changing nothing, if the pass must be done
+// in full.
+func (s *sim) easyResume(now float64) bool {
+	e := &s.easy
+	if !e.valid || len(s.queue) < e.n || s.queue[0] != e.head || s.resv[e.head] != e.shadow ||
+		e.shadow <= now || s.free != e.free || s.prof.Free(now) != e.fnow || s.prof.Free(e.shadow) != e.extra {
+		return false
+	}
+	kept := s.queue[:e.n]
+	for _, j := range s.queue[e.n:] {
+		job := &s.jobs[j]
+		if job.Size <= s.free && job.Size <= e.fnow && (now+job.Estimate <= e.shadow || job.Size <= e.extra) {
+			if err := s.prof.Reserve(now, now+job.Estimate, job.Size); err != nil {
+				panic(err)
+			}
+			s.start(now, j)
+			e.fnow -= job.Size
+			if now+job.Estimate > e.shadow {
+				e.extra -= job.Size
+			}
+			continue
+		}
+		kept = append(kept, j)
+	}
+	s.queue = kept
+	e.free, e.n = s.free, len(s.queue)
+	return true
 }
 
 // backfillRef is set by the tests to the executor before the optimisation,
