@@ -76,6 +76,8 @@ type sim struct {
 	ref           bool // tests: run backfillRef, the unoptimised executor
 	hbuf          []holder
 	easy          easyState // the last EASY pass (easyResume)
+	wt            *waitTree // FCFS + EASY: the waiting jobs by size and estimate
+	stbuf         []int
 	// Compression bookkeeping: every release of nodes in the profile is
 	// logged in inc; ver[j] is the length of inc when holder j was last
 	// known to have no fit before its reservation. A fit can appear only
@@ -121,6 +123,9 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		for i := range s.resv {
 			s.resv[i] = -1
 		}
+	}
+	if cfg.Order == FCFS && cfg.Depth == 1 && !ref {
+		s.wt = newWaitTree(n)
 	}
 	if cfg.Trace {
 		s.out.FirstResv = make([]float64, n)
@@ -175,7 +180,12 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 	return s.out, nil
 }
 
-func (s *sim) arrive(j int) { s.queue = append(s.queue, j) }
+func (s *sim) arrive(j int) {
+	s.queue = append(s.queue, j)
+	if s.wt != nil {
+		s.wt.set(j, int32(s.jobs[j].Size), s.jobs[j].Estimate)
+	}
+}
 
 func (s *sim) handle(now float64, e event) {
 	j := int(e.job)
@@ -236,6 +246,9 @@ func (s *sim) start(now float64, j int) {
 		}
 	}
 	s.order.started(j)
+	if s.wt != nil {
+		s.wt.set(j, math.MaxInt32, math.Inf(1))
+	}
 }
 
 func (s *sim) pass(now float64) {
@@ -326,6 +339,17 @@ func (s *sim) backfill(now float64) {
 			kept = append(kept, j)
 			if easy {
 				shadow, extra, fnow = r, s.prof.Free(r), s.prof.Free(now)
+				if s.wt != nil {
+					if len(kept) == i+1 {
+						kept = s.queue // nothing started ahead: already in place
+					} else {
+						kept = append(kept, s.queue[i+1:]...)
+					}
+					s.queue = kept
+					s.easyTree(now, j, shadow, &extra, &fnow)
+					kept = s.queue
+					break
+				}
 			}
 			continue
 		}
@@ -361,6 +385,52 @@ func (s *sim) backfill(now float64) {
 	if easy && ahead == 1 {
 		s.easy = easyState{valid: true, head: s.queue[0], shadow: shadow, extra: extra, fnow: fnow, free: s.free, n: len(s.queue)}
 	}
+}
+
+// easyTree is the EASY backfilling of the jobs after the head h in FCFS
+// order, found through the wait tree instead of a scan of the queue.
+func (s *sim) easyTree(now float64, h int, shadow float64, extra, fnow *int) {
+	st := s.stbuf[:0]
+	// bounds for pruning only, loose enough never to skip a job that fits
+	// (the job itself is tested with the exact expression)
+	d := (shadow-now)*(1+1e-12) + 1e-9
+	for j := h; ; {
+		f := min(s.free, *fnow)
+		if f <= 0 {
+			break
+		}
+		j = s.wt.next(j+1, int32(f), d, int32(max(*extra, 0)))
+		if j < 0 {
+			break
+		}
+		job := &s.jobs[j]
+		if job.Size <= s.free && job.Size <= *fnow && (now+job.Estimate <= shadow || job.Size <= *extra) {
+			if err := s.prof.Reserve(now, now+job.Estimate, job.Size); err != nil {
+				panic(err)
+			}
+			s.start(now, j)
+			st = append(st, j)
+			*fnow -= job.Size
+			if now+job.Estimate > shadow {
+				*extra -= job.Size
+			}
+		}
+	}
+	if len(st) > 0 {
+		// the queue is in job order: cut the started jobs out by position
+		q := s.queue
+		w, _ := slices.BinarySearch(q, st[0])
+		for k, j := range st {
+			r, _ := slices.BinarySearch(q, j)
+			end := len(q)
+			if k+1 < len(st) {
+				end, _ = slices.BinarySearch(q, st[k+1])
+			}
+			w += copy(q[w:], q[r+1:end])
+		}
+		s.queue = q[:w]
+	}
+	s.stbuf = st[:0]
 }
 
 // easyState is what an EASY pass decided every waiting job on: the head,
@@ -423,9 +493,16 @@ type holder struct {
 // move releases the job's own reservation first, so it never moves later.
 func (s *sim) compress(now float64) {
 	hs := s.hbuf[:0]
+	held := 0 // the holders are the first Depth waiting jobs
 	for i, q := range s.queue {
-		if r := s.resv[q]; r > now {
-			hs = append(hs, holder{r, int32(i), int32(q)})
+		if held == s.cfg.Depth {
+			break
+		}
+		if r := s.resv[q]; r >= 0 {
+			held++
+			if r > now {
+				hs = append(hs, holder{r, int32(i), int32(q)})
+			}
 		}
 	}
 	slices.SortFunc(hs, func(a, b holder) int {
@@ -438,6 +515,22 @@ func (s *sim) compress(now float64) {
 		return int(a.pos - b.pos)
 	})
 	s.hbuf = hs
+	if len(hs) == 1 {
+		// one holder (EASY): no bookkeeping, the exact test
+		q, r := int(hs[0].j), hs[0].r
+		job := &s.jobs[q]
+		s.inc, s.ver[q] = s.inc[:0], 0
+		if t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r); ok {
+			if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
+				panic(err)
+			}
+			if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
+				panic(err)
+			}
+			s.resv[q] = t
+		}
+		return
+	}
 	// Rebase the release log on the oldest holder's view, and take the
 	// suffix maxima of its ends: a holder's releases since it was last
 	// looked at end by suf[ver] or by a move of this compression (newMax).
@@ -503,4 +596,59 @@ func (s *sim) compress(now float64) {
 		// (the counts before scanT only went down)
 		si = s.prof.Search(scanT)
 	}
+}
+
+// waitTree indexes the waiting jobs of an FCFS queue (queue order = job
+// index) by minimum size and estimate, so that an EASY pass finds the next
+// job that may fit without looking at the others.
+type waitTree struct {
+	n    int
+	size []int32
+	est  []float64
+}
+
+func newWaitTree(n int) *waitTree {
+	m := 1
+	for m < n {
+		m <<= 1
+	}
+	t := &waitTree{n: m, size: make([]int32, 2*m), est: make([]float64, 2*m)}
+	for i := range t.size {
+		t.size[i], t.est[i] = math.MaxInt32, math.Inf(1)
+	}
+	return t
+}
+
+func (t *waitTree) set(j int, size int32, est float64) {
+	i := j + t.n
+	t.size[i], t.est[i] = size, est
+	for i >>= 1; i > 0; i >>= 1 {
+		t.size[i] = min(t.size[2*i], t.size[2*i+1])
+		t.est[i] = min(t.est[2*i], t.est[2*i+1])
+	}
+}
+
+// next returns the first waiting job j >= lo whose subtree bounds allow
+// size <= f and (est <= d or size <= e), -1 if none; the caller tests the
+// job itself (the bounds of a leaf are the job's own).
+func (t *waitTree) next(lo int, f int32, d float64, e int32) int {
+	return t.find(1, 0, t.n, lo, f, d, e)
+}
+
+func (t *waitTree) find(node, l, r, lo int, f int32, d float64, e int32) int {
+	if r <= lo {
+		return -1
+	}
+	sz := t.size[node]
+	if sz > f || sz > e && t.est[node] > d {
+		return -1
+	}
+	if r-l == 1 {
+		return l
+	}
+	m := (l + r) / 2
+	if j := t.find(2*node, l, m, lo, f, d, e); j >= 0 {
+		return j
+	}
+	return t.find(2*node+1, m, r, lo, f, d, e)
 }
