@@ -90,7 +90,15 @@ type sim struct {
 // Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
 // a pure function of its inputs. Complexity: O(n log n) events; a pass
 // costs O(q) for a queue of q jobs plus the profile queries of the
-// reservations (O(log s + steps spanned) each, s profile steps).
+// reservations (O(log s + steps spanned) each, s profile steps). EASY
+// tests a candidate in O(1) against the head's shadow time and extra
+// nodes, and with FCFS finds the candidates through a tree over the
+// waiting jobs (O(log n) per candidate that may fit); a pass with the same
+// head, shadow and free nodes as the last one tries only the new arrivals.
+// Compression re-fits a reservation only if nodes were released since it
+// was last placed or re-fitted, and looks for the fit only up to the end of
+// the latest such release (EarliestFitBeforeStop, its own reservation
+// released virtually, so a reservation that stays costs no profile edit).
 func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, error) {
 	return simulate(ctx, jobs, cfg, false)
 }
