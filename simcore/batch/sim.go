@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"schedfarm/simcore/engine"
 	"schedfarm/simcore/profile"
@@ -73,13 +73,37 @@ type sim struct {
 	order         orderer
 	ev            engine.Sim[event]
 	greedy, dirty bool
+	ref           bool // tests: run backfillRef, the unoptimised executor
+	hbuf          []holder
+	easy          easyState // the last EASY pass (easyResume)
+	wt            *waitTree // FCFS + EASY: the waiting jobs by size and estimate
+	stbuf         []int
+	// Compression bookkeeping: every release of nodes in the profile is
+	// logged in inc; ver[j] is the length of inc when holder j was last
+	// known to have no fit before its reservation. A fit can appear only
+	// where nodes were released since then.
+	inc []span
+	suf []float64
+	ver []int32
 }
 
 // Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
 // a pure function of its inputs. Complexity: O(n log n) events; a pass
 // costs O(q) for a queue of q jobs plus the profile queries of the
-// reservations (O(log s + steps spanned) each, s profile steps).
+// reservations (O(log s + steps spanned) each, s profile steps). EASY
+// tests a candidate in O(1) against the head's shadow time and extra
+// nodes, and with FCFS finds the candidates through a tree over the
+// waiting jobs (O(log n) per candidate that may fit); a pass with the same
+// head, shadow and free nodes as the last one tries only the new arrivals.
+// Compression re-fits a reservation only if nodes were released since it
+// was last placed or re-fitted, and looks for the fit only up to the end of
+// the latest such release (EarliestFitBeforeStop, its own reservation
+// released virtually, so a reservation that stays costs no profile edit).
 func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, error) {
+	return simulate(ctx, jobs, cfg, false)
+}
+
+func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*Outcome, error) {
 	n := len(jobs)
 	for i, j := range jobs {
 		if j.Size < 1 || j.Size > cfg.Nodes {
@@ -98,14 +122,18 @@ func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, e
 	if greedy && cfg.Depth != 0 {
 		return nil, fmt.Errorf("batch: order %s takes no backfilling: it already starts every job that fits", cfg.Order)
 	}
-	s.order, s.greedy = ord, greedy
+	s.order, s.greedy, s.ref = ord, greedy, ref
 	if cfg.Depth != 0 {
 		s.prof = profile.New(cfg.Nodes, 0)
 		s.resv = make([]float64, n)
 		s.pend = make([]float64, n)
+		s.ver = make([]int32, n)
 		for i := range s.resv {
 			s.resv[i] = -1
 		}
+	}
+	if cfg.Order == FCFS && cfg.Depth == 1 && !ref {
+		s.wt = newWaitTree(n)
 	}
 	if cfg.Trace {
 		s.out.FirstResv = make([]float64, n)
@@ -160,7 +188,12 @@ func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, e
 	return s.out, nil
 }
 
-func (s *sim) arrive(j int) { s.queue = append(s.queue, j) }
+func (s *sim) arrive(j int) {
+	s.queue = append(s.queue, j)
+	if s.wt != nil {
+		s.wt.set(j, int32(s.jobs[j].Size), s.jobs[j].Estimate)
+	}
+}
 
 func (s *sim) handle(now float64, e event) {
 	j := int(e.job)
@@ -170,9 +203,7 @@ func (s *sim) handle(now float64, e event) {
 		s.free += m
 		if s.prof != nil && s.pend[j] > now {
 			// ended before its estimate: give the rest back, compress
-			if err := s.prof.Release(now, s.pend[j], m); err != nil {
-				panic(err)
-			}
+			s.release(now, s.pend[j], m)
 			s.dirty = true
 		}
 	case evOverrun:
@@ -196,10 +227,18 @@ func (s *sim) handle(now float64, e event) {
 
 func (s *sim) unreserve(q int) {
 	r := s.resv[q]
-	if err := s.prof.Release(r, r+s.jobs[q].Estimate, s.jobs[q].Size); err != nil {
+	s.release(r, r+s.jobs[q].Estimate, s.jobs[q].Size)
+	s.resv[q] = -1
+}
+
+// release gives nodes back in the profile and logs the interval.
+func (s *sim) release(a, b float64, m int) {
+	if err := s.prof.Release(a, b, m); err != nil {
 		panic(err)
 	}
-	s.resv[q] = -1
+	if b > a {
+		s.inc = append(s.inc, span{a, b})
+	}
 }
 
 func (s *sim) start(now float64, j int) {
@@ -215,6 +254,9 @@ func (s *sim) start(now float64, j int) {
 		}
 	}
 	s.order.started(j)
+	if s.wt != nil {
+		s.wt.set(j, math.MaxInt32, math.Inf(1))
+	}
 }
 
 func (s *sim) pass(now float64) {
@@ -224,6 +266,7 @@ func (s *sim) pass(now float64) {
 	}
 	if s.order.arrange(s.queue) {
 		s.out.Rebuilds++
+		s.easy.valid = false
 		if s.prof != nil {
 			for _, q := range s.queue {
 				if s.resv[q] >= 0 {
@@ -250,6 +293,8 @@ func (s *sim) pass(now float64) {
 			h++
 		}
 		s.queue = s.queue[h:]
+	case s.ref:
+		backfillRef(s, now)
 	default:
 		s.backfill(now)
 	}
@@ -262,8 +307,18 @@ func (s *sim) backfill(now float64) {
 		s.compress(now)
 		s.dirty = false
 	}
+	if s.cfg.Depth == 1 && s.easyResume(now) {
+		return
+	}
 	ahead := 0
 	kept := s.queue[:0]
+	// EASY (depth 1): the profile holds the running jobs, whose free count
+	// never decreases after now, and the head's reservation [shadow,
+	// shadow+p̂) of m nodes. A job fits now for d iff it fits the free
+	// nodes now and, if it still runs at the shadow time, the free count
+	// there (the extra nodes). Same answer as EarliestFit == now, in O(1).
+	easy := s.cfg.Depth == 1
+	shadow, extra, fnow := math.Inf(1), 0, 0
 	for i, j := range s.queue {
 		job := &s.jobs[j]
 		if ahead < s.cfg.Depth {
@@ -278,6 +333,7 @@ func (s *sim) backfill(now float64) {
 					panic(err)
 				}
 				r, s.resv[j] = t, t
+				s.ver[j] = int32(len(s.inc))
 				if s.out.FirstResv != nil && math.IsNaN(s.out.FirstResv[j]) {
 					s.out.FirstResv[j] = t
 				}
@@ -289,14 +345,40 @@ func (s *sim) backfill(now float64) {
 			}
 			ahead++
 			kept = append(kept, j)
+			if easy {
+				shadow, extra, fnow = r, s.prof.Free(r), s.prof.Free(now)
+				if s.wt != nil {
+					if len(kept) == i+1 {
+						kept = s.queue // nothing started ahead: already in place
+					} else {
+						kept = append(kept, s.queue[i+1:]...)
+					}
+					s.queue = kept
+					s.easyTree(now, j, shadow, &extra, &fnow)
+					kept = s.queue
+					break
+				}
+			}
 			continue
 		}
 		if job.Size <= s.free {
-			if t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now); t == now {
+			var fits bool
+			if easy {
+				fits = job.Size <= fnow && (now+job.Estimate <= shadow || job.Size <= extra)
+			} else {
+				fits = s.prof.FitsAt(job.Size, job.Estimate, now)
+			}
+			if fits {
 				if err := s.prof.Reserve(now, now+job.Estimate, job.Size); err != nil {
 					panic(err)
 				}
 				s.start(now, j)
+				if easy {
+					fnow -= job.Size
+					if now+job.Estimate > shadow {
+						extra -= job.Size
+					}
+				}
 				continue
 			}
 		}
@@ -307,51 +389,274 @@ func (s *sim) backfill(now float64) {
 		}
 	}
 	s.queue = kept
+	s.easy.valid = false
+	if easy && ahead == 1 {
+		s.easy = easyState{valid: true, head: s.queue[0], shadow: shadow, extra: extra, fnow: fnow, free: s.free, n: len(s.queue)}
+	}
+}
+
+// easyTree is the EASY backfilling of the jobs after the head h in FCFS
+// order, found through the wait tree instead of a scan of the queue.
+func (s *sim) easyTree(now float64, h int, shadow float64, extra, fnow *int) {
+	st := s.stbuf[:0]
+	// bounds for pruning only, loose enough never to skip a job that fits
+	// (the job itself is tested with the exact expression)
+	d := (shadow-now)*(1+1e-12) + 1e-9
+	for j := h; ; {
+		f := min(s.free, *fnow)
+		if f <= 0 {
+			break
+		}
+		j = s.wt.next(j+1, int32(f), d, int32(max(*extra, 0)))
+		if j < 0 {
+			break
+		}
+		job := &s.jobs[j]
+		if job.Size <= s.free && job.Size <= *fnow && (now+job.Estimate <= shadow || job.Size <= *extra) {
+			if err := s.prof.Reserve(now, now+job.Estimate, job.Size); err != nil {
+				panic(err)
+			}
+			s.start(now, j)
+			st = append(st, j)
+			*fnow -= job.Size
+			if now+job.Estimate > shadow {
+				*extra -= job.Size
+			}
+		}
+	}
+	if len(st) > 0 {
+		// the queue is in job order: cut the started jobs out by position
+		q := s.queue
+		w, _ := slices.BinarySearch(q, st[0])
+		for k, j := range st {
+			r, _ := slices.BinarySearch(q, j)
+			end := len(q)
+			if k+1 < len(st) {
+				end, _ = slices.BinarySearch(q, st[k+1])
+			}
+			w += copy(q[w:], q[r+1:end])
+		}
+		s.queue = q[:w]
+	}
+	s.stbuf = st[:0]
+}
+
+// easyState is what an EASY pass decided every waiting job on: the head,
+// its shadow time, the extra nodes there, the free nodes now (profile and
+// machine), and the queue length after the pass.
+type easyState struct {
+	valid                bool
+	head                 int
+	shadow               float64
+	extra, fnow, free, n int
+}
+
+// easyResume finishes an EASY pass in which nothing the last pass decided
+// on changed (same head and shadow time, same free and extra nodes, no
+// recomputed order): a job that did not fit then does not fit now (the
+// test only gets harder as now grows), so only the jobs that arrived since
+// are tried. It reports false, changing nothing, if the pass must be done
+// in full.
+func (s *sim) easyResume(now float64) bool {
+	e := &s.easy
+	if !e.valid || len(s.queue) < e.n || s.queue[0] != e.head || s.resv[e.head] != e.shadow ||
+		e.shadow <= now || s.free != e.free || s.prof.Free(now) != e.fnow || s.prof.Free(e.shadow) != e.extra {
+		return false
+	}
+	kept := s.queue[:e.n]
+	for _, j := range s.queue[e.n:] {
+		job := &s.jobs[j]
+		if job.Size <= s.free && job.Size <= e.fnow && (now+job.Estimate <= e.shadow || job.Size <= e.extra) {
+			if err := s.prof.Reserve(now, now+job.Estimate, job.Size); err != nil {
+				panic(err)
+			}
+			s.start(now, j)
+			e.fnow -= job.Size
+			if now+job.Estimate > e.shadow {
+				e.extra -= job.Size
+			}
+			continue
+		}
+		kept = append(kept, j)
+	}
+	s.queue = kept
+	e.free, e.n = s.free, len(s.queue)
+	return true
+}
+
+// backfillRef is set by the tests to the executor before the optimisation,
+// the reference the optimised one must reproduce exactly.
+var backfillRef func(*sim, float64)
+
+type span struct{ a, b float64 }
+
+type holder struct {
+	r   float64
+	pos int32
+	j   int32
 }
 
 // compress moves every reservation as early as it can go, one at a time in
 // the order of the current reservation starts (ties: queue order); each
 // move releases the job's own reservation first, so it never moves later.
 func (s *sim) compress(now float64) {
-	var hs []int
-	for _, q := range s.queue {
-		if s.resv[q] >= 0 {
-			hs = append(hs, q)
+	hs := s.hbuf[:0]
+	held := 0 // the holders are the first Depth waiting jobs
+	for i, q := range s.queue {
+		if held == s.cfg.Depth {
+			break
+		}
+		if r := s.resv[q]; r >= 0 {
+			held++
+			if r > now {
+				hs = append(hs, holder{r, int32(i), int32(q)})
+			}
 		}
 	}
-	sort.SliceStable(hs, func(a, b int) bool { return s.resv[hs[a]] < s.resv[hs[b]] })
-	// A job can move before r only if some instant in [now, r) has m free
-	// nodes; its own reservation does not touch that range. runMax is the
-	// largest free count over the steps starting before r, kept while the
-	// reservations come in increasing r and rebuilt after every move.
-	si, runMax := 0, 0
-	for _, q := range hs {
-		job := &s.jobs[q]
-		r := s.resv[q]
-		if r <= now {
-			continue
+	slices.SortFunc(hs, func(a, b holder) int {
+		switch {
+		case a.r < b.r:
+			return -1
+		case a.r > b.r:
+			return 1
 		}
-		for si < s.prof.Len() {
-			t, f := s.prof.Step(si)
-			if t >= r {
-				break
+		return int(a.pos - b.pos)
+	})
+	s.hbuf = hs
+	if len(hs) == 1 {
+		// one holder (EASY): no bookkeeping, the exact test
+		q, r := int(hs[0].j), hs[0].r
+		job := &s.jobs[q]
+		s.inc, s.ver[q] = s.inc[:0], 0
+		if t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r); ok {
+			if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
+				panic(err)
 			}
-			runMax = max(runMax, f)
-			si++
+			if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
+				panic(err)
+			}
+			s.resv[q] = t
+		}
+		return
+	}
+	// Rebase the release log on the oldest holder's view, and take the
+	// suffix maxima of its ends: a holder's releases since it was last
+	// looked at end by suf[ver] or by a move of this compression (newMax).
+	lo := int32(len(s.inc))
+	for _, h := range hs {
+		lo = min(lo, s.ver[h.j])
+	}
+	s.inc = s.inc[:copy(s.inc, s.inc[lo:])]
+	for _, h := range hs {
+		s.ver[h.j] -= lo
+	}
+	suf := s.suf[:0]
+	suf = slices.Grow(suf, len(s.inc)+1)[:len(s.inc)+1]
+	suf[len(s.inc)] = math.Inf(-1)
+	for i := len(s.inc) - 1; i >= 0; i-- {
+		suf[i] = max(suf[i+1], s.inc[i].b)
+	}
+	s.suf = suf
+	newMax := math.Inf(-1)
+	// A job can move before r only if some instant in [now, r) has m free
+	// nodes; its own reservation does not touch that range. runMax bounds
+	// the largest free count over [now, scanT) from above, kept while the
+	// reservations come in increasing r: a move only lowers the counts
+	// before r (and raises them from r on, not yet scanned).
+	runMax, scanT, si := 0, now, 0
+	for _, h := range hs {
+		q := int(h.j)
+		job := &s.jobs[q]
+		r := h.r
+		if r > scanT {
+			for ; si < s.prof.Len(); si++ {
+				t, f := s.prof.Step(si)
+				if t >= r {
+					break
+				}
+				runMax = max(runMax, f)
+			}
+			scanT = r
 		}
 		if runMax < job.Size {
+			s.ver[q] = int32(len(s.inc))
 			continue
 		}
-		if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
-			panic(err)
+		// it had no fit before r when last looked at: a fit now overlaps
+		// some interval released since, and starts before its end
+		stop := max(suf[s.ver[q]], newMax)
+		s.ver[q] = int32(len(s.inc))
+		if stop <= now {
+			continue
 		}
-		t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now)
+		t, ok := s.prof.EarliestFitBeforeStop(job.Size, job.Estimate, now, r, stop)
+		if !ok {
+			continue
+		}
+		s.release(r, r+job.Estimate, job.Size)
+		newMax = max(newMax, r+job.Estimate)
 		if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
 			panic(err)
 		}
-		if t < r {
-			s.resv[q] = t
-			si, runMax = 0, 0
-		}
+		s.resv[q] = t
+		s.ver[q] = int32(len(s.inc))
+		// the steps moved: resume the scan at the first one from scanT on
+		// (the counts before scanT only went down)
+		si = s.prof.Search(scanT)
 	}
+}
+
+// waitTree indexes the waiting jobs of an FCFS queue (queue order = job
+// index) by minimum size and estimate, so that an EASY pass finds the next
+// job that may fit without looking at the others.
+type waitTree struct {
+	n    int
+	size []int32
+	est  []float64
+}
+
+func newWaitTree(n int) *waitTree {
+	m := 1
+	for m < n {
+		m <<= 1
+	}
+	t := &waitTree{n: m, size: make([]int32, 2*m), est: make([]float64, 2*m)}
+	for i := range t.size {
+		t.size[i], t.est[i] = math.MaxInt32, math.Inf(1)
+	}
+	return t
+}
+
+func (t *waitTree) set(j int, size int32, est float64) {
+	i := j + t.n
+	t.size[i], t.est[i] = size, est
+	for i >>= 1; i > 0; i >>= 1 {
+		t.size[i] = min(t.size[2*i], t.size[2*i+1])
+		t.est[i] = min(t.est[2*i], t.est[2*i+1])
+	}
+}
+
+// next returns the first waiting job j >= lo whose subtree bounds allow
+// size <= f and (est <= d or size <= e), -1 if none; the caller tests the
+// job itself (the bounds of a leaf are the job's own).
+func (t *waitTree) next(lo int, f int32, d float64, e int32) int {
+	return t.find(1, 0, t.n, lo, f, d, e)
+}
+
+func (t *waitTree) find(node, l, r, lo int, f int32, d float64, e int32) int {
+	if r <= lo {
+		return -1
+	}
+	sz := t.size[node]
+	if sz > f || sz > e && t.est[node] > d {
+		return -1
+	}
+	if r-l == 1 {
+		return l
+	}
+	m := (l + r) / 2
+	if j := t.find(2*node, l, m, lo, f, d, e); j >= 0 {
+		return j
+	}
+	return t.find(2*node+1, m, r, lo, f, d, e)
 }

@@ -182,3 +182,113 @@ func (p *Profile) Advance(t float64) {
 	}
 	p.times[0] = t
 }
+
+// FitsAt reports whether at least k processors stay free during [t, t+d)
+// (at t alone for a zero d): EarliestFit(k, d, t) == t, but it stops at
+// the first step that is too low. O(log n + m), m steps spanned.
+func (p *Profile) FitsAt(k int, d, t float64) bool {
+	if k > p.capacity || k < 0 {
+		return false
+	}
+	if t < p.times[0] {
+		t = p.times[0]
+	}
+	i := p.index(t)
+	if p.free[i] < k {
+		return false
+	}
+	end := t + d
+	for i++; i < len(p.times) && p.times[i] < end; i++ {
+		if p.free[i] < k {
+			return false
+		}
+	}
+	return true
+}
+
+// Search returns the index of the first step starting at or after t
+// (Len() if none). O(log n).
+func (p *Profile) Search(t float64) int { return sort.SearchFloat64s(p.times, t) }
+
+// EarliestFitBefore answers EarliestFit(k, d, after) as if k processors
+// were released during [limit, limit+d) first (the caller's own
+// reservation there), without changing the profile, but only if that
+// earliest fit lies before limit: it returns the fit and true, or false if
+// the earliest fit is limit or later. O(log n + m), m steps between after
+// and the fit plus d (at most up to limit+d).
+func (p *Profile) EarliestFitBefore(k int, d, after, limit float64) (float64, bool) {
+	return p.EarliestFitBeforeStop(k, d, after, limit, limit)
+}
+
+// EarliestFitBeforeStop is EarliestFitBefore that also gives up (false)
+// once the earliest fit is known to be at stop or later (stop <= limit).
+func (p *Profile) EarliestFitBeforeStop(k int, d, after, limit, stop float64) (float64, bool) {
+	if k > p.capacity || k < 0 {
+		return math.Inf(1), false
+	}
+	if after < p.times[0] {
+		after = p.times[0]
+	}
+	stop = min(stop, limit)
+	if after >= stop {
+		return math.Inf(1), false
+	}
+	rend := limit + d
+	i := p.index(after)
+	x := after
+	cand, valid := after, true
+	// Fast path over the steps that end by limit (own reservation not
+	// involved): cand is the start of the current run of steps with at
+	// least k free, the window closes at a step end >= cand+d.
+	n := len(p.times)
+	for i+1 < n {
+		next := p.times[i+1]
+		if next > limit {
+			break
+		}
+		if p.free[i] < k {
+			cand = next
+			if cand >= stop {
+				return math.Inf(1), false
+			}
+		} else if next >= cand+d {
+			return cand, true
+		}
+		i++
+	}
+	if i > 0 && p.times[i] > after {
+		x = p.times[i]
+	}
+	valid = cand <= x
+	for {
+		y := math.Inf(1)
+		if i+1 < len(p.times) {
+			y = p.times[i+1]
+		}
+		v := p.free[i]
+		if x < limit {
+			y = min(y, limit)
+		} else if x < rend {
+			y = min(y, rend)
+			v += k
+		}
+		if v < k {
+			valid = false
+			if x >= stop {
+				return math.Inf(1), false
+			}
+		} else if !valid {
+			cand, valid = x, true
+			if cand >= stop {
+				return math.Inf(1), false
+			}
+		}
+		if valid && (math.IsInf(y, 1) || y >= cand+d && (d > 0 || y > cand)) {
+			return cand, cand < stop
+		}
+		if i+1 < len(p.times) && y == p.times[i+1] {
+			i++
+		}
+		x = y
+	}
+}

@@ -151,3 +151,50 @@ func BenchmarkProfile_EarliestFit1000(b *testing.B) {
 		_, _ = p.EarliestFit(1+r.IntN(64), r.Float64()*100, r.Float64()*10000)
 	}
 }
+
+// TestEarliestFitBeforeMatchesReleaseRefit checks EarliestFitBefore(Stop)
+// and FitsAt against the operations they stand for, on random profiles.
+func TestEarliestFitBeforeMatchesReleaseRefit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for it := 0; it < 3000; it++ {
+		p := New(16, 0)
+		type res struct {
+			s, e float64
+			k    int
+		}
+		var rs []res
+		for range 1 + rng.IntN(12) {
+			s := float64(rng.IntN(40))
+			e := s + float64(rng.IntN(20))
+			k := 1 + rng.IntN(8)
+			if p.Reserve(s, e, k) == nil && e > s {
+				rs = append(rs, res{s, e, k})
+			}
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		own := rs[rng.IntN(len(rs))]
+		after := float64(rng.IntN(int(own.s) + 1))
+		stop := own.s
+		if rng.IntN(2) == 0 {
+			stop = after + float64(rng.IntN(int(own.s-after)+1))
+		}
+		got, ok := p.EarliestFitBeforeStop(own.k, own.e-own.s, after, own.s, stop)
+		if err := p.Release(own.s, own.e, own.k); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := p.EarliestFit(own.k, own.e-own.s, after)
+		if p.Reserve(own.s, own.e, own.k) != nil {
+			t.Fatal("re-reserve")
+		}
+		if ok != (want < stop) || ok && got != want {
+			t.Fatalf("it %d: EarliestFitBeforeStop(%d, %v, %v, %v, %v) = %v, %v; release+EarliestFit gives %v",
+				it, own.k, own.e-own.s, after, own.s, stop, got, ok, want)
+		}
+		k, d, at := 1+rng.IntN(16), float64(rng.IntN(15)), float64(rng.IntN(50))
+		if w, _ := p.EarliestFit(k, d, at); p.FitsAt(k, d, at) != (w == at) {
+			t.Fatalf("it %d: FitsAt(%d, %v, %v) = %v, EarliestFit %v", it, k, d, at, !(w == at), w)
+		}
+	}
+}

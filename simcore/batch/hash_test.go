@@ -1,0 +1,71 @@
+package batch
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+	"os"
+	"testing"
+	"time"
+)
+
+// scheduleHash is an FNV-64a hash of every job's start time (bit pattern),
+// in input order.
+func scheduleHash(o *Outcome) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, s := range o.Start {
+		u := math.Float64bits(s)
+		for i := range b {
+			b[i] = byte(u >> (8 * i))
+		}
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}
+
+// TestCTCScheduleHash pins the schedules of the whole CTC trace for a few
+// order × backfilling cases: the hashes were recorded before the executor
+// was optimised, so any change of a start time fails here. Set
+// BATCH_HASH_PRINT=1 to log the hashes instead of comparing them.
+func TestCTCScheduleHash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	jobs := ctcJobs(t, "requested")
+	cases := []struct {
+		name     string
+		order    string
+		depth    int
+		weighted bool
+		each     bool
+		want     uint64
+	}{
+		{"FCFS/none", FCFS, 0, false, false, 0xd4985e09fc3e0f86},
+		{"FCFS/EASY", FCFS, 1, false, false, 0xce95ae94e78422f0},
+		{"FCFS/conservative", FCFS, All, false, false, 0x845090c9cf060035},
+		{"FCFS/depth4/each", FCFS, 4, false, true, 0xfce9c8e572c1402},
+		{"GareyGraham", GareyGraham, 0, false, false, 0x7aebee8166f66790},
+		{"PSRS/EASY", PSRS, 1, false, false, 0xb7167f2fcc7a5043},
+		{"PSRS/conservative", PSRS, All, false, false, 0x2ab4bf34179e83c0},
+		{"SMART-FFIA/conservative", SmartFFIA, All, false, false, 0x9c8c064cafb8afb4},
+		{"SMART-NFIW/EASY/weighted", SmartNFIW, 1, true, false, 0x6a311fe14445e325},
+	}
+	print := os.Getenv("BATCH_HASH_PRINT") != ""
+	for _, c := range cases {
+		t0 := time.Now()
+		out, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: c.order, Depth: c.depth,
+			Weighted: c.weighted, EachEvent: c.each, Recompute: RecomputeNew})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := scheduleHash(out)
+		if print {
+			t.Logf("{%q, ..., %#x}, // %v, missed=%d", c.name, h, time.Since(t0), out.Missed)
+			continue
+		}
+		if h != c.want {
+			t.Errorf("%s: schedule hash %#x, want %#x", c.name, h, c.want)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package batch
+
+import (
+	"math"
+	"sort"
+)
+
+func init() { backfillRef = (*sim).backfillRef }
+
+// backfillRef is the executor before the optimisation (commit 70cc8ab):
+// one EarliestFit per candidate, compression by release and re-fit.
+func (s *sim) backfillRef(now float64) {
+	s.prof.Advance(now)
+	if s.dirty {
+		s.compressRef(now)
+		s.dirty = false
+	}
+	ahead := 0
+	kept := s.queue[:0]
+	for i, j := range s.queue {
+		job := &s.jobs[j]
+		if ahead < s.cfg.Depth {
+			if r := s.resv[j]; r >= 0 && r < now {
+				s.out.Missed++
+				s.unreserve(j)
+			}
+			r := s.resv[j]
+			if r < 0 {
+				t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now)
+				if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
+					panic(err)
+				}
+				r, s.resv[j] = t, t
+				if s.out.FirstResv != nil && math.IsNaN(s.out.FirstResv[j]) {
+					s.out.FirstResv[j] = t
+				}
+			}
+			if r == now {
+				s.resv[j] = -1
+				s.start(now, j)
+				continue
+			}
+			ahead++
+			kept = append(kept, j)
+			continue
+		}
+		if job.Size <= s.free {
+			if t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now); t == now {
+				if err := s.prof.Reserve(now, now+job.Estimate, job.Size); err != nil {
+					panic(err)
+				}
+				s.start(now, j)
+				continue
+			}
+		}
+		kept = append(kept, j)
+		if s.free == 0 && ahead >= s.cfg.Depth {
+			kept = append(kept, s.queue[i+1:]...)
+			break
+		}
+	}
+	s.queue = kept
+}
+
+// compressRef moves every reservation as early as it can go, one at a time in
+// the order of the current reservation starts (ties: queue order); each
+// move releases the job's own reservation first, so it never moves later.
+func (s *sim) compressRef(now float64) {
+	var hs []int
+	for _, q := range s.queue {
+		if s.resv[q] >= 0 {
+			hs = append(hs, q)
+		}
+	}
+	sort.SliceStable(hs, func(a, b int) bool { return s.resv[hs[a]] < s.resv[hs[b]] })
+	// A job can move before r only if some instant in [now, r) has m free
+	// nodes; its own reservation does not touch that range. runMax is the
+	// largest free count over the steps starting before r, kept while the
+	// reservations come in increasing r and rebuilt after every move.
+	si, runMax := 0, 0
+	for _, q := range hs {
+		job := &s.jobs[q]
+		r := s.resv[q]
+		if r <= now {
+			continue
+		}
+		for si < s.prof.Len() {
+			t, f := s.prof.Step(si)
+			if t >= r {
+				break
+			}
+			runMax = max(runMax, f)
+			si++
+		}
+		if runMax < job.Size {
+			continue
+		}
+		if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
+			panic(err)
+		}
+		t, _ := s.prof.EarliestFit(job.Size, job.Estimate, now)
+		if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
+			panic(err)
+		}
+		if t < r {
+			s.resv[q] = t
+			si, runMax = 0, 0
+		}
+	}
+}
