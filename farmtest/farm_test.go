@@ -765,3 +765,34 @@ func TestObjectStoreFull(t *testing.T) {
 	}
 	t.Logf("jobs submitted 10, results 10 once the store had room; worker stats %+v", ws.List[0].Stats())
 }
+
+// TestLongJobDoesNotHoldResults: a result buffered before a long job is
+// stored while that job runs, not after it (it would otherwise outlive its
+// AckWait and run again). Bound: 20 s.
+func TestLongJobDoesNotHoldResults(t *testing.T) {
+	s := Settings()
+	s.AckWait = time.Second
+	f := New(t, s)
+	c := f.StartCoordinator("coord")
+	ws := f.StartWorkers(1, "w", worker.Config{FlushEvery: 100 * time.Millisecond})
+	rep := submit(t, c.Coordinator, `sweeps:
+  - name: long
+    model: bench
+    seed: 1
+    axes:
+      - name: work_ms
+        values: [1, 3000]
+`, false)
+	time.Sleep(1500 * time.Millisecond) // the long job is running
+	p, err := c.Progress(context.Background(), rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Done != 1 {
+		t.Fatalf("%d results stored while the long job runs, want 1", p.Done)
+	}
+	p = WaitRun(t, c.Coordinator, rep.Run, 15*time.Second)
+	if st := ws.List[0].Stats(); p.Done != 2 || st.Done != 2 {
+		t.Fatalf("progress %+v, worker ran %d jobs (want 2: nothing redelivered)", p, st.Done)
+	}
+}

@@ -77,6 +77,8 @@ type Worker struct {
 	// flushFailed stops the worker when a part could not be stored even
 	// after retries (its jobs were nak'ed and will run elsewhere).
 	flushFailed atomic.Bool
+	// parts hands buffered results to the flusher goroutine (set by Run).
+	parts chan []*finished
 }
 
 // finished is a job whose result waits in the buffer for its part.
@@ -166,6 +168,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	// those jobs are done, and dropping their results would only make
 	// them run again.
 	parts := make(chan []*finished, 1)
+	w.parts = parts
 	flushed := make(chan error, 1)
 	go func() {
 		var first error
@@ -201,6 +204,21 @@ func (w *Worker) Run(ctx context.Context) error {
 	runErr := <-flushed
 	w.log.Info("worker stopped", "done", w.done.Load(), "errors", w.errs.Load())
 	return runErr
+}
+
+// tryHandOff gives the buffered results to the flusher if it has room,
+// without waiting.
+func (w *Worker) tryHandOff() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buffered) == 0 || w.parts == nil {
+		return
+	}
+	select {
+	case w.parts <- w.buffered:
+		w.buffered, w.tableRows = nil, 0
+	default:
+	}
 }
 
 // take empties the buffer and returns what it held.
@@ -319,10 +337,16 @@ func (w *Worker) runModel(ctx context.Context, msg jetstream.Msg, model simcore.
 		defer cancel()
 	}
 	stop := make(chan struct{})
-	defer close(stop)
+	done := make(chan struct{})
+	defer func() { close(stop); <-done }()
 	go func() {
+		defer close(done)
 		t := time.NewTicker(max(w.farm.Settings.AckWait/3, 10*time.Millisecond))
 		defer t.Stop()
+		// Results buffered before this job must not wait for it to end: a
+		// long job would otherwise hold them past their AckWait.
+		flush := time.NewTicker(w.cfg.FlushEvery)
+		defer flush.Stop()
 		for {
 			select {
 			case <-stop:
@@ -331,6 +355,10 @@ func (w *Worker) runModel(ctx context.Context, msg jetstream.Msg, model simcore.
 				return
 			case <-t.C:
 				_ = msg.InProgress()
+			case <-flush.C:
+				if w.flushDue() {
+					w.tryHandOff()
+				}
 			}
 		}
 	}()
