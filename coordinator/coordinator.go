@@ -53,9 +53,10 @@ type Coordinator struct {
 
 	mu   sync.Mutex
 	runs map[string]*runEntry
-	// done maps every finished job ID ever registered to where its result
-	// is stored (the registry of finished jobs, mirrored from SCHEDFARM_DONE).
-	done map[uuid.UUID]*PartRef
+	// done holds every finished job ID ever registered: the registry of
+	// finished jobs (SCHEDFARM_DONE) in memory, checked before publishing.
+	// Where each result is stored is read from the registry when collecting.
+	done map[uuid.UUID]struct{}
 	// aliases numbers the runs this coordinator tracks, for short job keys.
 	aliases int
 
@@ -63,12 +64,6 @@ type Coordinator struct {
 	wg   sync.WaitGroup
 	stop context.CancelFunc
 	lost atomic.Bool
-}
-
-// PartRef says where the result of a finished job is stored.
-type PartRef struct {
-	Run, Part string
-	Objects   []string
 }
 
 type runEntry struct {
@@ -121,7 +116,7 @@ func New(farm *broker.Farm, cfg Config) (*Coordinator, error) {
 	}
 	return &Coordinator{
 		farm: farm, reg: cfg.Registry, log: cfg.Logger.With("coordinator", cfg.Name), name: cfg.Name, db: db, cfg: cfg,
-		runs: map[string]*runEntry{}, done: map[uuid.UUID]*PartRef{},
+		runs: map[string]*runEntry{}, done: map[uuid.UUID]struct{}{},
 	}, nil
 }
 
@@ -392,12 +387,9 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 		}
 		ids = append(ids, id)
 	}
-	ref := &PartRef{Run: p.Run, Part: p.Part, Objects: p.Objects}
 	c.mu.Lock()
 	for _, id := range ids {
-		if _, ok := c.done[id]; !ok {
-			c.done[id] = ref
-		}
+		c.done[id] = struct{}{}
 	}
 	r := c.runs[p.Run]
 	c.mu.Unlock()
