@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"schedfarm/simcore/check"
@@ -158,5 +159,34 @@ func TestLengthBin(t *testing.T) {
 		if got := lengthBin(x); got != want {
 			t.Errorf("lengthBin(%v) = %d, want %d", x, got, want)
 		}
+	}
+}
+
+// TestRefusedInputs: inputs the executor cannot schedule correctly are
+// refused with a clear error, never a panic or an invalid schedule.
+func TestRefusedInputs(t *testing.T) {
+	zero := J(2, 1, 2, 10)
+	zero.Estimate = 0
+	over := J(2, 1, 2, 10)
+	over.Estimate = 5 // runs 10 > estimate 5
+	for _, c := range []struct {
+		name string
+		jobs []workload.Job
+		cfg  Config
+		want string
+	}{
+		{"zero estimate", []workload.Job{J(1, 0, 3, 10), zero}, Config{Nodes: 4, Order: "FCFS", Depth: 1}, "estimates must be positive"},
+		{"overrun with per-event passes", []workload.Job{J(1, 0, 3, 10), over}, Config{Nodes: 4, Order: "FCFS", Depth: All, EachEvent: true}, "event_order=each"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Simulate(context.Background(), c.jobs, c.cfg)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want %q", err, c.want)
+			}
+		})
+	}
+	// The same overrun with batched passes is scheduled.
+	if _, err := Simulate(context.Background(), []workload.Job{J(1, 0, 3, 10), over}, Config{Nodes: 4, Order: "FCFS", Depth: All}); err != nil {
+		t.Fatal(err)
 	}
 }
