@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestAccountsIsolateFarms(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := NewWithServer(t, Settings(), broker.ServerConfig{ConfigFile: conf})
-	var logs bytes.Buffer
+	var logs syncBuffer
 	f.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.Auth = func(cc *broker.ConnConfig) { cc.User, cc.Password = "farm", farmPassword }
 
@@ -304,4 +305,29 @@ func TestCredsFile(t *testing.T) {
 	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != 5 {
 		t.Fatalf("progress %+v", p)
 	}
+}
+
+// syncBuffer is a bytes.Buffer that the farm's goroutines may log into
+// while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
 }
