@@ -563,8 +563,8 @@ func PutFailure(ctx context.Context, farm *broker.Farm, rec broker.FailRecord) e
 }
 
 // settle marks a run complete when every job is done or failed. The record
-// is stored before the run shows as complete in memory, so whoever sees it
-// complete (a progress poll) can collect it at once.
+// is stored before the run leaves memory, so whoever sees it complete (a
+// progress poll) can collect it at once.
 func (c *Coordinator) settle(ctx context.Context, run string) {
 	c.mu.Lock()
 	r := c.runs[run]
@@ -581,10 +581,48 @@ func (c *Coordinator) settle(ctx context.Context, run string) {
 		c.log.Error("store completed run", "run", run, "err", err)
 		return
 	}
-	c.mu.Lock()
-	r.rec = rec
-	c.mu.Unlock()
+	// The stored record now tells the run's state; memory lets it go.
+	c.forget(run)
 	c.log.Info("run complete", "run", run, "done", rec.Done, "skipped", rec.Skipped, "failed", rec.Failed)
+}
+
+// forget drops a finished run from memory: its record in JetStream says
+// all there is to know (counts, failures), and a long-lived coordinator
+// must not grow with every run it has seen. A late duplicate result of the
+// run only updates the registry of finished jobs.
+func (c *Coordinator) forget(run string) {
+	c.mu.Lock()
+	r := c.runs[run]
+	c.mu.Unlock()
+	if r == nil {
+		return
+	}
+	// Jobs first, then the run: while the run is still listed its progress
+	// comes from memory, so nobody sees it finished with its jobs still held.
+	txn := c.db.Txn(true)
+	if _, err := txn.DeleteAll("jobs", "status_prefix", r.alias); err != nil {
+		txn.Abort()
+		c.log.Error("forget run", "run", run, "err", err)
+	} else {
+		txn.Commit()
+	}
+	c.mu.Lock()
+	delete(c.runs, run)
+	c.mu.Unlock()
+}
+
+// TrackedJobs returns how many jobs of runs in progress the coordinator
+// holds in memory.
+func (c *Coordinator) TrackedJobs() int {
+	it, err := c.db.Txn(false).Get("jobs", "id")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		n++
+	}
+	return n
 }
 
 func (c *Coordinator) settleAll(ctx context.Context) {

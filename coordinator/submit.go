@@ -231,10 +231,10 @@ func (c *Coordinator) Cancel(ctx context.Context, run string) error {
 	c.mu.Lock()
 	if r := c.runs[run]; r != nil {
 		rec = r.rec
-		rec.Done, rec.Failed = r.counts.Done, r.counts.Failed
-		delete(c.runs, run)
+		rec.Done, rec.Failed, rec.Redelivered = r.counts.Done, r.counts.Failed, r.counts.Redeliver
 	}
 	c.mu.Unlock()
+	c.forget(run)
 	if rec.Status == broker.RunComplete {
 		return nil
 	}

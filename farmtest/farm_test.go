@@ -88,6 +88,9 @@ func TestThousandJobsFourWorkers(t *testing.T) {
 	if p.Done != 1000 || p.Failed != 0 {
 		t.Fatalf("progress: %+v", p)
 	}
+	if n := c.TrackedJobs(); n != 0 {
+		t.Fatalf("the coordinator still holds %d jobs of a finished run in memory", n)
+	}
 	out := collect(t, f, c.Farm, rep.Run)
 	if len(out) != 1 || out[0].OK != 1000 || out[0].Failed != 0 || out[0].Missing != 0 {
 		t.Fatalf("collected: %+v", out[0].Collected)
