@@ -136,12 +136,7 @@ func TestTLSClientCertificates(t *testing.T) {
 		cc.URL = url
 		cc.CAFile, cc.CertFile, cc.KeyFile = filepath.Join(dir, "ca.pem"), filepath.Join(dir, "client.pem"), filepath.Join(dir, "client-key.pem")
 	}
-	c := f.StartCoordinator("coord")
-	f.StartWorkers(1, "w", worker.Config{})
-	rep := submit(t, c.Coordinator, benchSweep("tls", 5, 1, 0, ""), false)
-	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != 5 {
-		t.Fatalf("progress %+v", p)
-	}
+	runThrough(t, f, "tls", 5)
 }
 
 // newCert writes <name>.pem and <name>-key.pem into dir: a CA when parent
@@ -218,12 +213,7 @@ func TestNKeyUser(t *testing.T) {
 		t.Fatal("a stranger's NKey was accepted")
 	}
 	f.Auth = func(cc *broker.ConnConfig) { cc.NKeyFile = seedFile }
-	c := f.StartCoordinator("coord")
-	f.StartWorkers(1, "w", worker.Config{})
-	rep := submit(t, c.Coordinator, benchSweep("nkey", 5, 1, 0, ""), false)
-	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != 5 {
-		t.Fatalf("progress %+v", p)
-	}
+	runThrough(t, f, "nkey", 5)
 }
 
 // TestTokenAuth: a server with a token refuses a client without it or with
@@ -237,12 +227,7 @@ func TestTokenAuth(t *testing.T) {
 		}
 	}
 	f.Auth = func(cc *broker.ConnConfig) { cc.Token = token }
-	c := f.StartCoordinator("coord")
-	f.StartWorkers(1, "w", worker.Config{})
-	rep := submit(t, c.Coordinator, benchSweep("token", 5, 1, 0, ""), false)
-	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != 5 {
-		t.Fatalf("progress %+v", p)
-	}
+	runThrough(t, f, "token", 5)
 }
 
 // TestCredsFile: an operator-mode server (operator, account and user JWTs)
@@ -299,12 +284,7 @@ func TestCredsFile(t *testing.T) {
 		t.Fatal("a user of an unknown account was accepted")
 	}
 	f.Auth = func(cc *broker.ConnConfig) { cc.CredsFile = farmCreds }
-	c := f.StartCoordinator("coord")
-	f.StartWorkers(1, "w", worker.Config{})
-	rep := submit(t, c.Coordinator, benchSweep("creds", 5, 1, 0, ""), false)
-	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != 5 {
-		t.Fatalf("progress %+v", p)
-	}
+	runThrough(t, f, "creds", 5)
 }
 
 // syncBuffer is a bytes.Buffer that the farm's goroutines may log into
@@ -330,4 +310,16 @@ func (s *syncBuffer) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Len()
+}
+
+// runThrough runs n bench jobs through the farm (one coordinator, one
+// worker, with the farm's credentials) and fails unless all finish.
+func runThrough(t *testing.T, f *Farm, name string, n int) {
+	t.Helper()
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(1, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep(name, n, 1, 0, ""), false)
+	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != n {
+		t.Fatalf("progress %+v", p)
+	}
 }

@@ -215,6 +215,15 @@ func (c *cluster) waitDone(run string, timeout time.Duration) (total, done, fail
 	}
 }
 
+// expectDone waits for a run to complete and fails unless all want jobs
+// are done and none failed.
+func (c *cluster) expectDone(run string, want int, timeout time.Duration) {
+	c.t.Helper()
+	if total, done, failed := c.waitDone(run, timeout); total != want || done != want || failed != 0 {
+		c.t.Fatalf("status: total %d done %d failed %d, want %d done", total, done, failed, want)
+	}
+}
+
 // collectJobs collects a run and returns its sweep's jobs table.
 func (c *cluster) collectJobs(run, sweepName string) (*results.Frame, string) {
 	c.t.Helper()
@@ -320,10 +329,7 @@ func TestKillWorkerMidJob(t *testing.T) {
 	run := c.submit(c.writeSweep("kill.yaml", fmt.Sprintf(procSweep, 150, 10)))
 	time.Sleep(1 * time.Second) // every worker is mid-job
 	c.kill("worker1", syscall.SIGKILL, 5*time.Second)
-	total, done, failed := c.waitDone(run, 60*time.Second)
-	if total != 40 || done != 40 || failed != 0 {
-		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
-	}
+	c.expectDone(run, 40, 60*time.Second)
 	fr, _ := c.collectJobs(run, "procs")
 	if checkOnce(t, fr, 40) == 0 {
 		t.Fatal("no job was redelivered: the killed worker held none")
@@ -344,10 +350,7 @@ func TestKillCoordinatorAndRestart(t *testing.T) {
 	c.kill("coordinator", syscall.SIGKILL, 5*time.Second)
 	time.Sleep(500 * time.Millisecond)
 	c.start("coordinator2", "coordinator")
-	total, done, failed := c.waitDone(run, 90*time.Second)
-	if total != 80 || done != 80 || failed != 0 {
-		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
-	}
+	c.expectDone(run, 80, 90*time.Second)
 	fr, _ := c.collectJobs(run, "procs")
 	checkOnce(t, fr, 80)
 }
@@ -367,10 +370,7 @@ func TestRestartServerMidRun(t *testing.T) {
 	time.Sleep(1 * time.Second)
 	c.start("server2", "server", "--port", fmt.Sprint(c.port), "--store-dir", filepath.Join(c.dir, "nats"))
 	c.waitPort(10 * time.Second)
-	total, done, failed := c.waitDone(run, 90*time.Second)
-	if total != 80 || done != 80 || failed != 0 {
-		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
-	}
+	c.expectDone(run, 80, 90*time.Second)
 	fr, _ := c.collectJobs(run, "procs")
 	checkOnce(t, fr, 80)
 }
@@ -391,10 +391,7 @@ func TestSIGTERMWorker(t *testing.T) {
 		t.Fatalf("worker exited with %v after SIGTERM", st)
 	}
 	t.Logf("worker exited cleanly %v after SIGTERM", time.Since(start).Round(time.Millisecond))
-	total, done, failed := c.waitDone(run, 25*time.Second) // well under AckWait
-	if total != 12 || done != 12 || failed != 0 {
-		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
-	}
+	c.expectDone(run, 12, 25*time.Second) // well under AckWait
 	fr, _ := c.collectJobs(run, "procs")
 	if checkOnce(t, fr, 12) == 0 {
 		t.Fatal("no job was handed back by the terminated worker")
@@ -455,10 +452,7 @@ func TestDrainCommand(t *testing.T) {
 		t.Fatal("drained worker did not exit")
 	}
 	c.start("worker1", "worker", "--workers", "1", "--name", "w1")
-	total, done2, failed := c.waitDone(run, 40*time.Second)
-	if total != 12 || done2 != 12 || failed != 0 {
-		t.Fatalf("status: total %d done %d failed %d", total, done2, failed)
-	}
+	c.expectDone(run, 12, 40*time.Second)
 	fr, _ := c.collectJobs(run, "procs")
 	checkOnce(t, fr, 12)
 }
