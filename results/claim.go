@@ -53,6 +53,12 @@ type Claim struct {
 	// point runs the identical instance (common random numbers), so the
 	// differences' CI is far tighter than the two means' CIs.
 	Paired bool
+	// PerInstance (with Paired) decides each point by dominance over the
+	// paired instances instead of a confidence interval: A must be no worse
+	// than B on every instance and better on at least one. It states "A is
+	// always lower" literally: one instance where A is worse fails the point,
+	// and a point where every instance ties is undecided.
+	PerInstance bool
 	// In is the parameter (monotone) and Direction increasing/decreasing;
 	// Strict requires every step to be significant.
 	In, Direction string
@@ -69,7 +75,7 @@ type Claim struct {
 
 var (
 	claimKeys     = []string{"id", "source", "text", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished}
-	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "where"}
+	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
 	publishedKeys = []string{"metric", "where", "value", "tol"}
@@ -248,6 +254,15 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 			c.Paired, _ = p.boolean(e.v, join(bk, "paired"))
 			if _, isMetric := metricOf(p.schema, c.Metric); c.Paired && c.Metric != "" && !isMetric {
 				p.errf(resolveNode(e.v), join(bk, "paired"), "", "paired compares need a metric of the model (a jobs.parquet column), not %q", c.Metric)
+			}
+		}
+		if e, ok := b["per_instance"]; ok {
+			c.PerInstance, _ = p.boolean(e.v, join(bk, "per_instance"))
+			switch {
+			case c.PerInstance && !c.Paired:
+				p.errf(resolveNode(e.v), join(bk, "per_instance"), "add paired: true", "per_instance compares instances, so it needs paired: true")
+			case c.PerInstance && c.Over == OverMean:
+				p.errf(resolveNode(e.v), join(bk, "per_instance"), "use over: every_point or over: share >= P", "per_instance decides each point; it cannot be averaged (over: mean)")
 			}
 		}
 	case ClaimMonotone:

@@ -154,6 +154,11 @@ func TestEvaluatePairedClaims(t *testing.T) {
 		{"mean", paired + `, over: mean}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Pass, "mean over 3 points"},
 		{"unmatched", `compare: {metric: value, series: variant, a: A, b: C, paired: true}`, pairedJobs([]float64{0.5}, 0.05), Inconclusive, "no replicate ran both"},
 		{"no-jobs", paired + `}`, nil, Inconclusive, "needs jobs.parquet"},
+		// per_instance: dominance over the instances, not a CI.
+		{"instances/pass", paired + `, per_instance: true}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Pass, "A better on 18 of 18 instances, worse on 0"},
+		{"instances/fail", paired + `, per_instance: true}`, pairedJobs([]float64{0.5, 0.01, 0.6}, 0.3), Fail, "worse on 2)"},
+		{"instances/ties", paired + `, per_instance: true}`, pairedJobs([]float64{0.5, 0, 0.6}, 0), Inconclusive, "1 undecided"},
+		{"instances/share", paired + `, per_instance: true, over: "share >= 0.6"}`, pairedJobs([]float64{0.5, 0.01, 0.6}, 0.3), Pass, "2/3 points"},
 	}
 	schema := bench.New().Schema()
 	for _, c := range cases {
@@ -174,5 +179,13 @@ func TestEvaluatePairedClaims(t *testing.T) {
 	if _, err := testDecls(t, "claims:\n  - {id: c, compare: {metric: value_median, series: variant, a: A, b: B, paired: true}}\n"); err == nil ||
 		!strings.Contains(err.Error(), "paired compares need a metric of the model") {
 		t.Errorf("paired on a summary column: err = %v", err)
+	}
+	for _, bad := range []struct{ claim, want string }{
+		{`compare: {metric: value, series: variant, a: A, b: B, per_instance: true}`, "needs paired: true"},
+		{paired + `, per_instance: true, over: mean}`, "cannot be averaged"},
+	} {
+		if _, err := testDecls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: err = %v, want %q", bad.claim, err, bad.want)
+		}
 	}
 }

@@ -210,11 +210,11 @@ func lowerAt(a, b est) Verdict {
 // the mean and 95% CI of the paired differences A − B (B − A for "higher")
 // of the claim's metric over the replicates both series ran, matched by
 // replicate and seed, from the ok jobs. Points are in jobs order.
-func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est, detail map[string]string) {
+func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est, detail map[string]string, signs map[string]signCount) {
 	f := jf.f
 	si, mi, ri, sdi, sti := f.Index(c.Series), f.Index(c.Metric), f.Index(ColReplicate), f.Index(ColSeed), f.Index(ColStatus)
 	if si < 0 || mi < 0 || ri < 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	type side struct{ a, b map[string]float64 }
 	points := map[string]*side{}
@@ -244,7 +244,7 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 			p.b[rep] = v
 		}
 	}
-	diffs, detail = map[string]est{}, map[string]string{}
+	diffs, detail, signs = map[string]est{}, map[string]string{}, map[string]signCount{}
 	kept := keys[:0]
 	for _, k := range keys {
 		p := points[k]
@@ -262,6 +262,18 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 			continue
 		}
 		slices.Sort(ds) // map order must not reach the numbers
+		var sc signCount
+		for _, x := range ds {
+			switch {
+			case x < 0:
+				sc.better++
+			case x > 0:
+				sc.worse++
+			default:
+				sc.equal++
+			}
+		}
+		signs[k] = sc
 		st := Describe(ds)
 		ci := st.CI95
 		if math.IsNaN(ci) {
@@ -271,7 +283,28 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 		detail[k] = fmt.Sprintf("paired difference over %d replicates %s", len(ds), est{st.Mean, ci, true})
 		kept = append(kept, k)
 	}
-	return kept, diffs, detail
+	return kept, diffs, detail, signs
+}
+
+// signCount counts a point's paired instances by the sign of the claimed
+// difference: A better than B (as the claim's op says), equal, or worse.
+type signCount struct{ better, equal, worse int }
+
+// verdict decides per-instance dominance at one point: no instance where A
+// is worse, and at least one where it is better. A point where every
+// instance ties cannot tell the two apart.
+func (s signCount) verdict() Verdict {
+	switch {
+	case s.worse > 0:
+		return Fail
+	case s.better > 0:
+		return Pass
+	}
+	return Inconclusive
+}
+
+func (s signCount) String() string {
+	return fmt.Sprintf("A better in %d of %d instances, equal in %d, worse in %d", s.better, s.better+s.equal+s.worse, s.equal, s.worse)
 }
 
 // comparePaired decides a compare claim on paired differences.
@@ -282,7 +315,7 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 		r.Numbers = "a paired claim needs jobs.parquet, which this run folder lacks"
 		return r
 	}
-	keys, d, detail := cf.jobs.pairedDiffs(c)
+	keys, d, detail, signs := cf.jobs.pairedDiffs(c)
 	if len(keys) == 0 {
 		r.Verdict = Inconclusive
 		r.Numbers = fmt.Sprintf("no replicate ran both %s=%s and %s=%s", c.Series, c.A, c.Series, c.B)
@@ -290,9 +323,18 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 	}
 	zero := est{0, 0, true}
 	var means []float64
+	var total signCount
 	for _, k := range keys {
 		means = append(means, d[k].m)
-		r.Points = append(r.Points, PointResult{k, lowerAt(d[k], zero), detail[k]})
+		v := lowerAt(d[k], zero)
+		if c.PerInstance {
+			v = signs[k].verdict()
+			detail[k] = strings.Replace(signs[k].String(), "A better", c.A+" better", 1) + "; " + detail[k]
+		}
+		total.better += signs[k].better
+		total.equal += signs[k].equal
+		total.worse += signs[k].worse
+		r.Points = append(r.Points, PointResult{k, v, detail[k]})
 	}
 	sign := c.A + "−" + c.B
 	rel := "<"
@@ -300,6 +342,10 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 		sign, rel = c.B+"−"+c.A, ">"
 	}
 	what := fmt.Sprintf("%s: %s %s %s (paired, same instances)", c.Metric, c.A, rel, c.B)
+	if c.PerInstance {
+		what = fmt.Sprintf("%s: %s %s %s on no instance and %s %s on some instance of every point (%s better on %d of %d instances, worse on %d)",
+			c.Metric, c.A, map[string]string{"<": ">", ">": "<"}[rel], c.B, rel, c.B, c.A, total.better, total.better+total.equal+total.worse, total.worse)
+	}
 	switch c.Over {
 	case OverEveryPoint, OverShare:
 		overPoints(c, &r, what, "undecided")
