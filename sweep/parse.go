@@ -19,9 +19,14 @@ import (
 
 // File is a parsed and validated sweep file.
 type File struct {
-	Path   string
+	Path string
+	// Text is the file's text, or for a suite (a file with an "include"
+	// list) the bundle of the suite and every file it includes: Parse of
+	// Text alone gives back the same sweeps.
 	Text   []byte
 	Sweeps []*Sweep
+	// Included lists the files a suite included, in the order read.
+	Included []string
 }
 
 // Sweep is one validated sweep: a model, a master seed, a replicate count,
@@ -110,12 +115,17 @@ const (
 var sweepNameRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
 // Load reads and parses the sweep file at path.
+// A suite's included files are read too, and File.Text becomes their
+// bundle.
 func Load(path string, reg *simcore.Registry) (*File, error) {
 	text, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
-	return Parse(path, text, reg)
+	if isBundle(text) {
+		return Parse(path, text, reg)
+	}
+	return parse(path, text, reg, diskSource{})
 }
 
 // Parse parses a sweep file and validates everything that can be checked
@@ -123,8 +133,29 @@ func Load(path string, reg *simcore.Registry) (*File, error) {
 // value against the model's schema (each value an axis produces), the
 // expressions, and that no parameter is set twice. The error, if any, is an
 // ErrorList holding every problem found, each with its position.
+//
+// text may be a bundle (a suite and its included files, as Load packs
+// them); a plain text that includes files is an error, as Parse reads no
+// file.
 func Parse(path string, text []byte, reg *simcore.Registry) (*File, error) {
-	p := &parser{file: path, reg: reg, text: text}
+	if isBundle(text) {
+		root, src, err := parseBundle(text)
+		if err != nil {
+			return nil, ErrorList{&Error{File: path, Line: 1, Col: 1, Msg: err.Error()}}
+		}
+		f, err := parse(root, src[root], reg, src)
+		if err != nil {
+			return nil, err
+		}
+		f.Path = path
+		return f, nil
+	}
+	return parse(path, text, reg, noSource{})
+}
+
+func parse(path string, text []byte, reg *simcore.Registry, src source) (*File, error) {
+	st := &suite{src: src, order: []string{path}, texts: map[string][]byte{path: text}, stack: []string{path}}
+	p := &parser{file: path, reg: reg, text: text, suite: st}
 	f := &File{Path: path, Text: text}
 	root := p.document(text)
 	if root != nil {
@@ -132,6 +163,14 @@ func Parse(path string, text []byte, reg *simcore.Registry) (*File, error) {
 	}
 	if len(p.errs) > 0 {
 		return nil, p.errs
+	}
+	if len(st.order) > 1 {
+		f.Included = slices.Clone(st.order[1:])
+		b, err := packBundle(path, st.order, st.texts)
+		if err != nil {
+			return nil, err
+		}
+		f.Text = b
 	}
 	return f, nil
 }
@@ -146,6 +185,7 @@ type parser struct {
 	nodes    int
 	overflow bool // tooBig has reported
 	vals     int  // axis values generated so far, against maxFileValues
+	suite    *suite
 }
 
 // spend accounts for n more axis values, reporting at n's node when the
@@ -434,44 +474,62 @@ func (p *parser) top(root *yaml.Node) []*Sweep {
 		p.errf(root, "", "", "want a sweep mapping or a \"sweeps\" list, got %s", describe(root))
 		return nil
 	}
-	var list *yaml.Node
+	var list, inc *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if k := p.resolve(root.Content[i]); k.Kind == yaml.ScalarNode && k.Value == "sweeps" {
-			list = root.Content[i+1]
+		if k := p.resolve(root.Content[i]); k.Kind == yaml.ScalarNode {
+			switch k.Value {
+			case "sweeps":
+				list = root.Content[i+1]
+			case "include":
+				inc = root.Content[i+1]
+			}
 		}
 	}
-	if list == nil {
-		s := p.sweep(root, "", []string{"sweeps"})
+	if list == nil && inc == nil {
+		s := p.sweep(root, "", []string{"sweeps", "include"})
 		if s == nil {
 			return nil
 		}
 		return []*Sweep{s}
 	}
-	if _, ok := p.mapping(root, "", []string{"sweeps", extKeys}, nil); !ok {
+	if _, ok := p.mapping(root, "", []string{"sweeps", "include", extKeys}, nil); !ok {
 		return nil
-	}
-	items, ok := p.sequence(list, "sweeps")
-	if !ok {
-		return nil
-	}
-	if len(items) == 0 {
-		p.errf(list, "sweeps", "", "empty list: want at least one sweep")
 	}
 	var out []*Sweep
-	names := map[string]*Sweep{}
-	for i, it := range items {
-		s := p.sweep(it, index("sweeps", i), nil)
-		if s == nil {
-			continue
+	if inc != nil {
+		out = append(out, p.includes(inc)...)
+	}
+	if list != nil {
+		items, ok := p.sequence(list, "sweeps")
+		if !ok {
+			return nil
 		}
+		if len(items) == 0 {
+			p.errf(list, "sweeps", "", "empty list: want at least one sweep")
+		}
+		for i, it := range items {
+			if s := p.sweep(it, index("sweeps", i), nil); s != nil {
+				out = append(out, s)
+			}
+		}
+	}
+	// Sweep names become result folders: unique across the whole suite.
+	names := map[string]*Sweep{}
+	kept := out[:0]
+	for _, s := range out {
 		if first, dup := names[s.Name]; dup {
-			p.errAt(s.Line, s.Col, s.Name, "sweep names become result folders; rename one", "duplicate sweep name (first at line %d)", first.Line)
+			where := fmt.Sprintf("line %d", first.Line)
+			if first.File != s.File {
+				where = fmt.Sprintf("%s:%d", first.File, first.Line)
+			}
+			p.errs = append(p.errs, &Error{File: s.File, Line: s.Line, Col: s.Col, Key: s.Name,
+				Hint: "sweep names become result folders; rename one", Msg: fmt.Sprintf("duplicate sweep name (first at %s)", where)})
 			continue
 		}
 		names[s.Name] = s
-		out = append(out, s)
+		kept = append(kept, s)
 	}
-	return out
+	return kept
 }
 
 // origin records where a parameter is set, to report a second setting.

@@ -132,3 +132,62 @@ func TestVerifyDrift(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSuite runs a suite (a file that includes two sweep files) as one
+// run: every included sweep is collected into its own folder, and the run
+// gets one combined report beside them. The sweep file recorded with the
+// results is the bundle, so `report` can redo everything from the folders.
+func TestRunSuite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("p1/a.yaml", `name: suite-a
+model: bench
+seed: 1
+params: {work_ms: 0, noise: 0.01}
+axes: [{name: size, values: [1, 2, 3]}]
+claims:
+  - {id: grows, monotone: {metric: value, in: size, direction: increasing}}
+`)
+	write("p2/b.yaml", `sweeps:
+  - {name: suite-b, model: bench, seed: 2, replicates: 2, params: {work_ms: 0}}
+`)
+	write("all.yaml", "include: [p1/a.yaml, p2/b.yaml]\n")
+	res := t.TempDir()
+	out := execute(t, "run", "--workers", "2", "--state-dir", t.TempDir(), "--results-dir", res, filepath.Join(dir, "all.yaml"))
+	mustSucceed(t, out)
+	if !strings.Contains(out.stderr, "2 sweep(s), 5 jobs") {
+		t.Errorf("no job count:\n%s", out)
+	}
+	md, err := filepath.Glob(filepath.Join(res, "report-*.md"))
+	if err != nil || len(md) != 1 {
+		t.Fatalf("suite reports %v (%v), want one", md, err)
+	}
+	text, err := os.ReadFile(md[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"2 sweeps, 5 jobs (5 ok, 0 failed)", "| bench | 2 | 5 | 0 |", "| suite-a | bench | 3 | 0 | 3 |",
+		"(suite-b/", "| suite-a | grows |", "Claims: 1 pass, 0 fail, 0 inconclusive"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("suite report lacks %q:\n%s", want, text)
+		}
+	}
+	// Re-reporting the run from its folders (no sweep files at hand) works.
+	run := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(md[0]), "report-"), ".md")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	again := execute(t, "report", "--results-dir", res, run)
+	mustSucceed(t, again)
+	if !strings.Contains(again.stdout, "suite report → ") {
+		t.Errorf("report of the run wrote no suite report:\n%s", again)
+	}
+}

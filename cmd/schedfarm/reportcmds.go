@@ -44,11 +44,13 @@ func (a *app) runDirs(run string) ([]string, error) {
 // the claim verdicts (on stderr), and returns the number of failed claims.
 func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
 	failed := 0
+	var reps []*results.Report
 	for _, d := range dirs {
 		r, err := results.WriteReport(d, a.registry())
 		if err != nil {
 			return failed, err
 		}
+		reps = append(reps, r)
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: report → %s\n", r.Sweep, filepath.Join(filepath.Clean(d), results.ReportHTML))
 		fmt.Fprint(cmd.ErrOrStderr(), results.FormatClaims(r.Sweep, r.Claims))
 		for _, e := range r.FigureErrors {
@@ -56,7 +58,40 @@ func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
 		}
 		failed += r.FailedClaims()
 	}
+	if root, ok := suiteRoot(reps); ok {
+		// A run of several sweeps (a suite) also gets one combined report,
+		// beside the sweeps' folders.
+		s := &results.SuiteReport{Run: reps[0].Run.Run, File: reps[0].Run.File, Sweeps: reps}
+		if f := reps[0].Run.Finished; !f.IsZero() && f.After(reps[0].Run.Created) {
+			s.Wall = f.Sub(reps[0].Run.Created)
+		}
+		path, err := results.WriteSuiteReport(root, s)
+		if err != nil {
+			return failed, err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "suite report → %s\n", path)
+	}
 	return failed, nil
+}
+
+// suiteRoot reports whether reports are the sweeps of one run in one
+// results directory (<root>/<sweep>/<run>/), and returns that root.
+func suiteRoot(reps []*results.Report) (string, bool) {
+	if len(reps) < 2 {
+		return "", false
+	}
+	var root string
+	for i, r := range reps {
+		if r.Run == nil || r.Run.Run != reps[0].Run.Run {
+			return "", false
+		}
+		d := filepath.Dir(filepath.Dir(filepath.Clean(r.Dir)))
+		if i > 0 && d != root {
+			return "", false
+		}
+		root = d
+	}
+	return root, true
 }
 
 func (a *app) reportCmd() *cobra.Command {

@@ -1,0 +1,175 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// SuiteReportName is the base name of a run's combined report in the
+// results directory: <results-dir>/report-<run>.md and .html, written when
+// a run holds more than one sweep (a suite such as configs/all.yaml).
+// Sweep results are folders, so the two files cannot collide with them.
+func SuiteReportName(run string) string { return "report-" + run }
+
+// SuiteReport is the combined report of a run of several sweeps: one row per
+// sweep, the CPU time per model, and every claim.
+type SuiteReport struct {
+	Run, File string
+	Sweeps    []*Report
+	Wall      time.Duration
+	Generated time.Time
+}
+
+// modelTotal is one model's share of a suite.
+type modelTotal struct {
+	Model            string
+	Sweeps, Jobs, OK int
+	Failed           int
+	CPU              time.Duration
+	Pass, Fail, Inc  int
+}
+
+func (s *SuiteReport) models() []modelTotal {
+	var out []modelTotal
+	for _, r := range s.Sweeps {
+		i := slices.IndexFunc(out, func(m modelTotal) bool { return m.Model == r.Model })
+		if i < 0 {
+			out = append(out, modelTotal{Model: r.Model})
+			i = len(out) - 1
+		}
+		m := &out[i]
+		p, f, inc := r.claimCounts()
+		m.Sweeps++
+		m.Jobs += r.Jobs
+		m.OK += r.OK
+		m.Failed += r.Failed
+		m.CPU += r.CPU
+		m.Pass, m.Fail, m.Inc = m.Pass+p, m.Fail+f, m.Inc+inc
+	}
+	return out
+}
+
+func (s *SuiteReport) totals() (jobs, ok, failed int, cpu time.Duration, pass, fail, inc int) {
+	for _, r := range s.Sweeps {
+		p, f, i := r.claimCounts()
+		jobs, ok, failed, cpu = jobs+r.Jobs, ok+r.OK, failed+r.Failed, cpu+r.CPU
+		pass, fail, inc = pass+p, fail+f, inc+i
+	}
+	return
+}
+
+// link is the path of a sweep's report relative to the results directory.
+func (s *SuiteReport) link(resultsDir string, r *Report) string {
+	rel, err := filepath.Rel(resultsDir, filepath.Join(r.Dir, ReportHTML))
+	if err != nil {
+		return filepath.Join(r.Dir, ReportHTML)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// WriteSuiteReport writes the combined report of the sweeps of one run into
+// resultsDir (report-<run>.md and report-<run>.html) and returns the
+// path of the HTML file. reports are the sweeps' own reports, as
+// WriteReport returned them; they keep their order.
+func WriteSuiteReport(resultsDir string, s *SuiteReport) (string, error) {
+	if s.Generated.IsZero() {
+		s.Generated = time.Now().UTC()
+	}
+	var md bytes.Buffer
+	s.markdown(resultsDir, &md)
+	base := filepath.Join(resultsDir, SuiteReportName(s.Run))
+	if err := writeFileAtomic(base+".md", md.Bytes()); err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
+	var h bytes.Buffer
+	if err := suiteTmpl.Execute(&h, s.view(resultsDir)); err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
+	if err := writeFileAtomic(base+".html", h.Bytes()); err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
+	return base + ".html", nil
+}
+
+func (s *SuiteReport) markdown(resultsDir string, b *bytes.Buffer) {
+	jobs, ok, failed, cpu, pass, fail, inc := s.totals()
+	fmt.Fprintf(b, "# Suite report: run %s\n\n", s.Run)
+	fmt.Fprintf(b, "File `%s`: %d sweeps, %d jobs (%d ok, %d failed), wall time %s, CPU time %s (sum of the jobs' duration_ms). Claims: %d pass, %d fail, %d inconclusive.\n\n",
+		s.File, len(s.Sweeps), jobs, ok, failed, s.Wall.Round(time.Millisecond), cpu.Round(time.Millisecond), pass, fail, inc)
+	b.WriteString("## Per model\n\n| model | sweeps | jobs | failed | CPU time | claims pass / fail / inconclusive |\n|---|---|---|---|---|---|\n")
+	for _, m := range s.models() {
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %s | %d / %d / %d |\n", m.Model, m.Sweeps, m.Jobs, m.Failed, m.CPU.Round(time.Millisecond), m.Pass, m.Fail, m.Inc)
+	}
+	b.WriteString("\n## Per sweep\n\n| sweep | model | jobs | failed | points | CPU time | claims pass / fail / inconclusive | report |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range s.Sweeps {
+		p, f, i := r.claimCounts()
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %s | %d / %d / %d | [report](%s) |\n",
+			r.Sweep, r.Model, r.Jobs, r.Failed, r.Points, r.CPU.Round(time.Millisecond), p, f, i, s.link(resultsDir, r))
+	}
+	b.WriteString("\n## Claims\n\n| sweep | claim | source | verdict | numbers |\n|---|---|---|---|---|\n")
+	for _, r := range s.Sweeps {
+		for _, c := range r.Claims {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", r.Sweep, c.ID, mdEscape(c.Source), verdictMark(c.Verdict), mdEscape(c.Numbers))
+		}
+	}
+	fmt.Fprintf(b, "\nGenerated %s.\n", s.Generated.Format(time.RFC3339))
+}
+
+type suiteView struct {
+	S                                 *SuiteReport
+	Models                            []modelTotal
+	Rows                              []suiteRow
+	Jobs, OK, Failed, Pass, Fail, Inc int
+	CPU, Wall                         string
+}
+
+type suiteRow struct {
+	R               *Report
+	Link            string
+	CPU             string
+	Pass, Fail, Inc int
+}
+
+func (s *SuiteReport) view(resultsDir string) suiteView {
+	v := suiteView{S: s, Models: s.models(), Wall: s.Wall.Round(time.Millisecond).String()}
+	var cpu time.Duration
+	v.Jobs, v.OK, v.Failed, cpu, v.Pass, v.Fail, v.Inc = s.totals()
+	v.CPU = cpu.Round(time.Millisecond).String()
+	for _, r := range s.Sweeps {
+		p, f, i := r.claimCounts()
+		v.Rows = append(v.Rows, suiteRow{R: r, Link: s.link(resultsDir, r), CPU: r.CPU.Round(time.Millisecond).String(), Pass: p, Fail: f, Inc: i})
+	}
+	return v
+}
+
+var suiteTmpl = template.Must(template.New("suite").Funcs(template.FuncMap{
+	"mark": verdictMark,
+	"ms":   func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Suite report: run {{.S.Run}}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.inconclusive{color:#9a6700}
+</style></head><body>
+<h1>Suite report: run {{.S.Run}}</h1>
+<p>File <code>{{.S.File}}</code>: {{len .S.Sweeps}} sweeps, {{.Jobs}} jobs ({{.OK}} ok, {{.Failed}} failed), wall time {{.Wall}}, CPU time {{.CPU}} (sum of the jobs' duration_ms). Claims: {{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.</p>
+<h2>Per model</h2>
+<table><tr><th>model</th><th>sweeps</th><th>jobs</th><th>failed</th><th>CPU time</th><th>claims pass / fail / inconclusive</th></tr>
+{{range .Models}}<tr><td>{{.Model}}</td><td>{{.Sweeps}}</td><td>{{.Jobs}}</td><td>{{.Failed}}</td><td>{{ms .CPU}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td></tr>{{end}}
+</table>
+<h2>Per sweep</h2>
+<table><tr><th>sweep</th><th>model</th><th>jobs</th><th>failed</th><th>points</th><th>CPU time</th><th>claims pass / fail / inconclusive</th><th>report</th></tr>
+{{range .Rows}}<tr><td>{{.R.Sweep}}</td><td>{{.R.Model}}</td><td>{{.R.Jobs}}</td><td>{{.R.Failed}}</td><td>{{.R.Points}}</td><td>{{.CPU}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td><td><a href="{{.Link}}">report</a></td></tr>{{end}}
+</table>
+<h2>Claims</h2>
+<table><tr><th>sweep</th><th>claim</th><th>source</th><th>verdict</th><th>numbers</th></tr>
+{{range .Rows}}{{$s := .R.Sweep}}{{range .R.Claims}}<tr><td>{{$s}}</td><td>{{.ID}}</td><td>{{.Source}}</td><td class="{{.Verdict}}">{{mark .Verdict}}</td><td>{{.Numbers}}</td></tr>{{end}}{{end}}
+</table>
+<p><small>Generated {{.S.Generated.Format "2006-01-02T15:04:05Z07:00"}}.</small></p>
+</body></html>
+`))

@@ -1,0 +1,220 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A suite is a sweep file with a top-level "include" list: the sweeps of
+// every included file (paths or globs relative to the including file) run
+// as one run, beside the suite's own "sweeps". Load reads the included
+// files from disk and packs them with the suite into one self-contained
+// bundle text (File.Text), which is what travels to the coordinator and
+// into the results: Parse of a bundle needs no file system, and every
+// error still names the included file, line and column.
+
+// bundleKey opens a bundle document; nothing else starts with it.
+const bundleKey = "schedfarm-bundle"
+
+// Limits on suites.
+const (
+	maxIncludeDepth = 16
+	maxIncludeFiles = 1000
+)
+
+// bundle is the YAML form of a suite and the files it includes.
+type bundle struct {
+	Version int          `yaml:"schedfarm-bundle"`
+	Root    string       `yaml:"root"`
+	Files   []bundleFile `yaml:"files"`
+}
+
+type bundleFile struct {
+	Path string `yaml:"path"`
+	Text string `yaml:"text"`
+}
+
+// source gives the parser the text of an included file and lists the
+// files a glob matches. Load's source is the file system; a bundle's is
+// its packed files.
+type source interface {
+	read(path string) ([]byte, error)
+	glob(pattern string) ([]string, error)
+}
+
+type diskSource struct{}
+
+func (diskSource) read(path string) ([]byte, error) { return os.ReadFile(path) }
+func (diskSource) glob(pattern string) ([]string, error) {
+	m, err := filepath.Glob(pattern)
+	slices.Sort(m)
+	return m, err
+}
+
+type bundleSource map[string][]byte
+
+func (b bundleSource) read(path string) ([]byte, error) {
+	if t, ok := b[path]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("%s is not in the bundle", path)
+}
+
+func (b bundleSource) glob(pattern string) ([]string, error) {
+	var out []string
+	for p := range b {
+		ok, err := filepath.Match(pattern, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// noSource is what Parse of a plain text has: an include cannot be read.
+type noSource struct{}
+
+func (noSource) read(path string) ([]byte, error) {
+	return nil, fmt.Errorf("cannot read %s: included files are read by sweep.Load (the schedfarm commands), not from a bare text", path)
+}
+func (noSource) glob(string) ([]string, error) { return nil, nil }
+
+// isBundle reports whether text is a bundle document.
+func isBundle(text []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(text, " \t\r\n"), []byte(bundleKey+":"))
+}
+
+// parseBundle unpacks a bundle text into its root path and its files.
+func parseBundle(text []byte) (string, bundleSource, error) {
+	var b bundle
+	if err := yaml.Unmarshal(text, &b); err != nil {
+		return "", nil, fmt.Errorf("bundle: %w", err)
+	}
+	if b.Version != 1 {
+		return "", nil, fmt.Errorf("bundle: version %d, this schedfarm reads version 1", b.Version)
+	}
+	src := bundleSource{}
+	for _, f := range b.Files {
+		src[f.Path] = []byte(f.Text)
+	}
+	if _, ok := src[b.Root]; !ok {
+		return "", nil, fmt.Errorf("bundle: root %q is not among its files", b.Root)
+	}
+	return b.Root, src, nil
+}
+
+// packBundle writes the suite at root and the files it included as one
+// bundle text, files in the order they were first included.
+func packBundle(root string, order []string, texts map[string][]byte) ([]byte, error) {
+	b := bundle{Version: 1, Root: root}
+	for _, p := range order {
+		b.Files = append(b.Files, bundleFile{Path: p, Text: string(texts[p])})
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&b); err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// suite is the state shared by the parsers of a suite's files.
+type suite struct {
+	src   source
+	order []string          // every file read, root first
+	texts map[string][]byte // their texts
+	stack []string          // the include chain being parsed (cycle check)
+}
+
+// includes parses the "include" list of the file p is parsing and returns
+// the sweeps of every included file.
+func (p *parser) includes(n *yaml.Node) []*Sweep {
+	items, ok := p.sequence(n, "include")
+	if !ok {
+		return nil
+	}
+	if len(items) == 0 {
+		p.errf(n, "include", "", "empty list: want the paths (or globs) of sweep files to include")
+	}
+	dir := filepath.Dir(p.file)
+	var out []*Sweep
+	for i, it := range items {
+		key := index("include", i)
+		s, ok := p.str(it, key)
+		if !ok {
+			continue
+		}
+		if filepath.IsAbs(s) || s == "" {
+			p.errf(it, key, "write the path relative to "+p.file, "include %q: want a path relative to the including file", s)
+			continue
+		}
+		pattern := filepath.Join(dir, s)
+		paths := []string{pattern}
+		if strings.ContainsAny(s, "*?[") {
+			m, err := p.suite.src.glob(pattern)
+			if err != nil {
+				p.errf(it, key, "", "include %q: %v", s, err)
+				continue
+			}
+			if len(m) == 0 {
+				p.errf(it, key, "check the pattern; it is relative to "+dir, "include %q matches no file", s)
+				continue
+			}
+			paths = m
+		}
+		for _, path := range paths {
+			out = append(out, p.include(it, key, path)...)
+		}
+	}
+	return out
+}
+
+// include parses one included file.
+func (p *parser) include(at *yaml.Node, key, path string) []*Sweep {
+	st := p.suite
+	if slices.Contains(st.stack, path) {
+		p.errf(at, key, "remove one of the includes", "include cycle: %s", strings.Join(append(slices.Clone(st.stack), path), " → "))
+		return nil
+	}
+	if _, done := st.texts[path]; done {
+		return nil // included twice (two globs, say): its sweeps run once
+	}
+	if len(st.stack) >= maxIncludeDepth || len(st.order) >= maxIncludeFiles {
+		p.errf(at, key, "", "includes nested deeper than %d or more than %d files", maxIncludeDepth, maxIncludeFiles)
+		return nil
+	}
+	text, err := st.src.read(path)
+	if err != nil {
+		hint := ""
+		if os.IsNotExist(err) {
+			hint = "the path is relative to " + filepath.Dir(p.file)
+		}
+		p.errf(at, key, hint, "include: %v", err)
+		return nil
+	}
+	st.order = append(st.order, path)
+	st.texts[path] = text
+	child := &parser{file: path, reg: p.reg, text: text, suite: st}
+	st.stack = append(st.stack, path)
+	var sweeps []*Sweep
+	if root := child.document(text); root != nil {
+		sweeps = child.top(root)
+	}
+	st.stack = st.stack[:len(st.stack)-1]
+	p.errs = append(p.errs, child.errs...)
+	return sweeps
+}
