@@ -89,9 +89,23 @@ func (noSource) read(path string) ([]byte, error) {
 }
 func (noSource) glob(string) ([]string, error) { return nil, nil }
 
-// isBundle reports whether text is a bundle document.
+// isBundle reports whether text is a bundle document: its first line
+// that is neither blank nor a comment starts with the bundle key.
 func isBundle(text []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(text, " \t\r\n"), []byte(bundleKey+":"))
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		return bytes.HasPrefix(line, []byte(bundleKey+":"))
+	}
+	return false
 }
 
 // parseBundle unpacks a bundle text into its root path and its files.

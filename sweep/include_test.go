@@ -126,3 +126,22 @@ func TestSuiteErrors(t *testing.T) {
 		t.Errorf("Parse of an including text: %v", err)
 	}
 }
+
+func TestBundleFile(t *testing.T) {
+	f, err := Load("testdata/good/bundle.yaml", testRegistry(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sweeps) != 2 || f.Sweeps[0].Name != "ba" || f.Sweeps[0].File != "suite/p/a.yaml" || len(f.Included) != 1 {
+		t.Fatalf("bundle: %d sweeps, included %v", len(f.Sweeps), f.Included)
+	}
+	for _, bad := range []string{
+		"schedfarm-bundle: 2\nroot: a\nfiles: [{path: a, text: 'name: x'}]\n",
+		"schedfarm-bundle: 1\nroot: b\nfiles: [{path: a, text: 'name: x'}]\n",
+		"schedfarm-bundle: [\n",
+	} {
+		if _, err := Parse("b.yaml", []byte(bad), testRegistry(t)); err == nil || !strings.Contains(err.Error(), "b.yaml:1:1: bundle") {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+}
