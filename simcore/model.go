@@ -209,3 +209,25 @@ func (r *Registry) Models() []Model {
 	}
 	return out
 }
+
+// Representative is one representative paper-scale job of a model, the one
+// `schedfarm bench` times, with what the paper reports for the same size.
+type Representative struct {
+	// Params are the job's parameters (completed against the schema by the
+	// caller); Seed its instance seed.
+	Params Params
+	Seed   uint64
+	// Doc says what the job is ("CTC trace, 77,222 jobs, FCFS + EASY").
+	Doc string
+	// Paper is the runtime the paper reports for that size, as free text
+	// ("" when the paper reports none), and PaperSeconds the same in
+	// seconds (0 when none) so a speed-up can be computed.
+	Paper        string
+	PaperSeconds float64
+}
+
+// Benchmarked is implemented by models that name their representative jobs
+// (one per algorithm family worth timing).
+type Benchmarked interface {
+	Representatives() []Representative
+}

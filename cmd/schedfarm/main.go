@@ -68,6 +68,9 @@ type app struct {
 	// go through in-memory pipes rather than loopback TCP.
 	embedded nats.InProcessConnProvider
 	prov     provenanceOnce
+	// lastElapsed is the time from submission to the last job's end of
+	// the latest runLocal (what `bench` measures the farm by).
+	lastElapsed time.Duration
 }
 
 func newApp() *app {
@@ -103,7 +106,7 @@ func newApp() *app {
 	a.root.AddCommand(
 		a.runCmd(), a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(),
 		a.collectCmd(), a.cancelCmd(), a.drainCmd(), a.validateCmd(), a.expandCmd(), a.modelsCmd(), a.versionCmd(),
-		a.reportCmd(), a.verifyCmd(), a.tracesCmd(),
+		a.reportCmd(), a.verifyCmd(), a.tracesCmd(), a.benchCmd(),
 	)
 	return a
 }

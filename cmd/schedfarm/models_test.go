@@ -37,5 +37,17 @@ func TestEveryModelHasValidLayouts(t *testing.T) {
 				}
 			}
 		}
+		// `schedfarm bench` times every model: each names representative
+		// jobs whose parameters are valid.
+		b, ok := m.(simcore.Benchmarked)
+		if !ok || len(b.Representatives()) == 0 {
+			t.Errorf("model %s names no representative job (simcore.Benchmarked)", m.Name())
+			continue
+		}
+		for _, r := range b.Representatives() {
+			if _, err := s.Complete(maps(r.Params)); err != nil || r.Doc == "" {
+				t.Errorf("model %s: representative %q: %v", m.Name(), r.Doc, err)
+			}
+		}
 	}
 }

@@ -191,3 +191,20 @@ claims:
 		t.Errorf("report of the run wrote no suite report:\n%s", again)
 	}
 }
+
+// TestBench times the bench model's representative jobs and runs the farm
+// measurements at a small size; the numbers vary, the shape must not.
+func TestBench(t *testing.T) {
+	t.Parallel()
+	out := execute(t, "bench", "--models", "bench", "--runs", "2", "--workers", "2", "--farm-jobs", "40", "--markdown")
+	mustSucceed(t, out)
+	for _, want := range []string{"machine: ", "| model | representative job | best | median | jobs/s (2 workers) |",
+		"| bench | 0 ms of work |", "| bench | 20 ms of work |", "farm: 40 × 0 ms jobs, 2 workers:", "farm: 4 × 20 ms jobs, 2 workers: efficiency "} {
+		if !strings.Contains(out.stdout, want) {
+			t.Errorf("bench output lacks %q:\n%s", want, out.stdout)
+		}
+	}
+	if bad := execute(t, "bench", "--models", "nope"); bad.code() != exitUsage || !strings.Contains(bad.String(), `unknown model "nope"`) {
+		t.Errorf("bench --models nope: %s", bad)
+	}
+}

@@ -136,6 +136,7 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		return fmt.Errorf("run %s interrupted: %w (its finished jobs are kept: run the same command again to resume)", rep.Run, err)
 	}
 	elapsed := time.Since(start)
+	a.lastElapsed = elapsed
 	collected, err := a.collect(ctx, cmd, farm, rep.Run, false)
 	if err != nil {
 		return err
