@@ -64,6 +64,19 @@ type Dispatch struct {
 	Makespan float64
 	// Runs holds every task run when recording was asked for.
 	Runs []TaskRun
+	// spans holds every task's [start, end), always.
+	spans [][2]float64
+}
+
+// WorkBefore returns the processor-hours worked before time t.
+func (d *Dispatch) WorkBefore(t float64) float64 {
+	w := 0.0
+	for _, s := range d.spans {
+		if s[0] < t {
+			w += math.Min(s[1], t) - s[0]
+		}
+	}
+	return w
 }
 
 // runTask is one task of a dispatch in flat form.
@@ -111,7 +124,7 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 		}
 		stageStart[j][len(st)] = len(tasks)
 	}
-	d := &Dispatch{JobEnd: make([]float64, len(jobs)), ProcRelease: make([]float64, p)}
+	d := &Dispatch{JobEnd: make([]float64, len(jobs)), ProcRelease: make([]float64, p), spans: make([][2]float64, 0, len(tasks))}
 	if record {
 		d.Runs = make([]TaskRun, 0, len(tasks))
 	}
@@ -204,6 +217,7 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 			end := now + tasks[t].length
 			run.Push(running{end, pr, t})
 			d.Work += tasks[t].length
+			d.spans = append(d.spans, [2]float64{now, end})
 			if record {
 				tk := tasks[t]
 				d.Runs = append(d.Runs, TaskRun{Job: tk.job, Stage: tk.stage, Task: tk.task, Proc: pr, Start: now, End: end})

@@ -234,7 +234,7 @@ func TestTheorem4(t *testing.T) {
 		for i := range jobs {
 			items[i] = Item{Reward: Unit.Value(jobs[i].Priority, jobs[i].T1()), Weight: jobs[i].T1()}
 		}
-		sel := Greedy(items, rr*float64(p)*deadline)
+		sel := Greedy(items, rr*float64(p)*deadline, TiesSmall)
 		var chosen []Job
 		for i, s := range sel {
 			if s {

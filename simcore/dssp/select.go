@@ -21,9 +21,33 @@ const capTol = 1e-9
 
 func fits(used, w, capacity float64) bool { return used+w <= capacity+capTol*math.Max(1, capacity) }
 
+// Ties says how greedy selection orders jobs of equal R/T1. It decides the
+// whole selection under size-dependent rewards (R = T1: every ratio is 1).
+type Ties string
+
+// The tie rules of greedy selection.
+const (
+	// TiesLarge takes the larger job first (first-fit decreasing): the
+	// model's default, the one rule under which size-dependent rewards
+	// keep greedy within §5.2's 3% of the optimum on the synthetic trace.
+	TiesLarge Ties = "large"
+	// TiesNight keeps the night's job order (a stable sort of the
+	// submission list).
+	TiesNight Ties = "night"
+	// TiesSmall takes the smaller job first (SPECS §2.4).
+	TiesSmall Ties = "small"
+)
+
+// TieRules lists the tie rules in schema order.
+var TieRules = []string{string(TiesLarge), string(TiesNight), string(TiesSmall)}
+
 // ratioOrder returns the item indexes by non-increasing R/T1, ties by
-// smaller weight, then index (SPECS §2.4).
-func ratioOrder(items []Item) []int {
+// smaller weight (SPECS §2.4), then index.
+func ratioOrder(items []Item) []int { return ratioOrderTies(items, TiesSmall) }
+
+// ratioOrderTies returns the item indexes by non-increasing R/T1 with the
+// given tie rule, then index.
+func ratioOrderTies(items []Item, ties Ties) []int {
 	idx := make([]int, len(items))
 	for i := range idx {
 		idx[i] = i
@@ -35,8 +59,8 @@ func ratioOrder(items []Item) []int {
 		if l != r {
 			return l > r
 		}
-		if ia.Weight != ib.Weight {
-			return ia.Weight < ib.Weight
+		if ia.Weight != ib.Weight && ties != TiesNight {
+			return (ia.Weight < ib.Weight) == (ties == TiesSmall)
 		}
 		return idx[a] < idx[b]
 	})
@@ -44,11 +68,12 @@ func ratioOrder(items []Item) []int {
 }
 
 // Greedy is the classic greedy knapsack heuristic of §3.1: visit the items
-// by non-increasing R/T1 and take each one that still fits. O(n log n).
-func Greedy(items []Item, capacity float64) []bool {
+// by non-increasing R/T1 (equal ratios by the tie rule) and take each one
+// that still fits. O(n log n).
+func Greedy(items []Item, capacity float64, ties Ties) []bool {
 	sel := make([]bool, len(items))
 	used := 0.0
-	for _, i := range ratioOrder(items) {
+	for _, i := range ratioOrderTies(items, ties) {
 		if fits(used, items[i].Weight, capacity) {
 			sel[i] = true
 			used += items[i].Weight

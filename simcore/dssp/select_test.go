@@ -46,7 +46,7 @@ func TestGreedyHand(t *testing.T) {
 	// would give 11), take 3 (w 3) — the scan goes on past an item that
 	// does not fit.
 	items := []Item{{6, 2, 0}, {10, 5, 0}, {6, 4, 0}, {3, 3, 0}}
-	sel := Greedy(items, 10)
+	sel := Greedy(items, 10, TiesSmall)
 	want := []bool{true, true, false, true}
 	for i := range want {
 		if sel[i] != want[i] {
@@ -55,7 +55,7 @@ func TestGreedyHand(t *testing.T) {
 	}
 	// Ties in R/T1 go to the smaller job first.
 	items = []Item{{4, 4, 0}, {2, 2, 0}, {3, 3, 0}}
-	sel = Greedy(items, 5)
+	sel = Greedy(items, 5, TiesSmall)
 	if !(sel[1] && sel[2] && !sel[0]) {
 		t.Fatalf("tie-break: got %v, want jobs 1 and 2", sel)
 	}
@@ -81,7 +81,7 @@ func TestDPAndBnBMatchBruteForce(t *testing.T) {
 		if got != want || !fits(0, w, capacity) {
 			t.Fatalf("seed %d trial %d: dp = %v (weight %v of %v), brute force %v", seed, trial, got, w, capacity, want)
 		}
-		g, _ := Value(items, Greedy(items, capacity))
+		g, _ := Value(items, Greedy(items, capacity, TiesSmall))
 		if g > got {
 			t.Fatalf("seed %d trial %d: greedy %v beats the optimum %v", seed, trial, g, got)
 		}
