@@ -436,7 +436,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 	res := &simcore.Result{Metrics: map[string]any{
 		"nights": int64(len(outs)), "jobs": jobs, "tasks": tasks, "demand": demand,
 		"dropped_tinf": dropped, "selected": selected, "selected_demand": selDemand,
-		"completed": completed, "late": late, "reward": reward, "reward_frac": frac(reward, total),
+		"completed": completed, "late": late, "aggregate_reward": reward, "reward_frac": frac(reward, total),
 		"selected_reward": selReward, "selection_gap": gap,
 		"makespan_h": makespan, "mean_makespan_h": frac(sumMakespan, float64(len(outs))),
 		"idle_before_d": 1 - frac(busyPD, pdTotal), "idle_overall": 1 - frac(work, spanTotal),
@@ -532,7 +532,7 @@ func ScheduleTable(outs []*NightRun) *simcore.TableData {
 		}
 	}
 	return &simcore.TableData{Columns: map[string]any{"night": night, "id": id, "job": job, "stage": stage, "task": task,
-		"processor": proc, "processors": procs, "release": rel, "start": start, "end": end}}
+		"processor": proc, "procs": procs, "release": rel, "start": start, "end": end}}
 }
 
 // quantile is the linear-interpolation quantile of x (numpy's default).

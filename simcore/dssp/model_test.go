@@ -45,8 +45,8 @@ func TestModelFileHand(t *testing.T) {
 			p[k] = v
 		}
 		r := run(t, m, p, 1)
-		if r.Metrics["reward"] != c.reward || r.Metrics["completed"] != int64(1) || r.Metrics["late"] != int64(1) {
-			t.Fatalf("%s: reward %v completed %v late %v, want %v 1 1", c.pol, r.Metrics["reward"], r.Metrics["completed"], r.Metrics["late"], c.reward)
+		if r.Metrics["aggregate_reward"] != c.reward || r.Metrics["completed"] != int64(1) || r.Metrics["late"] != int64(1) {
+			t.Fatalf("%s: reward %v completed %v late %v, want %v 1 1", c.pol, r.Metrics["aggregate_reward"], r.Metrics["completed"], r.Metrics["late"], c.reward)
 		}
 		tab := r.Tables["completions"].Columns
 		if got := tab["completion_h"].([]float64)[0]; got != c.endJob1 {
@@ -66,8 +66,8 @@ func TestModelFileHand(t *testing.T) {
 			}
 		}
 		r := run(t, m, p, 1)
-		if r.Metrics["selected"] != int64(1) || r.Metrics["reward"] != 450.0 || r.Metrics["selection_gap"] != 0.0 {
-			t.Fatalf("%s: selected %v reward %v gap %v", sel, r.Metrics["selected"], r.Metrics["reward"], r.Metrics["selection_gap"])
+		if r.Metrics["selected"] != int64(1) || r.Metrics["aggregate_reward"] != 450.0 || r.Metrics["selection_gap"] != 0.0 {
+			t.Fatalf("%s: selected %v reward %v gap %v", sel, r.Metrics["selected"], r.Metrics["aggregate_reward"], r.Metrics["selection_gap"])
 		}
 	}
 	// Night 2 (rank 1): job 1 has T∞ 13.5 h > D and is dropped before
@@ -89,7 +89,7 @@ func TestModelFileHand(t *testing.T) {
 func scheduleFromTable(tab *simcore.TableData, p int) map[int64]check.Schedule {
 	c := tab.Columns
 	night, id, job, stage := c["night"].([]int64), c["id"].([]int64), c["job"].([]int64), c["stage"].([]int64)
-	proc, procs := c["processor"].([]int64), c["processors"].([]int64)
+	proc, procs := c["processor"].([]int64), c["procs"].([]int64)
 	rel, start, end := c["release"].([]float64), c["start"].([]float64), c["end"].([]float64)
 	out := map[int64]check.Schedule{}
 	type key struct{ night, job, stage int64 }
@@ -247,5 +247,28 @@ func TestShortFig3Shape(t *testing.T) {
 	}
 	if !(f("CPA", "done_by_8h") < 0.1 && f("STCPU", "busy_at_d1h") > f("LCPF", "busy_at_d1h")+0.1) {
 		t.Errorf("CPA by 8 h %.3f; busy an hour after D: STCPU %.3f LCPF %.3f", f("CPA", "done_by_8h"), f("STCPU", "busy_at_d1h"), f("LCPF", "busy_at_d1h"))
+	}
+}
+
+// TestSchemaNamesDisjoint: parameters, metrics and each table's columns
+// share the Parquet files' namespace.
+func TestSchemaNamesDisjoint(t *testing.T) {
+	s := New(nil).Schema()
+	base := map[string]string{}
+	for _, p := range s.Params {
+		base[p.Name] = "parameter"
+	}
+	for _, m := range s.Metrics {
+		if w, dup := base[m.Name]; dup {
+			t.Errorf("metric %q clashes with a %s", m.Name, w)
+		}
+		base[m.Name] = "metric"
+	}
+	for _, tb := range s.Tables {
+		for _, c := range tb.Columns {
+			if w, dup := base[c.Name]; dup && w == "parameter" {
+				t.Errorf("table %s column %q clashes with a %s", tb.Name, c.Name, w)
+			}
+		}
 	}
 }
