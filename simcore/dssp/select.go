@@ -143,15 +143,23 @@ func DPProfits(items []Item, profits []int64, capacity, epsilon float64) ([]bool
 	minW[0] = 0
 	words := (total + 64) / 64
 	take := make([]uint64, int64(len(order))*words)
-	var cur int64
+	// reach is the largest profit reachable within the capacity so far:
+	// entries above it stay +Inf, so the scan starts at reach + p_i, and an
+	// entry that would exceed the capacity is never written (it could only
+	// grow heavier later).
+	limit := capacity + capTol*math.Max(1, capacity)
+	var reach int64
 	for k, i := range order {
 		pi, wi := p[i], items[i].Weight
 		row := take[int64(k)*words : int64(k+1)*words]
-		cur += pi
-		for q := cur; q >= pi; q-- {
-			if w := minW[q-pi] + wi; w < minW[q] {
+		top := reach + pi
+		for q := top; q >= pi; q-- {
+			if w := minW[q-pi] + wi; w < minW[q] && w <= limit {
 				minW[q] = w
 				row[q>>6] |= 1 << uint(q&63)
+				if q > reach {
+					reach = q
+				}
 			}
 		}
 	}
