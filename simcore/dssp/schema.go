@@ -69,7 +69,7 @@ func schema() simcore.Schema {
 			{Name: "aggregate_reward", Kind: simcore.Float, Doc: "aggregate reward R_Σ of the jobs completed by D (§2)"},
 			{Name: "reward_frac", Kind: simcore.Float, Doc: "aggregate_reward over Σ R of all submitted jobs"},
 			{Name: "selected_reward", Kind: simcore.Float, Doc: "Σ R of the selection as the selector saw it (objective of Eq. 1)"},
-			{Name: "selection_gap", Kind: simcore.Float, Doc: "(optimal − selected_reward)/optimal of the knapsack of Eqs. 1–2, optimum by branch and bound or DP (§5.2; 0 for none and maxk); the largest over the run's nights"},
+			{Name: "selection_gap", Kind: simcore.Float, Doc: "(optimal − selected_reward)/optimal of the knapsack of Eqs. 1–2, optimum by branch and bound or DP (§5.2; measured for greedy and scaled dp, 0 for the exact selectors, none and maxk); the largest over the run's nights"},
 			{Name: "makespan_h", Kind: simcore.Float, Unit: "h", Doc: "last completion, the worst over the run's nights (§5.3)"},
 			{Name: "mean_makespan_h", Kind: simcore.Float, Unit: "h", Doc: "last completion, mean over the nights"},
 			{Name: "idle_before_d", Kind: simcore.Float, Doc: "idle share of the P·D processor-hours before D (§5.3)"},
