@@ -14,7 +14,8 @@
 //	→ estimates (§A): actual T1, T∞, or "predicted" noisy per-job estimates
 //	→ rewards (§5.1, reward.go): linear 500−priority | size T1 | banded | unit
 //	→ drop jobs with T∞ > D (§3.1), then selection (§3.1, select.go):
-//	  knapsack Σ T1 ≤ r·P·D solved greedily by R/T1, by DP by profits
+//	  knapsack Σ T1 ≤ r·P·D solved greedily by R/T1 (equal ratios by a
+//	  tie rule, decisive for size rewards), by DP by profits
 //	  (exact, optional FPTAS scaling), by branch and bound with per-team
 //	  CPU-hour caps, by MAXK (§4.1, maxk.go), or no selection at all
 //	→ non-delay dispatch (§3.2, dispatch.go): RANDOM, FIRST, PRIORITY,
@@ -22,7 +23,9 @@
 //	→ metrics (§5.3–5.4): aggregate reward of jobs done by D, completion
 //	  and processor-release profiles, idle shares, makespan.
 //
-// Time is in hours throughout; the paper's P = 1,000 and D = 13 h are the
+// Selection runs per night on what the selector believes (true or
+// predicted T1 and T∞); §5.2's gap of greedy to the optimum is measured on
+// that knapsack. Time is in hours throughout; the paper's P = 1,000 and D = 13 h are the
 // defaults. A selected job whose estimate was wrong still runs with its true
 // task lengths: estimates steer selection and dispatch keys only.
 package dssp

@@ -227,7 +227,7 @@ func TestTeamCapsAndMaxK(t *testing.T) {
 	}
 }
 
-func TestShortFig3Shape(t *testing.T) {
+func TestFig3Shape(t *testing.T) {
 	// The dispatchers' completion profiles on the 32 overloaded nights after
 	// greedy selection to 13,000 CPU-hours (§5.3): STCPU finishes half its
 	// jobs early, CPA almost none by 8 h, LCPF and CPA leave no processor
