@@ -33,13 +33,13 @@ func benchNight(b *testing.B) ([]Job, []JobKey) {
 
 func benchDispatch(b *testing.B, pol Policy) {
 	jobs, keys := benchNight(b)
-	b.ReportMetric(float64(countTasks(jobs)), "tasks")
-	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Simulate(jobs, keys, 1000, pol, rng.New(1).Stream("dispatch"), false); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(len(jobs)), "jobs")
+	b.ReportMetric(float64(countTasks(jobs)), "tasks")
 }
 
 func BenchmarkModel_DispatchRANDOM(b *testing.B)   { benchDispatch(b, Random) }
