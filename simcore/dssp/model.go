@@ -66,6 +66,7 @@ type Config struct {
 	Selector      string
 	Ties          Ties
 	Budget        float64 // r·D, hours
+	Theorem4      bool    // r from Theorem 4 instead of Budget
 	Policy        Policy
 	Predicted     bool
 	Epsilon       float64
@@ -84,7 +85,7 @@ func Decode(p simcore.Params) (Config, error) {
 		P: int(p.Int("processors")), D: p.Float("deadline_h"), MinDemand: p.Float("min_demand"),
 		Top: int(p.Int("top")), Rank: int(p.Int("night_rank")), TInfMax: p.Float("tinf_max_h"),
 		SubsetDemand: p.Float("subset_demand"), EstimateSigma: p.Float("estimate_sigma"),
-		Selector: p.String("selector"), Ties: Ties(p.String("greedy_ties")), Budget: p.Float("budget_h"), Predicted: p.String("estimates") == "predicted",
+		Selector: p.String("selector"), Theorem4: p.String("budget_rule") == "theorem4", Ties: Ties(p.String("greedy_ties")), Budget: p.Float("budget_h"), Predicted: p.String("estimates") == "predicted",
 		Epsilon: p.Float("dp_epsilon"), TeamCap: p.Float("team_cap"), NodeLimit: int(p.Int("bnb_node_limit")),
 		JobTable: p.Bool("job_table"), ProcTable: p.Bool("proc_table"), Schedule: p.Bool("schedule_table"),
 	}
@@ -106,6 +107,8 @@ func Decode(p simcore.Params) (Config, error) {
 		return c, fmt.Errorf("parameter team_cap: per-team caps are a side constraint only selector bnb handles (selector is %s)", c.Selector)
 	case c.Epsilon > 0 && c.Selector != "dp":
 		return c, fmt.Errorf("parameter dp_epsilon: reward scaling applies to selector dp only (selector is %s)", c.Selector)
+	case c.Theorem4 && c.Selector == "none":
+		return c, errors.New("parameter budget_rule: theorem4 sets the selection budget; selector none has none")
 	case c.Workload == "subsets" && (c.Rank != 0 || c.Top != 0 || c.MinDemand != 0):
 		return c, errors.New("parameters night_rank, top, min_demand: not used by workload subsets (one subset per run); leave them at 0")
 	}
@@ -274,6 +277,14 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 		ci[k] = items[i]
 	}
 	capacity := cfg.Budget * float64(cfg.P)
+	if cfg.Theorem4 {
+		// Theorem 4: r = 1 − (1 − 1/P)·T∞max/D over the candidates.
+		tmax := 0.0
+		for _, i := range cand {
+			tmax = math.Max(tmax, keys[i].TInf)
+		}
+		capacity = (1 - (1-1/float64(cfg.P))*tmax/cfg.D) * float64(cfg.P) * cfg.D
+	}
 	var sel []bool
 	var err error
 	switch cfg.Selector {

@@ -192,6 +192,7 @@ func TestBadParams(t *testing.T) {
 		{simcore.Params{"min_demand": 3.0}, "parameter min_demand"},
 		{simcore.Params{"workload": "subsets", "tinf_max_h": 0.01}, "parameter tinf_max_h"},
 		{simcore.Params{"workload": "subsets", "top": int64(3)}, "not used by workload subsets"},
+		{simcore.Params{"budget_rule": "theorem4", "selector": "none"}, "parameter budget_rule"},
 		{simcore.Params{"selector": "bnb", "reward": "size", "bnb_node_limit": int64(10), "night_rank": int64(1)}, "bnb_node_limit"},
 	}
 	for _, c := range cases {
@@ -268,6 +269,25 @@ func TestSchemaNamesDisjoint(t *testing.T) {
 		for _, c := range tb.Columns {
 			if w, dup := base[c.Name]; dup && w == "parameter" {
 				t.Errorf("table %s column %q clashes with a %s", tb.Name, c.Name, w)
+			}
+		}
+	}
+}
+
+// TestTheorem4Model is Theorem 4 through the model: unit rewards, greedy
+// with budget_rule theorem4, every dispatcher, random §5.5 subsets with
+// short critical paths: no selected job is late.
+func TestTheorem4Model(t *testing.T) {
+	m := New(nil)
+	for _, pol := range Policies {
+		for seed := uint64(1); seed <= 3; seed++ {
+			r := run(t, m, simcore.Params{"workload": "subsets", "tinf_max_h": 2.0, "reward": "unit", "budget_rule": "theorem4", "dispatcher": pol}, seed)
+			if r.Metrics["late"] != int64(0) || r.Metrics["selected"].(int64) < 10 {
+				t.Fatalf("%s seed %d: %v selected, %v late", pol, seed, r.Metrics["selected"], r.Metrics["late"])
+			}
+			// r = 1 − 0.999·T∞max/13 ≥ 1 − 2/13: the budget is at least 11,000 CPU-h.
+			if d := r.Metrics["selected_demand"].(float64); d < 10000 || d > 13000 {
+				t.Fatalf("%s seed %d: selected demand %.0f", pol, seed, d)
 			}
 		}
 	}

@@ -39,6 +39,8 @@ func schema() simcore.Schema {
 				Doc: "greedy: order of jobs with equal R/T1 — large (larger T1 first), night (job order of the night), small (smaller T1 first, SPECS §2.4); decisive for size rewards, where every R/T1 is 1"},
 			{Name: "budget_h", Kind: simcore.Float, Unit: "h", Min: pos, Max: simcore.Bound(1e5), Default: 13.0, Algorithm: true,
 				Doc: "time budget r·D of the selection knapsack Σ T1 ≤ r·P·D (the x axis of Figs. 6–10; 13 h is r = 1)"},
+			{Name: "budget_rule", Kind: simcore.String, Enum: []string{"fixed", "theorem4"}, Default: "fixed", Algorithm: true,
+				Doc: "fixed: the budget is budget_h; theorem4: r = 1 − (1 − 1/P)·T∞max/D per night, T∞max over the jobs kept after the drop (§4.2)"},
 			{Name: "dispatcher", Kind: simcore.String, Enum: Policies, Default: string(LCPF), Algorithm: true,
 				Doc: "non-delay dispatcher policy (§3.2)"},
 			{Name: "estimates", Kind: simcore.String, Enum: []string{"actual", "predicted"}, Default: "actual", Algorithm: true,
