@@ -1,0 +1,291 @@
+package dssp
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"schedfarm/simcore/rng"
+)
+
+// Policy is a non-delay dispatcher policy (§3.2).
+type Policy string
+
+// The dispatcher policies of §3.2.
+const (
+	Random   Policy = "RANDOM"   // a runnable task chosen uniformly at random
+	First    Policy = "FIRST"    // jobs in job-ID order
+	Priority Policy = "PRIORITY" // the job of highest priority (lowest value)
+	STCPU    Policy = "STCPU"    // the job of least T1
+	LCPF     Policy = "LCPF"     // the job of greatest T∞
+	CPA      Policy = "CPA"      // the task of greatest bottom level (HLFET)
+)
+
+// Policies lists the dispatcher policies in schema order.
+var Policies = []string{string(Random), string(First), string(Priority), string(STCPU), string(LCPF), string(CPA)}
+
+// ParsePolicy checks a dispatcher name.
+func ParsePolicy(s string) (Policy, error) {
+	for _, n := range Policies {
+		if n == s {
+			return Policy(s), nil
+		}
+	}
+	return "", fmt.Errorf("dispatcher %q: want one of %v", s, Policies)
+}
+
+// JobKey is what a job-level policy sees of a job: its priority, ID and the
+// T1 and T∞ it believes (actual or predicted).
+type JobKey struct {
+	ID       int
+	Priority int
+	T1, TInf float64
+}
+
+// TaskRun is one executed task of a dispatch.
+type TaskRun struct {
+	Job   int // index into the dispatched jobs
+	Stage int // 0-based
+	Task  int // 0-based within the stage
+	Proc  int
+	Start float64
+	End   float64
+}
+
+// Dispatch is the outcome of one non-delay dispatch.
+type Dispatch struct {
+	// JobEnd is each dispatched job's completion time C_j.
+	JobEnd []float64
+	// ProcRelease is when each processor ceased work (0 if never used).
+	ProcRelease []float64
+	// Work is Σ L_i over the dispatched tasks (busy processor-hours).
+	Work float64
+	// Makespan is the last completion.
+	Makespan float64
+	// Runs holds every task run when recording was asked for.
+	Runs []TaskRun
+	// spans holds every task's [start, end), always.
+	spans [][2]float64
+}
+
+// WorkBefore returns the processor-hours worked before time t.
+func (d *Dispatch) WorkBefore(t float64) float64 {
+	w := 0.0
+	for _, s := range d.spans {
+		if s[0] < t {
+			w += math.Min(s[1], t) - s[0]
+		}
+	}
+	return w
+}
+
+// runTask is one task of a dispatch in flat form.
+type runTask struct {
+	job, stage, task int
+	length, level    float64
+}
+
+// Simulate dispatches every task of jobs onto p identical processors
+// with the non-delay policy pol (§3.2): whenever a processor is idle and a
+// task is runnable, a task starts; the processor is the idle one of lowest
+// index; within a chosen job, its runnable tasks go in task-ID order
+// (SPECS §2.4). keys holds what the job-level policies see of each job; rnd
+// serves RANDOM only. Every job runs to completion, however late. Time
+// O(N log N) for N tasks.
+func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, record bool) (*Dispatch, error) {
+	if p < 1 {
+		return nil, fmt.Errorf("dispatch: %d processors", p)
+	}
+	if len(keys) != len(jobs) {
+		return nil, fmt.Errorf("dispatch: %d keys for %d jobs", len(keys), len(jobs))
+	}
+	if pol == Random && rnd == nil {
+		return nil, fmt.Errorf("dispatch: RANDOM needs a random stream")
+	}
+	// Flat task table: stageStart[j][g] indexes the first task of stage g.
+	var tasks []runTask
+	stageStart := make([][]int, len(jobs))
+	for j := range jobs {
+		st := jobs[j].Stages
+		tail := make([]float64, len(st)+1) // Σ of stage maxima after g
+		for g := len(st) - 1; g >= 0; g-- {
+			m := 0.0
+			for _, l := range st[g] {
+				m = math.Max(m, l)
+			}
+			tail[g] = tail[g+1] + m
+		}
+		stageStart[j] = make([]int, len(st)+1)
+		for g, s := range st {
+			stageStart[j][g] = len(tasks)
+			for i, l := range s {
+				tasks = append(tasks, runTask{job: j, stage: g, task: i, length: l, level: l + tail[g+1]})
+			}
+		}
+		stageStart[j][len(st)] = len(tasks)
+	}
+	d := &Dispatch{JobEnd: make([]float64, len(jobs)), ProcRelease: make([]float64, p), spans: make([][2]float64, 0, len(tasks))}
+	if record {
+		d.Runs = make([]TaskRun, 0, len(tasks))
+	}
+	stage := make([]int, len(jobs))   // current stage
+	next := make([]int, len(jobs))    // next unstarted task (flat index)
+	pending := make([]int, len(jobs)) // unfinished tasks of the current stage
+
+	// The runnable set, by policy.
+	rank := jobRank(keys, pol)
+	jobQ := &minHeap[int]{less: func(a, b int) bool { return rank[a] < rank[b] }}
+	taskQ := &minHeap[int]{less: func(a, b int) bool {
+		if tasks[a].level != tasks[b].level {
+			return tasks[a].level > tasks[b].level
+		}
+		return a < b
+	}}
+	var pool []int // RANDOM's runnable tasks
+	ready := func(j int) {
+		g := stage[j]
+		lo, hi := stageStart[j][g], stageStart[j][g+1]
+		next[j], pending[j] = lo, hi-lo
+		switch pol {
+		case CPA:
+			for t := lo; t < hi; t++ {
+				taskQ.Push(t)
+			}
+		case Random:
+			for t := lo; t < hi; t++ {
+				pool = append(pool, t)
+			}
+		default:
+			jobQ.Push(j)
+		}
+	}
+	pick := func() (int, bool) {
+		switch pol {
+		case CPA:
+			if taskQ.Len() == 0 {
+				return 0, false
+			}
+			return taskQ.Pop(), true
+		case Random:
+			if len(pool) == 0 {
+				return 0, false
+			}
+			k := rnd.IntN(len(pool))
+			t := pool[k]
+			pool[k] = pool[len(pool)-1]
+			pool = pool[:len(pool)-1]
+			return t, true
+		}
+		if jobQ.Len() == 0 {
+			return 0, false
+		}
+		j := jobQ.Top()
+		t := next[j]
+		next[j]++
+		if next[j] == stageStart[j][stage[j]+1] {
+			jobQ.Pop()
+		}
+		return t, true
+	}
+
+	idle := &minHeap[int]{less: func(a, b int) bool { return a < b }, items: make([]int, 0, p)}
+	for i := 0; i < p; i++ {
+		idle.items = append(idle.items, i) // ascending: already a heap
+	}
+	type running struct {
+		end  float64
+		proc int
+		task int
+	}
+	run := &minHeap[running]{less: func(a, b running) bool {
+		if a.end != b.end {
+			return a.end < b.end
+		}
+		return a.proc < b.proc
+	}}
+	for j := range jobs {
+		ready(j)
+	}
+	now := 0.0
+	startAll := func() {
+		for idle.Len() > 0 {
+			t, ok := pick()
+			if !ok {
+				return
+			}
+			pr := idle.Pop()
+			end := now + tasks[t].length
+			run.Push(running{end, pr, t})
+			d.Work += tasks[t].length
+			d.spans = append(d.spans, [2]float64{now, end})
+			if record {
+				tk := tasks[t]
+				d.Runs = append(d.Runs, TaskRun{Job: tk.job, Stage: tk.stage, Task: tk.task, Proc: pr, Start: now, End: end})
+			}
+		}
+	}
+	startAll()
+	for run.Len() > 0 {
+		now = run.Top().end
+		for run.Len() > 0 && run.Top().end == now {
+			r := run.Pop()
+			idle.Push(r.proc)
+			d.ProcRelease[r.proc] = now
+			j := tasks[r.task].job
+			pending[j]--
+			if pending[j] == 0 {
+				stage[j]++
+				if stage[j] < len(jobs[j].Stages) {
+					ready(j)
+				} else {
+					d.JobEnd[j] = now
+				}
+			}
+		}
+		startAll()
+	}
+	d.Makespan = now
+	return d, nil
+}
+
+// jobRank orders the jobs for a job-level policy: rank[j] < rank[k] means j
+// is served first (SPECS §2.4 tie-breaks).
+func jobRank(keys []JobKey, pol Policy) []int {
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	less := func(a, b JobKey) bool { return a.ID < b.ID }
+	switch pol {
+	case Priority:
+		less = func(a, b JobKey) bool {
+			if a.Priority != b.Priority {
+				return a.Priority < b.Priority
+			}
+			if a.TInf != b.TInf {
+				return a.TInf < b.TInf
+			}
+			return a.ID < b.ID
+		}
+	case STCPU:
+		less = func(a, b JobKey) bool {
+			if a.T1 != b.T1 {
+				return a.T1 < b.T1
+			}
+			return a.ID < b.ID
+		}
+	case LCPF:
+		less = func(a, b JobKey) bool {
+			if a.TInf != b.TInf {
+				return a.TInf > b.TInf
+			}
+			return a.ID < b.ID
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return less(keys[idx[a]], keys[idx[b]]) })
+	rank := make([]int, len(keys))
+	for r, i := range idx {
+		rank[i] = r
+	}
+	return rank
+}

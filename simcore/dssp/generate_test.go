@@ -1,0 +1,183 @@
+package dssp
+
+import (
+	"math"
+	"testing"
+
+	"schedfarm/simcore/rng"
+)
+
+// TestTraceMatchesPaper pins the published trace (DefaultTraceSeed) to the
+// facts of §1 and §5. Tolerances: jobs and tasks within 2%, median T∞
+// within 0.1 h, the three night counts within 1 night of 42, 32 and 18.
+func TestTraceMatchesPaper(t *testing.T) {
+	tr := DefaultGenerator().Trace(DefaultTraceSeed)
+	s := Stats(tr, 1000, 13)
+	t.Log(s)
+	rel := func(got, want float64) float64 { return math.Abs(got-want) / want }
+	checks := []struct {
+		name      string
+		got, want float64
+		ok        bool
+	}{
+		{"nights", float64(s.Nights), 56, s.Nights == 56},
+		{"jobs", float64(s.Jobs), 2388, rel(float64(s.Jobs), 2388) <= 0.02},
+		{"tasks", float64(s.Tasks), 280011, rel(float64(s.Tasks), 280011) <= 0.02},
+		{"median T∞ (h)", s.MedianTInf, 3.4, math.Abs(s.MedianTInf-3.4) <= 0.1},
+		{"nights with a job T∞ > 13 h", float64(s.NightsLongJob), 42, abs(s.NightsLongJob-42) <= 1},
+		{"nights Σ T1 ≥ 13,000 CPU-h", float64(s.NightsOver), 32, abs(s.NightsOver-32) <= 1},
+		{"nights Σ T1 ≥ 14,300 CPU-h", float64(s.NightsOver110), 18, abs(s.NightsOver110-18) <= 1},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			t.Errorf("%s = %v, paper %v", c.name, c.got, c.want)
+		}
+	}
+	for n := range tr {
+		if err := tr[n].Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestGeneratorFit checks the generator's distribution, not one lucky seed:
+// averaged over 16 other seeds, each statistic lies within its stated
+// tolerance of the published value — jobs and tasks within 4%, median T∞
+// within 0.1 h, the share of nights with a job of T∞ > 13 h within 0.06 of
+// 75%, the nights over 13,000 and 14,300 CPU-hours within 3 of 32 and 18.
+// Priorities cover 0..499 in the four bands of §5.1.
+func TestGeneratorFit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16 full traces")
+	}
+	g := DefaultGenerator()
+	const k = 16
+	var jobs, tasks, med, long, over, over110 float64
+	bands := [4]int{}
+	minP, maxP := 1000, -1
+	for seed := uint64(1); seed <= k; seed++ {
+		tr := g.Trace(seed * 7919)
+		s := Stats(tr, 1000, 13)
+		jobs += float64(s.Jobs) / k
+		tasks += float64(s.Tasks) / k
+		med += s.MedianTInf / k
+		long += float64(s.NightsLongJob) / k
+		over += float64(s.NightsOver) / k
+		over110 += float64(s.NightsOver110) / k
+		for n := range tr {
+			for _, j := range tr[n].Jobs {
+				bands[min(3, j.Priority/100)]++
+				minP, maxP = min(minP, j.Priority), max(maxP, j.Priority)
+			}
+		}
+	}
+	t.Logf("mean over %d seeds: jobs %.0f tasks %.0f median T∞ %.2f long-job nights %.1f over %.1f over110 %.1f bands %v",
+		k, jobs, tasks, med, long, over, over110, bands)
+	if math.Abs(jobs-2388)/2388 > 0.04 || math.Abs(tasks-280011)/280011 > 0.04 {
+		t.Errorf("jobs %.0f, tasks %.0f: want within 4%% of 2,388 and 280,011", jobs, tasks)
+	}
+	if math.Abs(med-3.4) > 0.1 {
+		t.Errorf("median T∞ %.3f h, want 3.4 ± 0.1", med)
+	}
+	if math.Abs(long/56-0.75) > 0.06 {
+		t.Errorf("share of nights with a job T∞ > 13 h %.3f, want 0.75 ± 0.06", long/56)
+	}
+	if math.Abs(over-32) > 3 || math.Abs(over110-18) > 3 {
+		t.Errorf("nights over 13,000 / 14,300 CPU-h: %.1f / %.1f, want 32 ± 3 / 18 ± 3", over, over110)
+	}
+	if minP != 0 || maxP != 499 {
+		t.Errorf("priorities span %d..%d, want 0..499", minP, maxP)
+	}
+	total := float64(bands[0] + bands[1] + bands[2] + bands[3])
+	for b, want := range []float64{0.15, 0.35, 0.35, 0.15} {
+		if got := float64(bands[b]) / total; math.Abs(got-want) > 0.02 {
+			t.Errorf("priority band %d share %.3f, want %.2f ± 0.02", b, got, want)
+		}
+	}
+}
+
+// TestGeneratorShape pins the structural rules of SPECS §2.3 on one trace:
+// T∞ is the sum of stage maxima drawn as shares of the job's T∞, stage
+// counts 1..5, pipeline stages of 1..4 tasks, other tasks ≥ LO × maximum,
+// estimates within a plausible log-normal band.
+func TestGeneratorShape(t *testing.T) {
+	g := DefaultGenerator()
+	tr := g.Trace(99)
+	var logErr []float64
+	for n := range tr {
+		for _, j := range tr[n].Jobs {
+			if len(j.Stages) < 1 || len(j.Stages) > 5 {
+				t.Fatalf("job with %d stages", len(j.Stages))
+			}
+			big := 0
+			for _, st := range j.Stages {
+				m := 0.0
+				for _, l := range st {
+					m = math.Max(m, l)
+				}
+				for _, l := range st {
+					if l < g.LO*m*(1-1e-12) {
+						t.Fatalf("task %v below LO × max %v", l, m)
+					}
+				}
+				if len(st) > g.PipeMax {
+					big++
+				}
+			}
+			if big > 1 {
+				t.Fatalf("job with %d stages wider than a pipeline stage", big)
+			}
+			logErr = append(logErr, math.Log(j.T1Est/j.T1()))
+		}
+	}
+	mean, sq := 0.0, 0.0
+	for _, e := range logErr {
+		mean += e
+	}
+	mean /= float64(len(logErr))
+	for _, e := range logErr {
+		sq += (e - mean) * (e - mean)
+	}
+	sd := math.Sqrt(sq / float64(len(logErr)-1))
+	if math.Abs(mean) > 0.03 || math.Abs(sd-g.EstimateSigma) > 0.03 {
+		t.Errorf("log(T1_est/T1): mean %.3f sd %.3f, want 0 and %.2f (± 0.03)", mean, sd, g.EstimateSigma)
+	}
+}
+
+func TestNegativeBinomialMode(t *testing.T) {
+	g := DefaultGenerator()
+	g.DemandMedian = 0
+	s := Stats(g.Trace(5), 1000, 13)
+	if math.Abs(float64(s.Jobs)/56-g.JobsMean) > 6 {
+		t.Errorf("negative binomial mode: %.1f jobs per night, want about %.1f", float64(s.Jobs)/56, g.JobsMean)
+	}
+}
+
+func TestSubset(t *testing.T) {
+	tr := DefaultGenerator().Trace(DefaultTraceSeed)
+	for _, tmax := range []float64{1, 3.25, 7.5} {
+		sub, err := Subset(tr, tmax, 13000, rng.New(3).Stream("subset"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sub.Demand()
+		if d > 13000 || d < 12500 {
+			t.Errorf("T∞max %v: subset demand %.0f, want close below 13,000", tmax, d)
+		}
+		for i, j := range sub.Jobs {
+			if j.TInf() > tmax || j.ID != i+1 {
+				t.Fatalf("T∞max %v: job %d has T∞ %v, ID %d", tmax, i, j.TInf(), j.ID)
+			}
+		}
+	}
+	if _, err := Subset(tr, 0.001, 13000, rng.New(3).Stream("subset")); err == nil {
+		t.Fatal("empty pool accepted")
+	}
+}

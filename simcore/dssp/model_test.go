@@ -1,0 +1,294 @@
+package dssp
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/check"
+)
+
+func run(t *testing.T, m *Model, p simcore.Params, seed uint64) *simcore.Result {
+	t.Helper()
+	s := m.Schema()
+	full, err := s.Complete(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Run(context.Background(), full, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestModelFileHand(t *testing.T) {
+	m := New(simcore.Dirs{"testdata"})
+	base := simcore.Params{"workload": "file", "nights_file": "two_nights.csv", "processors": int64(1),
+		"night_rank": int64(2), "budget_h": 14.0, "job_table": true}
+	// Night 1 holds the two jobs of Figure 1 (linear rewards 450 and 250)
+	// on one processor with D = 13: whoever goes first is the only one on
+	// time (8 h + 6 h > 13 h).
+	for _, c := range []struct {
+		pol     string
+		reward  float64
+		endJob1 float64
+	}{{"LCPF", 450, 8}, {"CPA", 450, 11}, {"STCPU", 250, 14}, {"FIRST", 450, 8}, {"PRIORITY", 450, 8}} {
+		p := simcore.Params{"dispatcher": c.pol}
+		for k, v := range base {
+			p[k] = v
+		}
+		r := run(t, m, p, 1)
+		if r.Metrics["aggregate_reward"] != c.reward || r.Metrics["completed"] != int64(1) || r.Metrics["late"] != int64(1) {
+			t.Fatalf("%s: reward %v completed %v late %v, want %v 1 1", c.pol, r.Metrics["aggregate_reward"], r.Metrics["completed"], r.Metrics["late"], c.reward)
+		}
+		tab := r.Tables["completions"].Columns
+		if got := tab["completion_h"].([]float64)[0]; got != c.endJob1 {
+			t.Fatalf("%s: job 10 ends at %v, want %v", c.pol, got, c.endJob1)
+		}
+		if r.Metrics["makespan_h"] != 14.0 || math.Abs(r.Metrics["reward_frac"].(float64)-c.reward/700) > 1e-12 {
+			t.Fatalf("%s: makespan %v reward_frac %v", c.pol, r.Metrics["makespan_h"], r.Metrics["reward_frac"])
+		}
+	}
+	// Budget 13 h: greedy takes job 10 (ratio 450/8) and job 11 no longer
+	// fits; the exact selectors agree.
+	for _, sel := range []string{"greedy", "dp", "bnb"} {
+		p := simcore.Params{"selector": sel, "budget_h": 13.0}
+		for k, v := range base {
+			if k != "budget_h" {
+				p[k] = v
+			}
+		}
+		r := run(t, m, p, 1)
+		if r.Metrics["selected"] != int64(1) || r.Metrics["aggregate_reward"] != 450.0 || r.Metrics["selection_gap"] != 0.0 {
+			t.Fatalf("%s: selected %v reward %v gap %v", sel, r.Metrics["selected"], r.Metrics["aggregate_reward"], r.Metrics["selection_gap"])
+		}
+	}
+	// Night 2 (rank 1): job 1 has T∞ 13.5 h > D and is dropped before
+	// selection; with no selection it is dispatched and late.
+	p := simcore.Params{"workload": "file", "nights_file": "two_nights.csv", "processors": int64(2), "night_rank": int64(1)}
+	r := run(t, m, p, 1)
+	if r.Metrics["dropped_tinf"] != int64(1) || r.Metrics["selected"] != int64(1) || r.Metrics["completed"] != int64(1) {
+		t.Fatalf("night 2: dropped %v selected %v completed %v", r.Metrics["dropped_tinf"], r.Metrics["selected"], r.Metrics["completed"])
+	}
+	p["selector"] = "none"
+	r = run(t, m, p, 1)
+	if r.Metrics["dropped_tinf"] != int64(0) || r.Metrics["selected"] != int64(2) || r.Metrics["late"] != int64(1) {
+		t.Fatalf("night 2, no selection: dropped %v selected %v late %v", r.Metrics["dropped_tinf"], r.Metrics["selected"], r.Metrics["late"])
+	}
+}
+
+// scheduleFromTable rebuilds the checker's record from the schedule table:
+// every task of stage g of a job precedes every task of its stage g+1.
+func scheduleFromTable(tab *simcore.TableData, p int) map[int64]check.Schedule {
+	c := tab.Columns
+	night, id, job, stage := c["night"].([]int64), c["id"].([]int64), c["job"].([]int64), c["stage"].([]int64)
+	proc, procs := c["processor"].([]int64), c["procs"].([]int64)
+	rel, start, end := c["release"].([]float64), c["start"].([]float64), c["end"].([]float64)
+	out := map[int64]check.Schedule{}
+	type key struct{ night, job, stage int64 }
+	groups := map[key][]int64{}
+	for i := range id {
+		s := out[night[i]]
+		s.Capacity = p
+		s.Entries = append(s.Entries, check.Entry{Task: id[i], Node: int(proc[i]), Procs: int(procs[i]), Release: rel[i],
+			Start: start[i], End: end[i], Deadline: check.NoDeadline})
+		out[night[i]] = s
+		k := key{night[i], job[i], stage[i]}
+		groups[k] = append(groups[k], id[i])
+	}
+	for k, before := range groups {
+		after := groups[key{k.night, k.job, k.stage + 1}]
+		s := out[k.night]
+		for _, a := range before {
+			for _, b := range after {
+				s.Edges = append(s.Edges, check.Edge{Before: a, After: b})
+			}
+		}
+		out[k.night] = s
+	}
+	return out
+}
+
+func TestScheduleTableValid(t *testing.T) {
+	m := New(nil)
+	for _, pol := range Policies {
+		r := run(t, m, simcore.Params{"dispatcher": pol, "night_rank": int64(3), "schedule_table": true, "proc_table": true, "job_table": true}, 9)
+		tab := r.Tables["schedule"]
+		// Task numbers are 0..n−1, each once.
+		seen := make([]bool, tab.Len())
+		for _, id := range tab.Columns["id"].([]int64) {
+			if id < 0 || id >= int64(len(seen)) || seen[id] {
+				t.Fatalf("%s: task number %d out of range or repeated", pol, id)
+			}
+			seen[id] = true
+		}
+		for n, s := range scheduleFromTable(tab, 1000) {
+			if len(s.Edges) == 0 {
+				t.Fatalf("%s night %d: no precedence edges", pol, n)
+			}
+			if err := check.Validate(s, 1e-9); err != nil {
+				t.Fatalf("%s night %d: %v", pol, n, err)
+			}
+		}
+		// Processor releases agree with the schedule.
+		last := map[int64]float64{}
+		c := tab.Columns
+		for i, p := range c["processor"].([]int64) {
+			last[p] = math.Max(last[p], c["end"].([]float64)[i])
+		}
+		rel := r.Tables["releases"].Columns["release_h"].([]float64)
+		for p, v := range rel {
+			if last[int64(p)] != v {
+				t.Fatalf("%s: processor %d released at %v, schedule says %v", pol, p, v, last[int64(p)])
+			}
+		}
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	m := New(nil)
+	for _, p := range []simcore.Params{
+		{"dispatcher": "RANDOM", "min_demand": 1.0, "job_table": true, "proc_table": true},
+		{"dispatcher": "LCPF", "workload": "subsets", "tinf_max_h": 4.0, "schedule_table": true},
+		{"dispatcher": "PRIORITY", "estimates": "predicted", "selector": "dp", "reward": "banded", "top": int64(3)},
+	} {
+		a := run(t, m, p, 77)
+		b := run(t, New(nil), p, 77)
+		delete(a.Metrics, "sched_ms")
+		delete(b.Metrics, "sched_ms")
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%v: two runs with one seed differ", p)
+		}
+	}
+	// RANDOM depends on the seed, the others do not.
+	a := run(t, m, simcore.Params{"dispatcher": "RANDOM", "night_rank": int64(1)}, 1)
+	b := run(t, m, simcore.Params{"dispatcher": "RANDOM", "night_rank": int64(1)}, 2)
+	if a.Metrics["median_completion_h"] == b.Metrics["median_completion_h"] {
+		t.Fatal("RANDOM ignores the seed")
+	}
+}
+
+func TestBadParams(t *testing.T) {
+	m := New(simcore.Dirs{"testdata"})
+	s := m.Schema()
+	cases := []struct {
+		p    simcore.Params
+		want string
+	}{
+		{simcore.Params{"dispatcher": "CPA", "estimates": "predicted"}, "parameter estimates: CPA needs"},
+		{simcore.Params{"team_cap": 0.3}, "parameter team_cap"},
+		{simcore.Params{"dp_epsilon": 0.1}, "parameter dp_epsilon"},
+		{simcore.Params{"workload": "file"}, "parameter nights_file"},
+		{simcore.Params{"nights_file": "two_nights.csv"}, "parameter nights_file: set only with workload: file"},
+		{simcore.Params{"workload": "file", "nights_file": "missing.csv"}, "parameter nights_file"},
+		{simcore.Params{"night_rank": int64(57)}, "parameter night_rank: 57, but only 56 nights"},
+		{simcore.Params{"min_demand": 3.0}, "parameter min_demand"},
+		{simcore.Params{"workload": "subsets", "tinf_max_h": 0.01}, "parameter tinf_max_h"},
+		{simcore.Params{"workload": "subsets", "top": int64(3)}, "not used by workload subsets"},
+		{simcore.Params{"budget_rule": "theorem4", "selector": "none"}, "parameter budget_rule"},
+		{simcore.Params{"selector": "bnb", "reward": "size", "bnb_node_limit": int64(10), "night_rank": int64(1)}, "bnb_node_limit"},
+	}
+	for _, c := range cases {
+		full, err := s.Complete(c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Run(context.Background(), full, 1)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.p, err, c.want)
+		}
+	}
+}
+
+func TestTeamCapsAndMaxK(t *testing.T) {
+	m := New(nil)
+	r := run(t, m, simcore.Params{"selector": "bnb", "team_cap": 0.3, "night_rank": int64(2), "job_table": true}, 1)
+	team := map[int64]float64{}
+	c := r.Tables["completions"].Columns
+	for i, tm := range c["team"].([]int64) {
+		team[tm] += c["t1_h"].([]float64)[i]
+	}
+	for tm, used := range team {
+		if used > 0.3*13*1000*(1+1e-9) {
+			t.Fatalf("team %d uses %.0f CPU-h, over its cap %.0f", tm, used, 0.3*13000)
+		}
+	}
+	for _, pol := range Policies {
+		r := run(t, m, simcore.Params{"selector": "maxk", "reward": "unit", "dispatcher": pol, "night_rank": int64(5)}, 3)
+		if r.Metrics["late"] != int64(0) || r.Metrics["selected"].(int64) == 0 {
+			t.Fatalf("MAXK with %s: %v selected, %v late", pol, r.Metrics["selected"], r.Metrics["late"])
+		}
+	}
+}
+
+func TestFig3Shape(t *testing.T) {
+	// The dispatchers' completion profiles on the 32 overloaded nights after
+	// greedy selection to 13,000 CPU-hours (§5.3): STCPU finishes half its
+	// jobs early, CPA almost none by 8 h, LCPF and CPA leave no processor
+	// busy an hour after D while STCPU does.
+	if testing.Short() {
+		t.Skip("32 nights × 4 dispatchers")
+	}
+	m := New(nil)
+	met := map[string]map[string]any{}
+	for _, pol := range []string{"STCPU", "PRIORITY", "LCPF", "CPA"} {
+		met[pol] = run(t, m, simcore.Params{"dispatcher": pol, "min_demand": 1.0}, 1).Metrics
+	}
+	f := func(pol, k string) float64 { return met[pol][k].(float64) }
+	if !(f("STCPU", "median_completion_h") < 6 && f("STCPU", "median_completion_h") < f("PRIORITY", "median_completion_h") &&
+		f("PRIORITY", "median_completion_h") < f("LCPF", "median_completion_h")) {
+		t.Errorf("median completion: STCPU %.2f PRIORITY %.2f LCPF %.2f", f("STCPU", "median_completion_h"), f("PRIORITY", "median_completion_h"), f("LCPF", "median_completion_h"))
+	}
+	if !(f("CPA", "done_by_8h") < 0.1 && f("STCPU", "busy_at_d1h") > f("LCPF", "busy_at_d1h")+0.1) {
+		t.Errorf("CPA by 8 h %.3f; busy an hour after D: STCPU %.3f LCPF %.3f", f("CPA", "done_by_8h"), f("STCPU", "busy_at_d1h"), f("LCPF", "busy_at_d1h"))
+	}
+}
+
+// TestSchemaNamesDisjoint: parameters, metrics and each table's columns
+// share the Parquet files' namespace.
+func TestSchemaNamesDisjoint(t *testing.T) {
+	s := New(nil).Schema()
+	base := map[string]string{}
+	for _, p := range s.Params {
+		base[p.Name] = "parameter"
+	}
+	for _, m := range s.Metrics {
+		if w, dup := base[m.Name]; dup {
+			t.Errorf("metric %q clashes with a %s", m.Name, w)
+		}
+		base[m.Name] = "metric"
+	}
+	for _, tb := range s.Tables {
+		for _, c := range tb.Columns {
+			if w, dup := base[c.Name]; dup && w == "parameter" {
+				t.Errorf("table %s column %q clashes with a %s", tb.Name, c.Name, w)
+			}
+		}
+	}
+}
+
+// TestTheorem4Model is Theorem 4 through the model: unit rewards, greedy
+// with budget_rule theorem4, every dispatcher, random §5.5 subsets with
+// short critical paths: no selected job is late.
+func TestTheorem4Model(t *testing.T) {
+	m := New(nil)
+	for _, pol := range Policies {
+		for seed := uint64(1); seed <= 3; seed++ {
+			r := run(t, m, simcore.Params{"workload": "subsets", "tinf_max_h": 2.0, "reward": "unit", "budget_rule": "theorem4", "dispatcher": pol}, seed)
+			if r.Metrics["late"] != int64(0) || r.Metrics["selected"].(int64) < 10 {
+				t.Fatalf("%s seed %d: %v selected, %v late", pol, seed, r.Metrics["selected"], r.Metrics["late"])
+			}
+			// r = 1 − 0.999·T∞max/13 ≥ 1 − 2/13: the budget is at least 11,000 CPU-h.
+			if d := r.Metrics["selected_demand"].(float64); d < 10000 || d > 13000 {
+				t.Fatalf("%s seed %d: selected demand %.0f", pol, seed, d)
+			}
+		}
+	}
+}
