@@ -33,7 +33,7 @@ var schema = simcore.Schema{
 		{Name: "recompute", Kind: simcore.String, Enum: []string{RecomputeNew, RecomputeDispatched, RecomputeAlways}, Default: RecomputeNew, Algorithm: true,
 			Doc: "when SMART/PSRS recompute their order (the 2/3 rule of §5.4, SPECS §9.4)"},
 		{Name: "event_order", Kind: simcore.String, Enum: []string{"batch", "each"}, Default: "batch", Algorithm: true,
-			Doc: "batch: at one instant all completions, then all arrivals, then one pass; each: every event its own pass, arrivals first"},
+			Doc: "batch: at one instant all completions, then all arrivals, then one pass; each: every event its own pass, arrivals first (jobs still running at their estimate are noticed before anything else at that instant)"},
 		{Name: "schedule_table", Kind: simcore.Bool, Default: false, Algorithm: true,
 			Doc: "emit the schedule table (one row per job)"},
 	},

@@ -30,8 +30,10 @@ type Config struct {
 	// Recompute is the SMART/PSRS recomputation rule (see order.go).
 	Recompute string
 	// EachEvent runs a scheduling pass after every single event, arrivals
-	// before completions at one instant; otherwise all completions, then
-	// all arrivals of an instant are applied and one pass follows.
+	// before completions at one instant (overruns, jobs still running at
+	// their estimate, are noticed before both, then one pass); otherwise
+	// all completions, then all arrivals of an instant are applied and one
+	// pass follows.
 	EachEvent bool
 	// Trace records, for every job, its first reservation (FirstResv).
 	Trace bool
@@ -73,6 +75,7 @@ type sim struct {
 	order         orderer
 	ev            engine.Sim[event]
 	greedy, dirty bool
+	overPending   int  // overrun events in the heap
 	ref           bool // tests: run backfillRef, the unoptimised executor
 	hbuf          []holder
 	easy          easyState // the last EASY pass (easyResume)
@@ -128,13 +131,6 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 			// past it would collide with reservations.
 			return nil, fmt.Errorf("batch: job %d has estimate %v; estimates must be positive", j.ID, j.Estimate)
 		}
-		if cfg.EachEvent && cfg.Depth != 0 && j.Run > j.Estimate {
-			// Known limitation: a pass between two events of one instant can
-			// start a holder on the nodes of a job whose overrun is not yet
-			// handled; refuse rather than build an invalid schedule.
-			return nil, fmt.Errorf("batch: job %d runs past its estimate (%v > %v); event_order=each with backfilling "+
-				"needs run times within the estimates (cap_runtime: true, or estimate: max or exact)", j.ID, j.Run, j.Estimate)
-		}
 	}
 	s := &sim{cfg: cfg, jobs: jobs, free: cfg.Nodes,
 		out: &Outcome{Start: make([]float64, n), End: make([]float64, n)}}
@@ -180,7 +176,12 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 			now = e.Time
 		}
 		if cfg.EachEvent {
-			// arrivals first, each followed by its own pass
+			// Jobs still running at their estimate are noticed first, all
+			// of them, then one pass: no pass at this instant may see their
+			// nodes as free from now on. Without overruns this changes
+			// nothing.
+			s.eachOverruns(now)
+			// then arrivals, each followed by its own pass
 			for next < n && jobs[next].Submit == now {
 				s.arrive(next)
 				next++
@@ -214,6 +215,36 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 	return s.out, nil
 }
 
+// eachOverruns handles, under per-event passes, all the overrun events at
+// now before any other event of the instant, then runs one pass; the other
+// events go back to the heap in their order.
+func (s *sim) eachOverruns(now float64) {
+	if s.overPending == 0 {
+		return
+	}
+	var keep []event
+	handled := false
+	for {
+		e, ok := s.ev.Peek()
+		if !ok || e.Time != now {
+			break
+		}
+		s.ev.Next()
+		if e.Payload.kind != evOverrun {
+			keep = append(keep, e.Payload)
+			continue
+		}
+		s.handle(now, e.Payload)
+		handled = true
+	}
+	for _, e := range keep {
+		s.ev.Schedule(now, 0, e)
+	}
+	if handled {
+		s.pass(now)
+	}
+}
+
 func (s *sim) arrive(j int) {
 	s.queue = append(s.queue, j)
 	if s.wt != nil {
@@ -234,6 +265,7 @@ func (s *sim) handle(now float64, e event) {
 		}
 	case evOverrun:
 		s.out.Overruns++
+		s.overPending--
 		if s.prof == nil {
 			return
 		}
@@ -277,6 +309,7 @@ func (s *sim) start(now float64, j int) {
 		s.pend[j] = now + job.Estimate
 		if job.Run > job.Estimate {
 			s.ev.Schedule(now+job.Estimate, 0, event{int32(j), evOverrun})
+			s.overPending++
 		}
 	}
 	s.order.started(j)
