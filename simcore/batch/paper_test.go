@@ -59,8 +59,8 @@ var paperTable = map[string]simcore.Params{
 	"4": {"workload": "probabilistic", "jobs": int64(50000)},
 	// 4m: Table 4 with the marginal reading of §6.2's bins
 	"4m": {"workload": "probabilistic-marginal", "jobs": int64(50000)},
-	"5": {"workload": "randomized", "jobs": int64(50000)},
-	"6": {"workload": "trace", "estimate": "exact"},
+	"5":  {"workload": "randomized", "jobs": int64(50000)},
+	"6":  {"workload": "trace", "estimate": "exact"},
 }
 
 var paperExec = []struct{ name, backfill string }{{"list", "none"}, {"conservative", "conservative"}, {"easy", "easy"}}
