@@ -99,7 +99,9 @@ func TestPaperTables(t *testing.T) {
 		for _, w := range []string{"unweighted", "weighted"} {
 			for _, o := range Orders {
 				for _, e := range paperExec {
-					if o == GareyGraham && e.name != "list" {
+					if o == GareyGraham && e.name != "list" || tab == "5" && e.name == "conservative" {
+						// Table 5: conservative backfilling is out of reach (see
+						// table5.yaml: the queue grows to tens of thousands)
 						continue
 					}
 					p := simcore.Params{"order": o, "backfill": e.backfill, "weighted": w == "weighted"}
