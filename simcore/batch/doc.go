@@ -24,7 +24,9 @@
 // is recomputed, all reservations are dropped and placed again in the new
 // order (SPECS §9.6 assumption). A job running past its estimate
 // (cap_runtime: false) holds its nodes open-endedly and every reservation
-// is placed again.
+// is placed again; with per-event passes (event_order: each) the overruns
+// of an instant are noticed before its arrivals and completions, so no pass
+// takes their nodes for free.
 //
 // Every reading of a log is a parameter with a default (schema.go): size
 // from allocated processors, run time capped at the request, requested

@@ -129,11 +129,15 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 		if err != nil {
 			return nil, st, err
 		}
-		if kind == "probabilistic" {
+		if kind != "trace" {
 			if n == 0 {
 				n = len(jobs)
 			}
-			jobs = workload.Fit(jobs).Generate(n, seed)
+			if fm := workload.Fit(jobs); kind == "probabilistic-marginal" {
+				jobs = fm.GenerateMarginal(n, seed)
+			} else {
+				jobs = fm.Generate(n, seed)
+			}
 			st = workload.Stats{Jobs: n}
 		} else {
 			jobs = append([]workload.Job(nil), jobs...)

@@ -96,14 +96,6 @@ func TestPropertyRandomWorkloads(t *testing.T) {
 			jobs := randomJobs(seed, 400, nodes, overrun)
 			for _, c := range propCases {
 				for _, each := range []bool{false, true} {
-					if each && overrun && c.depth > 0 {
-						// known defect (old executor too): a pass between
-						// the events of one instant can start a holder on
-						// the nodes of a job whose overrun event at that
-						// instant is still pending; the overrun's Reserve
-						// then exceeds the capacity.
-						continue
-					}
 					cfg := Config{Nodes: nodes, Order: c.order, Depth: c.depth, EachEvent: each,
 						Weighted: seed%2 == 0, Recompute: RecomputeNew, Trace: true}
 					fail := func(format string, a ...any) {

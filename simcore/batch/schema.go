@@ -4,12 +4,13 @@ import "schedfarm/simcore"
 
 var schema = simcore.Schema{
 	Params: []simcore.Param{
-		{Name: "workload", Kind: simcore.String, Enum: []string{"trace", "probabilistic", "randomized"}, Default: "trace",
-			Doc: "trace: the log itself (§6.1); probabilistic: Weibull arrivals + joint empirical bins fitted on the log (§6.2); randomized: Table 2"},
+		{Name: "workload", Kind: simcore.String, Enum: []string{"trace", "probabilistic", "probabilistic-marginal", "randomized"}, Default: "trace",
+			Doc: "trace: the log itself (§6.1); probabilistic: Weibull arrivals + joint empirical bins (nodes × requested class × run class) fitted on the log (§6.2); " +
+				"probabilistic-marginal: the same arrivals, each attribute from its own marginal bins (the other reading of §6.2); randomized: Table 2"},
 		{Name: "trace", Kind: simcore.String, Default: "traces/CTC-SP2-1996-3.1-cln.swf.gz",
 			Doc: "SWF log, relative to the data directory (plain or gzip)"},
 		{Name: "jobs", Kind: simcore.Int, Min: simcore.Bound(0), Default: int64(0),
-			Doc: "trace: keep the first N jobs (0: all); probabilistic: jobs generated (0: the log's count); randomized: 0 means 50,000 (Table 1)"},
+			Doc: "trace: keep the first N jobs (0: all); probabilistic(-marginal): jobs generated (0: the log's count); randomized: 0 means 50,000 (Table 1)"},
 		{Name: "nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(1), Default: int64(256),
 			Doc: "machine size m; jobs wider than the machine are dropped (§6.1)"},
 		{Name: "size_field", Kind: simcore.String, Enum: []string{"alloc", "requested", "requested_or_alloc"}, Default: "alloc",
@@ -33,7 +34,7 @@ var schema = simcore.Schema{
 		{Name: "recompute", Kind: simcore.String, Enum: []string{RecomputeNew, RecomputeDispatched, RecomputeAlways}, Default: RecomputeNew, Algorithm: true,
 			Doc: "when SMART/PSRS recompute their order (the 2/3 rule of §5.4, SPECS §9.4)"},
 		{Name: "event_order", Kind: simcore.String, Enum: []string{"batch", "each"}, Default: "batch", Algorithm: true,
-			Doc: "batch: at one instant all completions, then all arrivals, then one pass; each: every event its own pass, arrivals first"},
+			Doc: "batch: at one instant all completions, then all arrivals, then one pass; each: every event its own pass, arrivals first (jobs still running at their estimate are noticed before anything else at that instant)"},
 		{Name: "schedule_table", Kind: simcore.Bool, Default: false, Algorithm: true,
 			Doc: "emit the schedule table (one row per job)"},
 	},

@@ -30,8 +30,10 @@ type Config struct {
 	// Recompute is the SMART/PSRS recomputation rule (see order.go).
 	Recompute string
 	// EachEvent runs a scheduling pass after every single event, arrivals
-	// before completions at one instant; otherwise all completions, then
-	// all arrivals of an instant are applied and one pass follows.
+	// before completions at one instant (overruns, jobs still running at
+	// their estimate, are noticed before both, then one pass); otherwise
+	// all completions, then all arrivals of an instant are applied and one
+	// pass follows.
 	EachEvent bool
 	// Trace records, for every job, its first reservation (FirstResv).
 	Trace bool
@@ -73,6 +75,7 @@ type sim struct {
 	order         orderer
 	ev            engine.Sim[event]
 	greedy, dirty bool
+	overPending   int  // overrun events in the heap
 	ref           bool // tests: run backfillRef, the unoptimised executor
 	hbuf          []holder
 	easy          easyState // the last EASY pass (easyResume)
@@ -85,6 +88,17 @@ type sim struct {
 	inc []span
 	suf []float64
 	ver []int32
+	// With more than one holder (Depth > 1), the holders are kept sorted
+	// by (reservation start, queue rank) across compressions: hl is that
+	// list (entries whose job no longer holds that reservation are stale
+	// and dropped lazily), hnew the reservations made since the last
+	// compression. seq[j] is the queue rank of holder j: holders form a
+	// prefix of the queue and the queue is only appended to between two
+	// recomputations of the order (which drop every reservation), so a
+	// counter handed out as reservations are made is in queue order.
+	hl, hnew, hmv []holder
+	seq           []uint32
+	seqc          uint32
 }
 
 // Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
@@ -117,13 +131,6 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 			// past it would collide with reservations.
 			return nil, fmt.Errorf("batch: job %d has estimate %v; estimates must be positive", j.ID, j.Estimate)
 		}
-		if cfg.EachEvent && cfg.Depth != 0 && j.Run > j.Estimate {
-			// Known limitation: a pass between two events of one instant can
-			// start a holder on the nodes of a job whose overrun is not yet
-			// handled; refuse rather than build an invalid schedule.
-			return nil, fmt.Errorf("batch: job %d runs past its estimate (%v > %v); event_order=each with backfilling "+
-				"needs run times within the estimates (cap_runtime: true, or estimate: max or exact)", j.ID, j.Run, j.Estimate)
-		}
 	}
 	s := &sim{cfg: cfg, jobs: jobs, free: cfg.Nodes,
 		out: &Outcome{Start: make([]float64, n), End: make([]float64, n)}}
@@ -140,6 +147,9 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		s.resv = make([]float64, n)
 		s.pend = make([]float64, n)
 		s.ver = make([]int32, n)
+		if cfg.Depth > 1 {
+			s.seq = make([]uint32, n)
+		}
 		for i := range s.resv {
 			s.resv[i] = -1
 		}
@@ -166,7 +176,12 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 			now = e.Time
 		}
 		if cfg.EachEvent {
-			// arrivals first, each followed by its own pass
+			// Jobs still running at their estimate are noticed first, all
+			// of them, then one pass: no pass at this instant may see their
+			// nodes as free from now on. Without overruns this changes
+			// nothing.
+			s.eachOverruns(now)
+			// then arrivals, each followed by its own pass
 			for next < n && jobs[next].Submit == now {
 				s.arrive(next)
 				next++
@@ -200,6 +215,36 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 	return s.out, nil
 }
 
+// eachOverruns handles, under per-event passes, all the overrun events at
+// now before any other event of the instant, then runs one pass; the other
+// events go back to the heap in their order.
+func (s *sim) eachOverruns(now float64) {
+	if s.overPending == 0 {
+		return
+	}
+	var keep []event
+	handled := false
+	for {
+		e, ok := s.ev.Peek()
+		if !ok || e.Time != now {
+			break
+		}
+		s.ev.Next()
+		if e.Payload.kind != evOverrun {
+			keep = append(keep, e.Payload)
+			continue
+		}
+		s.handle(now, e.Payload)
+		handled = true
+	}
+	for _, e := range keep {
+		s.ev.Schedule(now, 0, e)
+	}
+	if handled {
+		s.pass(now)
+	}
+}
+
 func (s *sim) arrive(j int) {
 	s.queue = append(s.queue, j)
 	if s.wt != nil {
@@ -220,6 +265,7 @@ func (s *sim) handle(now float64, e event) {
 		}
 	case evOverrun:
 		s.out.Overruns++
+		s.overPending--
 		if s.prof == nil {
 			return
 		}
@@ -263,6 +309,7 @@ func (s *sim) start(now float64, j int) {
 		s.pend[j] = now + job.Estimate
 		if job.Run > job.Estimate {
 			s.ev.Schedule(now+job.Estimate, 0, event{int32(j), evOverrun})
+			s.overPending++
 		}
 	}
 	s.order.started(j)
@@ -334,9 +381,11 @@ func (s *sim) backfill(now float64) {
 	for i, j := range s.queue {
 		job := &s.jobs[j]
 		if ahead < s.cfg.Depth {
+			missed := false
 			if r := s.resv[j]; r >= 0 && r < now {
 				s.out.Missed++
 				s.unreserve(j)
+				missed = true // keeps its queue rank
 			}
 			r := s.resv[j]
 			if r < 0 {
@@ -346,6 +395,13 @@ func (s *sim) backfill(now float64) {
 				}
 				r, s.resv[j] = t, t
 				s.ver[j] = int32(len(s.inc))
+				if s.seq != nil {
+					if !missed {
+						s.seqc++
+						s.seq[j] = s.seqc
+					}
+					s.hnew = append(s.hnew, holder{t, s.seq[j], int32(j)})
+				}
 				if s.out.FirstResv != nil && math.IsNaN(s.out.FirstResv[j]) {
 					s.out.FirstResv[j] = t
 				}
@@ -504,43 +560,101 @@ type span struct{ a, b float64 }
 
 type holder struct {
 	r   float64
-	pos int32
+	seq uint32 // queue rank (the position in the queue orders alike)
 	j   int32
+}
+
+func cmpHolder(a, b holder) int {
+	switch {
+	case a.r < b.r:
+		return -1
+	case a.r > b.r:
+		return 1
+	case a.seq < b.seq:
+		return -1
+	case a.seq > b.seq:
+		return 1
+	}
+	return 0
+}
+
+// holders returns the current holders with a reservation after now,
+// sorted by (reservation start, queue rank), from the persistent list.
+func (s *sim) holders(now float64) []holder {
+	valid := func(h holder) bool { return s.resv[h.j] == h.r && s.seq[h.j] == h.seq }
+	old := s.hl[:0]
+	for _, h := range s.hl {
+		if valid(h) {
+			old = append(old, h)
+		}
+	}
+	nw := s.hnew[:0]
+	for _, h := range s.hnew {
+		if valid(h) {
+			nw = append(nw, h)
+		}
+	}
+	slices.SortFunc(nw, cmpHolder)
+	s.hnew = nw[:0]
+	hs := mergeHolders(s.hbuf[:0], old, nw)
+	s.hl, s.hbuf = old, hs
+	// drop the holders at now (they start in this pass)
+	i := 0
+	for i < len(hs) && hs[i].r <= now {
+		i++
+	}
+	return hs[i:]
+}
+
+// mergeHolders appends the merge of two sorted lists to dst.
+func mergeHolders(dst, a, b []holder) []holder {
+	for len(a) > 0 && len(b) > 0 {
+		if cmpHolder(b[0], a[0]) < 0 {
+			dst = append(dst, b[0])
+			b = b[1:]
+		} else {
+			dst = append(dst, a[0])
+			a = a[1:]
+		}
+	}
+	dst = append(dst, a...)
+	return append(dst, b...)
 }
 
 // compress moves every reservation as early as it can go, one at a time in
 // the order of the current reservation starts (ties: queue order); each
 // move releases the job's own reservation first, so it never moves later.
 func (s *sim) compress(now float64) {
-	hs := s.hbuf[:0]
-	held := 0 // the holders are the first Depth waiting jobs
-	for i, q := range s.queue {
-		if held == s.cfg.Depth {
-			break
-		}
-		if r := s.resv[q]; r >= 0 {
-			held++
-			if r > now {
-				hs = append(hs, holder{r, int32(i), int32(q)})
+	var hs []holder
+	if s.seq != nil {
+		hs = s.holders(now)
+		defer s.keepHolders(hs)
+	} else {
+		hs = s.hbuf[:0]
+		held := 0 // the holders are the first Depth waiting jobs
+		for i, q := range s.queue {
+			if held == s.cfg.Depth {
+				break
+			}
+			if r := s.resv[q]; r >= 0 {
+				held++
+				if r > now {
+					hs = append(hs, holder{r, uint32(i), int32(q)})
+				}
 			}
 		}
+		slices.SortFunc(hs, cmpHolder)
+		s.hbuf = hs
 	}
-	slices.SortFunc(hs, func(a, b holder) int {
-		switch {
-		case a.r < b.r:
-			return -1
-		case a.r > b.r:
-			return 1
-		}
-		return int(a.pos - b.pos)
-	})
-	s.hbuf = hs
 	if len(hs) == 1 {
 		// one holder (EASY): no bookkeeping, the exact test
 		q, r := int(hs[0].j), hs[0].r
 		job := &s.jobs[q]
 		s.inc, s.ver[q] = s.inc[:0], 0
 		if t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r); ok {
+			if s.seq != nil {
+				s.hmv = append(s.hmv, holder{t, hs[0].seq, hs[0].j})
+			}
 			if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
 				panic(err)
 			}
@@ -611,6 +725,9 @@ func (s *sim) compress(now float64) {
 			panic(err)
 		}
 		s.resv[q] = t
+		if s.seq != nil {
+			s.hmv = append(s.hmv, holder{t, h.seq, h.j})
+		}
 		s.ver[q] = int32(len(s.inc))
 		// the steps moved: resume the scan at the first one from scanT on
 		// (the counts before scanT only went down)
@@ -671,4 +788,20 @@ func (t *waitTree) find(node, l, r, lo int, f int32, d float64, e int32) int {
 		return j
 	}
 	return t.find(2*node+1, m, r, lo, f, d, e)
+}
+
+// keepHolders stores the holders after a compression as the persistent
+// sorted list: the ones that stayed keep their order, the moved ones
+// (s.hmv, with their new starts) are sorted and merged in.
+func (s *sim) keepHolders(hs []holder) {
+	mv := s.hmv
+	slices.SortFunc(mv, cmpHolder)
+	st := hs[:0]
+	for _, h := range hs {
+		if s.resv[h.j] == h.r {
+			st = append(st, h)
+		}
+	}
+	s.hl = mergeHolders(s.hl[:0], st, mv)
+	s.hmv = mv[:0]
 }

@@ -176,7 +176,6 @@ func TestRefusedInputs(t *testing.T) {
 		want string
 	}{
 		{"zero estimate", []workload.Job{J(1, 0, 3, 10), zero}, Config{Nodes: 4, Order: "FCFS", Depth: 1}, "estimates must be positive"},
-		{"overrun with per-event passes", []workload.Job{J(1, 0, 3, 10), over}, Config{Nodes: 4, Order: "FCFS", Depth: All, EachEvent: true}, "event_order=each"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Simulate(context.Background(), c.jobs, c.cfg)
@@ -185,8 +184,31 @@ func TestRefusedInputs(t *testing.T) {
 			}
 		})
 	}
-	// The same overrun with batched passes is scheduled.
-	if _, err := Simulate(context.Background(), []workload.Job{J(1, 0, 3, 10), over}, Config{Nodes: 4, Order: "FCFS", Depth: All}); err != nil {
-		t.Fatal(err)
+	// An overrun is scheduled under both event orders.
+	for _, each := range []bool{false, true} {
+		if _, err := Simulate(context.Background(), []workload.Job{J(1, 0, 3, 10), over}, Config{Nodes: 4, Order: "FCFS", Depth: All, EachEvent: each}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestEachEventOverrunSameInstant: job A (2 of 4 nodes, estimate 5, runs
+// 10) is still running at 5, when B (3 nodes) arrives. Under per-event
+// passes B's arrival pass at 5 must not see A's nodes as free: the overrun
+// is noticed first, B waits for A's end at 10 and runs [10, 14).
+func TestEachEventOverrunSameInstant(t *testing.T) {
+	a := J(1, 0, 2, 10)
+	a.Estimate = 5
+	b := J(2, 5, 3, 4)
+	for _, depth := range []int{1, All} {
+		for _, each := range []bool{false, true} {
+			out, err := Simulate(context.Background(), []workload.Job{a, b}, Config{Nodes: 4, Order: "FCFS", Depth: depth, EachEvent: each})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Start[1] != 10 || out.Overruns != 1 {
+				t.Errorf("depth %d each %v: B starts at %v (overruns %d), want 10 (1)", depth, each, out.Start[1], out.Overruns)
+			}
+		}
 	}
 }

@@ -20,6 +20,10 @@ type Model struct {
 	cells        []cell
 	cum          []int64 // cumulative counts
 	Jobs         int     // jobs the model was fitted on
+	// marginal distributions (GenerateMarginal): values and cumulative
+	// counts of the size, the requested-time class and the run-time class
+	size, req, run          []int
+	sizeCum, reqCum, runCum []int64
 }
 
 type cell struct {
@@ -68,7 +72,40 @@ func Fit(jobs []Job) *Model {
 		s += count[c]
 		m.cum = append(m.cum, s)
 	}
+	ms, mr, mp := map[int]int64{}, map[int]int64{}, map[int]int64{}
+	for _, c := range m.cells {
+		ms[c.size] += count[c]
+		mr[c.req] += count[c]
+		mp[c.run] += count[c]
+	}
+	m.size, m.sizeCum = marginal(ms)
+	m.req, m.reqCum = marginal(mr)
+	m.run, m.runCum = marginal(mp)
 	return m
+}
+
+// marginal returns the values of a histogram in increasing order and their
+// cumulative counts.
+func marginal(h map[int]int64) ([]int, []int64) {
+	vals := make([]int, 0, len(h))
+	for v := range h {
+		vals = append(vals, v)
+	}
+	sort.Ints(vals)
+	cum := make([]int64, len(vals))
+	var s int64
+	for i, v := range vals {
+		s += h[v]
+		cum[i] = s
+	}
+	return vals, cum
+}
+
+// pick returns the value whose cumulative-count interval holds a uniform
+// draw over the total count.
+func pick(r *rng.Rand, vals []int, cum []int64) int {
+	u := int64(r.IntN(int(cum[len(cum)-1])))
+	return vals[sort.Search(len(cum), func(k int) bool { return cum[k] > u })]
 }
 
 // FitWeibull returns the maximum-likelihood Weibull shape k and scale λ of
@@ -126,19 +163,45 @@ func (m *Model) Generate(n int, seed uint64) []Job {
 		}
 		u := int64(attr.IntN(int(total)))
 		c := m.cells[sort.Search(len(m.cum), func(k int) bool { return m.cum[k] > u })]
-		in := func(cl int) float64 {
-			lo := math.Ldexp(1, cl)
-			return math.Max(1, math.Round(attr.LogUniform(lo, 2*lo)))
-		}
-		req := in(c.req)
-		run := in(c.run)
-		for try := 0; run > req && try < 20; try++ {
-			run = in(c.run)
-		}
-		run = math.Min(run, req)
-		jobs[i] = Job{ID: int64(i + 1), Submit: t, Size: c.size, Run: run, Estimate: req, Request: req}
+		jobs[i] = m.job(i, t, c, attr)
 	}
 	return jobs
+}
+
+// GenerateMarginal is Generate with the three attributes drawn
+// independently, each from its own marginal bins (nodes, requested-time
+// class, run-time class), the other reading of seed 002 §6.2: it loses the
+// correlations between size, request and run time that the joint bins
+// keep. The run time is redrawn (then clamped) as in Generate. Same seeded
+// streams, so the arrivals equal Generate's.
+func (m *Model) GenerateMarginal(n int, seed uint64) []Job {
+	st := rng.New(seed)
+	arr, attr := st.Stream("arrivals"), st.Stream("attributes")
+	jobs := make([]Job, n)
+	t := 0.0
+	for i := range jobs {
+		if i > 0 {
+			t += math.Round(arr.Weibull(m.Shape, m.Scale))
+		}
+		c := cell{pick(attr, m.size, m.sizeCum), pick(attr, m.req, m.reqCum), pick(attr, m.run, m.runCum)}
+		jobs[i] = m.job(i, t, c, attr)
+	}
+	return jobs
+}
+
+// job draws the requested and run times of a job of cell c.
+func (m *Model) job(i int, t float64, c cell, attr *rng.Rand) Job {
+	in := func(cl int) float64 {
+		lo := math.Ldexp(1, cl)
+		return math.Max(1, math.Round(attr.LogUniform(lo, 2*lo)))
+	}
+	req := in(c.req)
+	run := in(c.run)
+	for try := 0; run > req && try < 20; try++ {
+		run = in(c.run)
+	}
+	run = math.Min(run, req)
+	return Job{ID: int64(i + 1), Submit: t, Size: c.size, Run: run, Estimate: req, Request: req}
 }
 
 // Randomized is the workload of seed 002 Table 2, every parameter uniform:
