@@ -1,0 +1,360 @@
+// Command scalemodel projects the farm's throughput from 1 to 256 workers
+// from the measurements of scripts/scaling.sh (issue #10, scaling study).
+//
+// Pipeline: measured runs (scaling.csv: wall time and the CPU time of the
+// coordinator and the NATS server per worker count; jobs.parquet: every
+// job's duration_ms) → per-job costs (model time distribution, worker
+// overhead, coordinator and NATS CPU per job) → a discrete-event
+// simulation of W workers against one serial NATS server and one serial
+// coordinator (see Simulate) → Markdown tables on stdout and a plot.
+//
+//	go run ./scripts/scalemodel -csv OUT/scaling.csv -results OUT/results -png docs/scaling.png
+//
+// -paper FILE adds the projected wall time of a larger suite (such as
+// configs/all.yaml) from a CSV with columns sweep,jobs,duration_ms: that
+// many jobs of that mean model time each, in queue order.
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/stat"
+
+	"schedfarm/results"
+)
+
+func main() {
+	var (
+		csvPath  = flag.String("csv", "", "scaling.csv written by scripts/scaling.sh (required)")
+		resDir   = flag.String("results", "", "results dir holding the collected runs of the CSV (required)")
+		pngPath  = flag.String("png", "", "write the plot here (PNG)")
+		paper    = flag.String("paper", "", "optional CSV sweep,jobs,duration_ms of a larger suite to project")
+		maxW     = flag.Int("max-workers", 256, "largest worker count projected (powers of two from 1)")
+		seed     = flag.Uint64("seed", 1, "seed of the resampled job stream of the sustained projection")
+		overhead = flag.Float64("worker-overhead-ms", -1, "override the measured per-job worker overhead (ms)")
+	)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: scalemodel -csv OUT/scaling.csv -results OUT/results [-png FILE] [-paper FILE]\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if *csvPath == "" || *resDir == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(os.Stdout, *csvPath, *resDir, *pngPath, *paper, *maxW, *seed, *overhead); err != nil {
+		fmt.Fprintln(os.Stderr, "scalemodel:", err)
+		os.Exit(1)
+	}
+}
+
+// measured is one row of scaling.csv with the jobs of its runs.
+type measured struct {
+	W, Jobs                      int
+	Wall                         float64 // s, summed over the runs
+	CoordCPU, NATSCPU, WorkerCPU float64 // s, over the whole measurement window
+	Load1Before, Load1After      string
+	Runs                         []string
+	durations                    []float64 // s, ok jobs of every run
+	byJob                        map[string][]float64
+	order                        []string // job IDs of the first run by started_at
+}
+
+func (m *measured) meanModel() float64 { return stat.Mean(m.durations, nil) }
+
+func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, seed uint64, overrideMs float64) error {
+	rows, err := readCSV(csvPath)
+	if err != nil {
+		return err
+	}
+	for _, m := range rows {
+		if err := readJobs(resDir, m); err != nil {
+			return err
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].W < rows[j].W })
+	base := rows[0]
+	meanModel := base.meanModel()
+
+	var jobs, coord, nats float64
+	for _, m := range rows {
+		jobs += float64(m.Jobs)
+		coord += m.CoordCPU
+		nats += m.NATSCPU
+	}
+	// The overhead a worker adds to each job, as measured with the fewest
+	// workers: wall × W / jobs − mean model time. Its NATS part is served
+	// by the NATS server in the simulation, so it is taken out here.
+	perJob := base.Wall * float64(base.W) / float64(base.Jobs)
+	c := Costs{NATS: nats / jobs, Coord: coord / jobs}
+	c.Worker = math.Max(0, perJob-meanModel-c.NATS)
+	if overrideMs >= 0 {
+		c.Worker = overrideMs / 1000
+	}
+
+	fmt.Fprintf(out, "## Measured\n\n")
+	fmt.Fprintf(out, "| workers | jobs | wall (s) | jobs/s | speedup | efficiency | mean model time (ms) | overhead per job (ms) | coordinator CPU/job (ms) | NATS CPU/job (ms) | worker CPU/job (ms) | load avg (1 min) |\n")
+	fmt.Fprintf(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	x0 := float64(base.Jobs) / base.Wall
+	for _, m := range rows {
+		x := float64(m.Jobs) / m.Wall
+		model := stat.Mean(m.durations, nil)
+		eff := model * float64(len(m.durations)) / (m.Wall * float64(m.W))
+		fmt.Fprintf(out, "| %d | %d | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %s → %s |\n",
+			m.W, m.Jobs, m.Wall, x, x/x0, eff, 1000*model,
+			1000*(m.Wall*float64(m.W)/float64(m.Jobs)-meanModel),
+			1000*m.CoordCPU/float64(m.Jobs), 1000*m.NATSCPU/float64(m.Jobs), 1000*m.WorkerCPU/float64(m.Jobs),
+			m.Load1Before, m.Load1After)
+	}
+
+	sorted := append([]float64(nil), base.durations...)
+	sort.Float64s(sorted)
+	fmt.Fprintf(out, "\n## Costs per job (model inputs)\n\n")
+	fmt.Fprintf(out, "- model time (from %d jobs at %d worker(s)): mean %.2f ms, median %.2f ms, p90 %.2f ms, max %.2f ms\n",
+		len(sorted), base.W, 1000*meanModel, 1000*stat.Quantile(0.5, stat.Empirical, sorted, nil),
+		1000*stat.Quantile(0.9, stat.Empirical, sorted, nil), 1000*sorted[len(sorted)-1])
+	fmt.Fprintf(out, "- worker overhead: %.2f ms (wall × W / jobs − mean model time = %.2f ms, less the NATS cost served in the model)\n",
+		1000*c.Worker, 1000*(perJob-meanModel))
+	fmt.Fprintf(out, "- coordinator CPU: %.3f ms/job → ceiling %.0f jobs/s\n", 1000*c.Coord, 1/c.Coord)
+	fmt.Fprintf(out, "- NATS server CPU: %.3f ms/job → ceiling %.0f jobs/s\n", 1000*c.NATS, 1/c.NATS)
+	fmt.Fprintf(out, "- bottleneck: %s; the ideal line meets its ceiling at W* = %.0f workers\n", c.Bottleneck(), c.Knee(meanModel))
+
+	suite := base.suite()
+	rng := rand.New(rand.NewPCG(seed, 0x5ca1e))
+	var proj []projection
+	for w := 1; w <= maxW; w *= 2 {
+		n := max(20000, 200*w)
+		stream := make([]float64, n)
+		for i := range stream {
+			stream[i] = base.durations[rng.IntN(len(base.durations))]
+		}
+		p := projection{W: w, Ideal: c.Ideal(w, meanModel)}
+		p.Sustained = float64(n) / Simulate(stream, w, c)
+		p.Suite = float64(len(suite)) / Simulate(suite, w, c)
+		proj = append(proj, p)
+	}
+	fmt.Fprintf(out, "\n## Projected (%d jobs per run of the suite; sustained: a long stream resampled from its job times)\n\n", len(suite))
+	fmt.Fprintf(out, "| workers | ideal (jobs/s) | sustained (jobs/s) | efficiency | NATS busy | coordinator busy | limited by | one run of the suite (jobs/s) | its wall (s) |\n")
+	fmt.Fprintf(out, "|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
+	for _, p := range proj {
+		fmt.Fprintf(out, "| %d | %.0f | %.0f | %.2f | %.0f%% | %.0f%% | %s | %.0f | %.2f |\n",
+			p.W, p.Ideal, p.Sustained, p.Sustained/p.Ideal, 100*p.Sustained*c.NATS, 100*p.Sustained*c.Coord,
+			limit(p, c), p.Suite, float64(len(suite))/p.Suite)
+	}
+
+	if paperPath != "" {
+		groups, err := readPaper(paperPath)
+		if err != nil {
+			return err
+		}
+		var list []float64
+		var cpu float64
+		for _, g := range groups {
+			for range g.Jobs {
+				list = append(list, g.Seconds)
+			}
+			cpu += float64(g.Jobs) * g.Seconds
+		}
+		fmt.Fprintf(out, "\n## Projected: %s (%d jobs, %.0f s of model time)\n\n", paperPath, len(list), cpu)
+		fmt.Fprintf(out, "| workers | wall | jobs/s | efficiency |\n|---:|---:|---:|---:|\n")
+		for w := 1; w <= maxW; w *= 2 {
+			wall := Simulate(list, w, c)
+			fmt.Fprintf(out, "| %d | %s | %.0f | %.2f |\n", w, hms(wall), float64(len(list))/wall, cpu/(wall*float64(w)))
+		}
+	}
+
+	if pngPath != "" {
+		if err := drawPlot(pngPath, rows, proj, c, len(suite)); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\nplot: %s\n", pngPath)
+	}
+	return nil
+}
+
+type projection struct {
+	W                       int
+	Ideal, Sustained, Suite float64 // jobs/s
+}
+
+// limit names what holds a projected point back: a serial server busy
+// over 80% of the time, or else the workers themselves.
+func limit(p projection, c Costs) string {
+	switch {
+	case p.Sustained*c.NATS >= 0.8 && c.NATS >= c.Coord:
+		return "NATS"
+	case p.Sustained*c.Coord >= 0.8:
+		return "coordinator"
+	}
+	return "workers"
+}
+
+// suite returns the first run's jobs in the order they started, each with
+// its mean model time over the runs: one run of the suite, in queue order.
+func (m *measured) suite() []float64 {
+	s := make([]float64, 0, len(m.order))
+	for _, id := range m.order {
+		s = append(s, stat.Mean(m.byJob[id], nil))
+	}
+	return s
+}
+
+func readCSV(path string) ([]*measured, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) < 2 {
+		return nil, fmt.Errorf("%s: no measurements; run scripts/scaling.sh first", path)
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	for _, name := range []string{"W", "jobs", "wall_s", "coord_cpu_s", "nats_cpu_s", "worker_cpu_s", "runs"} {
+		if _, ok := col[name]; !ok {
+			return nil, fmt.Errorf("%s: no column %q", path, name)
+		}
+	}
+	var rows []*measured
+	for i, r := range recs[1:] {
+		var errs []error
+		num := func(name string) float64 {
+			v, err := strconv.ParseFloat(r[col[name]], 64)
+			errs = append(errs, err)
+			return v
+		}
+		m := &measured{
+			W: int(num("W")), Jobs: int(num("jobs")), Wall: num("wall_s"),
+			CoordCPU: num("coord_cpu_s"), NATSCPU: num("nats_cpu_s"), WorkerCPU: num("worker_cpu_s"),
+			Runs: strings.Split(r[col["runs"]], ";"),
+		}
+		if j, ok := col["load1_before"]; ok {
+			m.Load1Before, m.Load1After = r[j], r[col["load1_after"]]
+		}
+		if err := errors.Join(errs...); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+2, err)
+		}
+		if m.W < 1 || m.Jobs < 1 || m.Wall <= 0 {
+			return nil, fmt.Errorf("%s:%d: W, jobs and wall_s must be positive", path, i+2)
+		}
+		rows = append(rows, m)
+	}
+	return rows, nil
+}
+
+// readJobs reads the jobs.parquet of every sweep of every run of m.
+func readJobs(dir string, m *measured) error {
+	m.byJob = map[string][]float64{}
+	for ri, run := range m.Runs {
+		files, err := filepath.Glob(filepath.Join(dir, "*", run, "jobs.parquet"))
+		if err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			return fmt.Errorf("run %s (W=%d): no %s/*/%s/jobs.parquet; was it collected?", run, m.W, dir, run)
+		}
+		type started struct {
+			id string
+			at time.Time
+		}
+		var first []started
+		for _, file := range files {
+			fr, err := results.ReadTable(file)
+			if err != nil {
+				return err
+			}
+			ids, _ := fr.Col(results.ColJobID).([]string)
+			dur, _ := fr.Col(results.ColDurationMs).([]float64)
+			status, _ := fr.Col(results.ColStatus).([]string)
+			at, _ := fr.Col(results.ColStartedAt).([]time.Time)
+			if ids == nil || dur == nil || status == nil || at == nil {
+				return fmt.Errorf("%s: want columns %s, %s, %s, %s", file,
+					results.ColJobID, results.ColDurationMs, results.ColStatus, results.ColStartedAt)
+			}
+			di := fr.Index(results.ColDurationMs)
+			for r := range ids {
+				if status[r] != "ok" || fr.IsNull(di, r) {
+					continue
+				}
+				s := dur[r] / 1000
+				m.durations = append(m.durations, s)
+				m.byJob[ids[r]] = append(m.byJob[ids[r]], s)
+				if ri == 0 {
+					first = append(first, started{ids[r], at[r]})
+				}
+			}
+		}
+		if ri == 0 {
+			sort.SliceStable(first, func(i, j int) bool { return first[i].at.Before(first[j].at) })
+			for _, s := range first {
+				m.order = append(m.order, s.id)
+			}
+		}
+	}
+	if len(m.durations) == 0 {
+		return fmt.Errorf("W=%d: no ok jobs in runs %v", m.W, m.Runs)
+	}
+	return nil
+}
+
+type group struct {
+	Sweep   string
+	Jobs    int
+	Seconds float64 // model time per job
+}
+
+func readPaper(path string) ([]group, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comment = '#'
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var gs []group
+	for i, rec := range recs {
+		if i == 0 && rec[0] == "sweep" {
+			continue
+		}
+		if len(rec) != 3 {
+			return nil, fmt.Errorf("%s:%d: want sweep,jobs,duration_ms", path, i+1)
+		}
+		n, err1 := strconv.Atoi(rec[1])
+		ms, err2 := strconv.ParseFloat(rec[2], 64)
+		if err := errors.Join(err1, err2); err != nil || n < 0 || ms < 0 {
+			return nil, fmt.Errorf("%s:%d: want sweep,jobs,duration_ms with jobs and duration_ms ≥ 0 (%v)", path, i+1, err)
+		}
+		gs = append(gs, group{rec[0], n, ms / 1000})
+	}
+	return gs, nil
+}
+
+func hms(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	if d < time.Minute {
+		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
