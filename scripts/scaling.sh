@@ -14,7 +14,8 @@
 # Environment:
 #   SUITE=configs/quick-all.yaml   the sweep file submitted (any sweep works)
 #   WORKERS="1 2 4"                worker process counts, one --workers 1 each
-#   REPEAT=3                       submissions per worker count (--force, new run each)
+#   REPEAT=5                       submissions per worker count (--force, new run each)
+#   IDLE=3                         seconds of idle CPU measured per worker count first
 #   PAPER=FILE                     optional per-sweep job times of the paper-scale
 #                                  suite for the projection (see scalemodel -help)
 #   PNG=FILE                       where the plot goes (default OUT/scaling.png;
@@ -26,7 +27,8 @@ mkdir -p "$out/logs" "$out/results"
 out=$(cd "$out" && pwd)
 suite=${SUITE:-configs/quick-all.yaml}
 workers=${WORKERS:-1 2 4}
-repeat=${REPEAT:-3}
+repeat=${REPEAT:-5}
+idle=${IDLE:-3}
 png=${PNG:-$out/scaling.png}
 tmp=$(mktemp -d -t schedfarm-scaling-tmp.XXXXXX)
 bin="$tmp/schedfarm"
@@ -75,7 +77,7 @@ done
 
 jobs_per_run=$("$bin" expand --count "$suite")
 echo "suite $suite: $jobs_per_run jobs per run, $repeat run(s) per worker count; output in $out"
-echo "W,repeats,jobs,wall_s,jobs_per_s,submit_wall_s,coord_cpu_s,nats_cpu_s,worker_cpu_s,coord_cpu_ms_per_job,nats_cpu_ms_per_job,worker_cpu_ms_per_job,load1_before,load1_after,runs" >"$out/scaling.csv"
+echo "W,repeats,jobs,wall_s,jobs_per_s,submit_wall_s,coord_cpu_s,nats_cpu_s,worker_cpu_s,coord_cpu_ms_per_job,nats_cpu_ms_per_job,worker_cpu_ms_per_job,idle_s,coord_idle_cpu_s,nats_idle_cpu_s,load1_before,load1_after,runs" >"$out/scaling.csv"
 
 for w in $workers; do
   wpids=()
@@ -85,6 +87,11 @@ for w in $workers; do
     pids+=($!)
   done
   until [[ $("$bin" status | grep -c "^w$w-.* alive ") -ge $w ]]; do sleep 0.2; done
+  # What the coordinator and the server spend with nothing to do (worker
+  # heartbeats, lease renewals), to tell fixed costs from per-job ones.
+  ci=$(cpu "$coord") ni=$(cpu "$server")
+  sleep "$idle"
+  ci=$(calc "$(cpu "$coord") - $ci") ni=$(calc "$(cpu "$server") - $ni")
   load_before=$(cut -d' ' -f1 /proc/loadavg)
   c0=$(cpu "$coord") n0=$(cpu "$server") k0=$(cpusum "${wpids[@]}")
   t0=$(date +%s.%N)
@@ -111,14 +118,14 @@ for w in $workers; do
   done
   row=$(awk -v w="$w" -v rep="$repeat" -v jobs="$jobs" -v wall="$wall" -v sw="$(calc "$t1 - $t0")" \
     -v c="$(calc "$c1 - $c0")" -v n="$(calc "$n1 - $n0")" -v k="$(calc "$k1 - $k0")" \
-    -v lb="$load_before" -v la="$load_after" -v runs="$(
+    -v idle="$idle" -v ci="$ci" -v ni="$ni" -v lb="$load_before" -v la="$load_after" -v runs="$(
       IFS=';'
       echo "${runs[*]}"
     )" \
-    'BEGIN { printf "%d,%d,%d,%.3f,%.2f,%.3f,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%s,%s,%s\n",
-      w, rep, jobs, wall, jobs / wall, sw, c, n, k, 1000 * c / jobs, 1000 * n / jobs, 1000 * k / jobs, lb, la, runs }')
+    'BEGIN { printf "%d,%d,%d,%.3f,%.2f,%.3f,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%s,%.2f,%.2f,%s,%s,%s\n",
+      w, rep, jobs, wall, jobs / wall, sw, c, n, k, 1000 * c / jobs, 1000 * n / jobs, 1000 * k / jobs, idle, ci, ni, lb, la, runs }')
   echo "$row" >>"$out/scaling.csv"
-  echo "W=$w: $(echo "$row" | awk -F, '{ printf "%d jobs in %.2f s = %.1f jobs/s; CPU/job: coordinator %.2f ms, NATS %.2f ms, workers %.2f ms; load %s→%s", $3, $4, $5, $10, $11, $12, $13, $14 }')"
+  echo "W=$w: $(echo "$row" | awk -F, '{ printf "%d jobs in %.2f s = %.1f jobs/s; CPU/job: coordinator %.3f ms, NATS %.3f ms, workers %.2f ms; idle CPU in %s s: coordinator %s s, NATS %s s; load %s→%s", $3, $4, $5, $10, $11, $12, $13, $14, $15, $16, $17 }')"
 done
 
 args=(-csv "$out/scaling.csv" -results "$out/results" -png "$png")

@@ -44,6 +44,7 @@ func main() {
 		maxW     = flag.Int("max-workers", 256, "largest worker count projected (powers of two from 1)")
 		seed     = flag.Uint64("seed", 1, "seed of the resampled job stream of the sustained projection")
 		overhead = flag.Float64("worker-overhead-ms", -1, "override the measured per-job worker overhead (ms)")
+		net      = flag.Bool("net", false, "use per-job costs net of the idle CPU rate (default: gross, all CPU in the window charged to the jobs)")
 	)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: scalemodel -csv OUT/scaling.csv -results OUT/results [-png FILE] [-paper FILE]\n")
@@ -54,7 +55,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, *csvPath, *resDir, *pngPath, *paper, *maxW, *seed, *overhead); err != nil {
+	if err := run(os.Stdout, *csvPath, *resDir, *pngPath, *paper, *maxW, *seed, *overhead, *net); err != nil {
 		fmt.Fprintln(os.Stderr, "scalemodel:", err)
 		os.Exit(1)
 	}
@@ -65,6 +66,8 @@ type measured struct {
 	W, Jobs                      int
 	Wall                         float64 // s, summed over the runs
 	CoordCPU, NATSCPU, WorkerCPU float64 // s, over the whole measurement window
+	Window                       float64 // s, the measurement window (submit to the last run's end)
+	Idle, CoordIdle, NATSIdle    float64 // s: idle window, CPU in it (0 when not measured)
 	Load1Before, Load1After      string
 	Runs                         []string
 	durations                    []float64 // s, ok jobs of every run
@@ -74,7 +77,7 @@ type measured struct {
 
 func (m *measured) meanModel() float64 { return stat.Mean(m.durations, nil) }
 
-func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, seed uint64, overrideMs float64) error {
+func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, seed uint64, overrideMs float64, useNet bool) error {
 	rows, err := readCSV(csvPath)
 	if err != nil {
 		return err
@@ -88,17 +91,34 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, se
 	base := rows[0]
 	meanModel := base.meanModel()
 
-	var jobs, coord, nats float64
+	// Per-job costs pooled over every worker count. Gross charges all CPU
+	// of the window to the jobs; net first takes out what the same process
+	// spent per second when idle (heartbeats, leases, the client's polling
+	// is not in it), scaled to the window.
+	var jobs, coord, nats, coordNet, natsNet float64
+	idleMeasured := true
 	for _, m := range rows {
 		jobs += float64(m.Jobs)
 		coord += m.CoordCPU
 		nats += m.NATSCPU
+		if m.Idle <= 0 || m.Window <= 0 {
+			idleMeasured = false
+			continue
+		}
+		coordNet += math.Max(0, m.CoordCPU-m.CoordIdle/m.Idle*m.Window)
+		natsNet += math.Max(0, m.NATSCPU-m.NATSIdle/m.Idle*m.Window)
 	}
 	// The overhead a worker adds to each job, as measured with the fewest
 	// workers: wall × W / jobs − mean model time. Its NATS part is served
 	// by the NATS server in the simulation, so it is taken out here.
 	perJob := base.Wall * float64(base.W) / float64(base.Jobs)
 	c := Costs{NATS: nats / jobs, Coord: coord / jobs}
+	if useNet {
+		if !idleMeasured {
+			return errors.New("-net: the CSV has no idle measurement (idle_s, coord_idle_cpu_s, nats_idle_cpu_s)")
+		}
+		c = Costs{NATS: natsNet / jobs, Coord: coordNet / jobs}
+	}
 	c.Worker = math.Max(0, perJob-meanModel-c.NATS)
 	if overrideMs >= 0 {
 		c.Worker = overrideMs / 1000
@@ -127,8 +147,28 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, se
 		1000*stat.Quantile(0.9, stat.Empirical, sorted, nil), 1000*sorted[len(sorted)-1])
 	fmt.Fprintf(out, "- worker overhead: %.2f ms (wall × W / jobs − mean model time = %.2f ms, less the NATS cost served in the model)\n",
 		1000*c.Worker, 1000*(perJob-meanModel))
-	fmt.Fprintf(out, "- coordinator CPU: %.3f ms/job → ceiling %.0f jobs/s\n", 1000*c.Coord, 1/c.Coord)
-	fmt.Fprintf(out, "- NATS server CPU: %.3f ms/job → ceiling %.0f jobs/s\n", 1000*c.NATS, 1/c.NATS)
+	var workerCPU float64
+	for _, d := range base.durations {
+		workerCPU += d
+	}
+	fmt.Fprintf(out, "- worker CPU ÷ model wall time at %d worker(s): %.2f (below 1: the worker was waiting for a core; on a quiet machine it is about 1)\n",
+		base.W, base.WorkerCPU/workerCPU)
+	kind := "gross: all CPU in the window"
+	if useNet {
+		kind = "net of the idle rate"
+	}
+	fmt.Fprintf(out, "- coordinator CPU (%s): %.3f ms/job → ceiling %.0f jobs/s\n", kind, 1000*c.Coord, 1/c.Coord)
+	fmt.Fprintf(out, "- NATS server CPU (%s): %.3f ms/job → ceiling %.0f jobs/s\n", kind, 1000*c.NATS, 1/c.NATS)
+	if idleMeasured {
+		var ci, ni, it float64
+		for _, m := range rows {
+			ci += m.CoordIdle
+			ni += m.NATSIdle
+			it += m.Idle
+		}
+		fmt.Fprintf(out, "- idle CPU: coordinator %.1f ms/s, NATS %.1f ms/s; net of it: coordinator %.3f ms/job, NATS %.3f ms/job\n",
+			1000*ci/it, 1000*ni/it, 1000*coordNet/jobs, 1000*natsNet/jobs)
+	}
 	fmt.Fprintf(out, "- bottleneck: %s; the ideal line meets its ceiling at W* = %.0f workers\n", c.Bottleneck(), c.Knee(meanModel))
 
 	suite := base.suite()
@@ -245,6 +285,12 @@ func readCSV(path string) ([]*measured, error) {
 			W: int(num("W")), Jobs: int(num("jobs")), Wall: num("wall_s"),
 			CoordCPU: num("coord_cpu_s"), NATSCPU: num("nats_cpu_s"), WorkerCPU: num("worker_cpu_s"),
 			Runs: strings.Split(r[col["runs"]], ";"),
+		}
+		if _, ok := col["submit_wall_s"]; ok {
+			m.Window = num("submit_wall_s")
+		}
+		if _, ok := col["idle_s"]; ok {
+			m.Idle, m.CoordIdle, m.NATSIdle = num("idle_s"), num("coord_idle_cpu_s"), num("nats_idle_cpu_s")
 		}
 		if j, ok := col["load1_before"]; ok {
 			m.Load1Before, m.Load1After = r[j], r[col["load1_after"]]

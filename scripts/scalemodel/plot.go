@@ -27,8 +27,8 @@ func drawPlot(path string, rows []*measured, proj []projection, c Costs, suiteJo
 	p.X.Tick.Marker = plot.ConstantTicks(xt)
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
+	p.Legend.Top = false
+	p.Legend.Left = false
 
 	var ideal, sust, suite plotter.XYs
 	for _, q := range proj {
@@ -93,6 +93,6 @@ func drawPlot(path string, rows []*measured, proj []projection, c Costs, suiteJo
 		ymax = math.Max(ymax, xy.Y)
 	}
 	p.X.Min, p.X.Max = lo/1.15, hi*1.15
-	p.Y.Min, p.Y.Max = ymin/2, ymax*4 // room for the legend above the lines
+	p.Y.Min, p.Y.Max = ymin/10, ymax*2 // room for the legend below the lines
 	return p.Save(8*vg.Inch, 5.5*vg.Inch, path)
 }
