@@ -7,7 +7,7 @@
 #   scripts/scaling.sh [OUT]
 #
 # OUT (default: a new temp dir) receives scaling.csv (one row per worker
-# count), results/ (the collected runs: jobs.parquet with duration_ms),
+# count), saturated.csv, results/ (the collected runs: jobs.parquet with duration_ms),
 # logs/, projection.txt and scaling.png. Nothing is written in the repo.
 # Traces come from the default --data-dir (data, ../shared: relative to the
 # repo root, where the script runs) or SCHEDFARM_DATA_DIR.
@@ -16,20 +16,25 @@
 #   WORKERS="1 2 4"                worker process counts, one --workers 1 each
 #   REPEAT=5                       submissions per worker count (--force, new run each)
 #   IDLE=3                         seconds of idle CPU measured per worker count first
+#   SATURATION_SUITE=configs/bench/overhead.yaml   then measured the same way
+#                                  (SATURATION_WORKERS=2, SATURATION_REPEAT=2) into
+#                                  saturated.csv: per-job costs at a high rate; empty: skip
+#   WORKER_FLAGS="--flush-every 2s"  extra flags of every worker process
 #   PAPER=FILE                     optional per-sweep job times of the paper-scale
 #                                  suite for the projection (see scalemodel -help)
 #   PNG=FILE                       where the plot goes (default OUT/scaling.png;
 #                                  PNG=docs/scaling.png refreshes the committed one)
 set -euo pipefail
-cd "$(dirname "$0")/.."
 out=${1:-$(mktemp -d -t schedfarm-scaling.XXXXXX)}
 mkdir -p "$out/logs" "$out/results"
 out=$(cd "$out" && pwd)
+png=$(realpath -m "${PNG:-$out/scaling.png}")
+cd "$(dirname "$0")/.."
 suite=${SUITE:-configs/quick-all.yaml}
 workers=${WORKERS:-1 2 4}
 repeat=${REPEAT:-5}
 idle=${IDLE:-3}
-png=${PNG:-$out/scaling.png}
+saturation=${SATURATION_SUITE-configs/bench/overhead.yaml}
 tmp=$(mktemp -d -t schedfarm-scaling-tmp.XXXXXX)
 bin="$tmp/schedfarm"
 
@@ -75,60 +80,76 @@ until "$bin" status >/dev/null 2>&1; do
   sleep 0.2
 done
 
-jobs_per_run=$("$bin" expand --count "$suite")
-echo "suite $suite: $jobs_per_run jobs per run, $repeat run(s) per worker count; output in $out"
-echo "W,repeats,jobs,wall_s,jobs_per_s,submit_wall_s,coord_cpu_s,nats_cpu_s,worker_cpu_s,coord_cpu_ms_per_job,nats_cpu_ms_per_job,worker_cpu_ms_per_job,idle_s,coord_idle_cpu_s,nats_idle_cpu_s,load1_before,load1_after,runs" >"$out/scaling.csv"
+header="W,repeats,jobs,wall_s,jobs_per_s,submit_wall_s,coord_cpu_s,nats_cpu_s,worker_cpu_s,coord_cpu_ms_per_job,nats_cpu_ms_per_job,worker_cpu_ms_per_job,idle_s,coord_idle_cpu_s,nats_idle_cpu_s,load1_before,load1_after,runs"
 
-for w in $workers; do
-  wpids=()
-  for ((i = 0; i < w; i++)); do
-    "$bin" worker --workers 1 --name "w$w-$i" >"$out/logs/worker-w$w-$i.log" 2>&1 &
-    wpids+=($!)
-    pids+=($!)
-  done
-  until [[ $("$bin" status | grep -c "^w$w-.* alive ") -ge $w ]]; do sleep 0.2; done
-  # What the coordinator and the server spend with nothing to do (worker
-  # heartbeats, lease renewals), to tell fixed costs from per-job ones.
-  ci=$(cpu "$coord") ni=$(cpu "$server")
-  sleep "$idle"
-  ci=$(calc "$(cpu "$coord") - $ci") ni=$(calc "$(cpu "$server") - $ni")
-  load_before=$(cut -d' ' -f1 /proc/loadavg)
-  c0=$(cpu "$coord") n0=$(cpu "$server") k0=$(cpusum "${wpids[@]}")
-  t0=$(date +%s.%N)
-  runs=()
-  for ((r = 0; r < repeat; r++)); do
-    run=$("$bin" submit --wait --force "$suite" 2>>"$out/logs/submit-w$w.log") ||
-      { echo "scaling: submit failed with $w worker(s); see $out/logs/submit-w$w.log" >&2; exit 1; }
-    runs+=("$run")
-  done
-  t1=$(date +%s.%N)
-  c1=$(cpu "$coord") n1=$(cpu "$server") k1=$(cpusum "${wpids[@]}")
-  load_after=$(cut -d' ' -f1 /proc/loadavg)
-  kill -TERM "${wpids[@]}"
-  wait "${wpids[@]}" 2>/dev/null || true
+# measure SUITE "W..." REPEAT CSV TAG: for each W, start W worker
+# processes, submit SUITE REPEAT times, and append a row to CSV.
+measure() {
+  local suite=$1 workers=$2 repeat=$3 csv=$4 tag=$5
+  local w i r run rec row wall jobs ci ni c0 c1 n0 n1 k0 k1 t0 t1 load_before load_after wpids runs
+  echo "$suite: $("$bin" expand --count "$suite") jobs per run, $repeat run(s) per worker count"
+  echo "$header" >"$csv"
+  for w in $workers; do
+    wpids=()
+    for ((i = 0; i < w; i++)); do
+      # shellcheck disable=SC2086 # WORKER_FLAGS is a list of flags
+      "$bin" worker --workers 1 --name "$tag$w-$i" ${WORKER_FLAGS:-} >"$out/logs/worker-$tag$w-$i.log" 2>&1 &
+      wpids+=($!)
+      pids+=($!)
+    done
+    until [[ $("$bin" status | grep -c "^$tag$w-.* alive ") -ge $w ]]; do sleep 0.2; done
+    # What the coordinator and the server spend with nothing to do (worker
+    # heartbeats, lease renewals), to tell fixed costs from per-job ones.
+    ci=$(cpu "$coord") ni=$(cpu "$server")
+    sleep "$idle"
+    ci=$(calc "$(cpu "$coord") - $ci") ni=$(calc "$(cpu "$server") - $ni")
+    load_before=$(cut -d' ' -f1 /proc/loadavg)
+    c0=$(cpu "$coord") n0=$(cpu "$server") k0=$(cpusum "${wpids[@]}")
+    t0=$(date +%s.%N)
+    runs=()
+    for ((r = 0; r < repeat; r++)); do
+      run=$("$bin" submit --wait --force "$suite" 2>>"$out/logs/submit-$tag$w.log") ||
+        { echo "scaling: submit failed with $w worker(s); see $out/logs/submit-$tag$w.log" >&2; exit 1; }
+      runs+=("$run")
+    done
+    t1=$(date +%s.%N)
+    c1=$(cpu "$coord") n1=$(cpu "$server") k1=$(cpusum "${wpids[@]}")
+    load_after=$(cut -d' ' -f1 /proc/loadavg)
+    kill -TERM "${wpids[@]}"
+    wait "${wpids[@]}" 2>/dev/null || true
 
-  # Wall time from the coordinator's own run records (created → finished):
-  # free of the submit client's start-up and its 200 ms progress polling.
-  wall=0 jobs=0
-  for run in "${runs[@]}"; do
-    "$bin" collect "$run" >>"$out/logs/collect.log"
-    rec=$(find "$out/results" -path "*/$run/run.json" | head -n 1)
-    wall=$(calc "$wall + $(stamp finished "$rec") - $(stamp created "$rec")")
-    jobs=$((jobs + $(sed -n 's/.*"total": \([0-9]*\).*/\1/p' "$rec")))
+    # Wall time from the coordinator's own run records (created → finished):
+    # free of the submit client's start-up and its 200 ms progress polling.
+    wall=0 jobs=0
+    for run in "${runs[@]}"; do
+      "$bin" collect "$run" >>"$out/logs/collect.log"
+      rec=$(find "$out/results" -path "*/$run/run.json" | head -n 1)
+      wall=$(calc "$wall + $(stamp finished "$rec") - $(stamp created "$rec")")
+      jobs=$((jobs + $(sed -n 's/.*"total": \([0-9]*\).*/\1/p' "$rec")))
+    done
+    row=$(awk -v w="$w" -v rep="$repeat" -v jobs="$jobs" -v wall="$wall" -v sw="$(calc "$t1 - $t0")" \
+      -v c="$(calc "$c1 - $c0")" -v n="$(calc "$n1 - $n0")" -v k="$(calc "$k1 - $k0")" \
+      -v idle="$idle" -v ci="$ci" -v ni="$ni" -v lb="$load_before" -v la="$load_after" -v runs="$(
+        IFS=';'
+        echo "${runs[*]}"
+      )" \
+      'BEGIN { printf "%d,%d,%d,%.3f,%.2f,%.3f,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%s,%.2f,%.2f,%s,%s,%s\n",
+        w, rep, jobs, wall, jobs / wall, sw, c, n, k, 1000 * c / jobs, 1000 * n / jobs, 1000 * k / jobs, idle, ci, ni, lb, la, runs }')
+    echo "$row" >>"$csv"
+    echo "W=$w: $(echo "$row" | awk -F, '{ printf "%d jobs in %.2f s = %.1f jobs/s; CPU/job: coordinator %.3f ms, NATS %.3f ms, workers %.2f ms; idle CPU in %s s: coordinator %s s, NATS %s s; load %s→%s", $3, $4, $5, $10, $11, $12, $13, $14, $15, $16, $17 }')"
   done
-  row=$(awk -v w="$w" -v rep="$repeat" -v jobs="$jobs" -v wall="$wall" -v sw="$(calc "$t1 - $t0")" \
-    -v c="$(calc "$c1 - $c0")" -v n="$(calc "$n1 - $n0")" -v k="$(calc "$k1 - $k0")" \
-    -v idle="$idle" -v ci="$ci" -v ni="$ni" -v lb="$load_before" -v la="$load_after" -v runs="$(
-      IFS=';'
-      echo "${runs[*]}"
-    )" \
-    'BEGIN { printf "%d,%d,%d,%.3f,%.2f,%.3f,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%s,%.2f,%.2f,%s,%s,%s\n",
-      w, rep, jobs, wall, jobs / wall, sw, c, n, k, 1000 * c / jobs, 1000 * n / jobs, 1000 * k / jobs, idle, ci, ni, lb, la, runs }')
-  echo "$row" >>"$out/scaling.csv"
-  echo "W=$w: $(echo "$row" | awk -F, '{ printf "%d jobs in %.2f s = %.1f jobs/s; CPU/job: coordinator %.3f ms, NATS %.3f ms, workers %.2f ms; idle CPU in %s s: coordinator %s s, NATS %s s; load %s→%s", $3, $4, $5, $10, $11, $12, $13, $14, $15, $16, $17 }')"
-done
+}
+
+echo "output in $out"
+measure "$suite" "$workers" "$repeat" "$out/scaling.csv" w
+if [[ -n $saturation ]]; then
+  # The same costs at a high rate: 0-ms jobs keep the server and the
+  # coordinator busy, so their per-job CPU is what it is near saturation.
+  measure "$saturation" "${SATURATION_WORKERS:-2}" "${SATURATION_REPEAT:-2}" "$out/saturated.csv" s
+fi
 
 args=(-csv "$out/scaling.csv" -results "$out/results" -png "$png")
+[[ -n $saturation ]] && args+=(-saturated "$out/saturated.csv")
 [[ -n ${PAPER:-} ]] && args+=(-paper "$PAPER")
 go run ./scripts/scalemodel "${args[@]}" | tee "$out/projection.txt"
 echo "scaling: CSV $out/scaling.csv, plot $png, projection $out/projection.txt"

@@ -44,6 +44,7 @@ func main() {
 		maxW     = flag.Int("max-workers", 256, "largest worker count projected (powers of two from 1)")
 		seed     = flag.Uint64("seed", 1, "seed of the resampled job stream of the sustained projection")
 		overhead = flag.Float64("worker-overhead-ms", -1, "override the measured per-job worker overhead (ms)")
+		satPath  = flag.String("saturated", "", "optional scaling.csv of 0-ms jobs (configs/bench/overhead.yaml): per-job costs at a high rate")
 		net      = flag.Bool("net", false, "use per-job costs net of the idle CPU rate (default: gross, all CPU in the window charged to the jobs)")
 	)
 	flag.Usage = func() {
@@ -55,7 +56,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, *csvPath, *resDir, *pngPath, *paper, *maxW, *seed, *overhead, *net); err != nil {
+	if err := run(os.Stdout, *csvPath, *resDir, *pngPath, *paper, *satPath, *maxW, *seed, *overhead, *net); err != nil {
 		fmt.Fprintln(os.Stderr, "scalemodel:", err)
 		os.Exit(1)
 	}
@@ -77,7 +78,7 @@ type measured struct {
 
 func (m *measured) meanModel() float64 { return stat.Mean(m.durations, nil) }
 
-func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, seed uint64, overrideMs float64, useNet bool) error {
+func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, maxW int, seed uint64, overrideMs float64, useNet bool) error {
 	rows, err := readCSV(csvPath)
 	if err != nil {
 		return err
@@ -122,6 +123,27 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, se
 	c.Worker = math.Max(0, perJob-meanModel-c.NATS)
 	if overrideMs >= 0 {
 		c.Worker = overrideMs / 1000
+	}
+
+	// The same costs measured at a high rate (0-ms jobs): the servers are
+	// busy, so no CPU goes into waking up for every message.
+	var hi *Costs
+	if satPath != "" {
+		srows, err := readCSV(satPath)
+		if err != nil {
+			return err
+		}
+		var sj, sc, sn float64
+		for _, m := range srows {
+			sj += float64(m.Jobs)
+			sc += m.CoordCPU
+			sn += m.NATSCPU
+		}
+		hi = &Costs{NATS: sn / sj, Coord: sc / sj}
+		hi.Worker = math.Max(0, perJob-meanModel-hi.NATS)
+		if overrideMs >= 0 {
+			hi.Worker = c.Worker
+		}
 	}
 
 	fmt.Fprintf(out, "## Measured\n\n")
@@ -170,6 +192,10 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, se
 			1000*ci/it, 1000*ni/it, 1000*coordNet/jobs, 1000*natsNet/jobs)
 	}
 	fmt.Fprintf(out, "- bottleneck: %s; the ideal line meets its ceiling at W* = %.0f workers\n", c.Bottleneck(), c.Knee(meanModel))
+	if hi != nil {
+		fmt.Fprintf(out, "- at a high rate (%s): coordinator %.3f ms/job → %.0f jobs/s, NATS %.3f ms/job → %.0f jobs/s; bottleneck %s, W* = %.0f workers\n",
+			satPath, 1000*hi.Coord, 1/hi.Coord, 1000*hi.NATS, 1/hi.NATS, hi.Bottleneck(), hi.Knee(meanModel))
+	}
 
 	suite := base.suite()
 	rng := rand.New(rand.NewPCG(seed, 0x5ca1e))
@@ -182,16 +208,23 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, se
 		}
 		p := projection{W: w, Ideal: c.Ideal(w, meanModel)}
 		p.Sustained = float64(n) / Simulate(stream, w, c)
+		if hi != nil {
+			p.SustainedHi = float64(n) / Simulate(stream, w, *hi)
+		}
 		p.Suite = float64(len(suite)) / Simulate(suite, w, c)
 		proj = append(proj, p)
 	}
 	fmt.Fprintf(out, "\n## Projected (%d jobs per run of the suite; sustained: a long stream resampled from its job times)\n\n", len(suite))
-	fmt.Fprintf(out, "| workers | ideal (jobs/s) | sustained (jobs/s) | efficiency | NATS busy | coordinator busy | limited by | one run of the suite (jobs/s) | its wall (s) |\n")
-	fmt.Fprintf(out, "|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
+	fmt.Fprintf(out, "| workers | ideal (jobs/s) | sustained (jobs/s) | efficiency | NATS busy | coordinator busy | limited by | one run of the suite (jobs/s) | its wall (s) | sustained, high-rate costs (jobs/s) |\n")
+	fmt.Fprintf(out, "|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n")
 	for _, p := range proj {
-		fmt.Fprintf(out, "| %d | %.0f | %.0f | %.2f | %.0f%% | %.0f%% | %s | %.0f | %.2f |\n",
+		hiCol := "–"
+		if hi != nil {
+			hiCol = fmt.Sprintf("%.0f (%s)", p.SustainedHi, limit(p.SustainedHi, *hi))
+		}
+		fmt.Fprintf(out, "| %d | %.0f | %.0f | %.2f | %.0f%% | %.0f%% | %s | %.0f | %.2f | %s |\n",
 			p.W, p.Ideal, p.Sustained, p.Sustained/p.Ideal, 100*p.Sustained*c.NATS, 100*p.Sustained*c.Coord,
-			limit(p, c), p.Suite, float64(len(suite))/p.Suite)
+			limit(p.Sustained, c), p.Suite, float64(len(suite))/p.Suite, hiCol)
 	}
 
 	if paperPath != "" {
@@ -216,7 +249,7 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, se
 	}
 
 	if pngPath != "" {
-		if err := drawPlot(pngPath, rows, proj, c, len(suite)); err != nil {
+		if err := drawPlot(pngPath, rows, proj, c, hi, len(suite)); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "\nplot: %s\n", pngPath)
@@ -227,15 +260,16 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath string, maxW int, se
 type projection struct {
 	W                       int
 	Ideal, Sustained, Suite float64 // jobs/s
+	SustainedHi             float64 // jobs/s with the high-rate costs (0: not measured)
 }
 
 // limit names what holds a projected point back: a serial server busy
 // over 80% of the time, or else the workers themselves.
-func limit(p projection, c Costs) string {
+func limit(x float64, c Costs) string {
 	switch {
-	case p.Sustained*c.NATS >= 0.8 && c.NATS >= c.Coord:
+	case x*c.NATS >= 0.8 && c.NATS >= c.Coord:
 		return "NATS"
-	case p.Sustained*c.Coord >= 0.8:
+	case x*c.Coord >= 0.8:
 		return "coordinator"
 	}
 	return "workers"
