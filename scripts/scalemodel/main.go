@@ -10,9 +10,11 @@
 //
 //	go run ./scripts/scalemodel -csv OUT/scaling.csv -results OUT/results -png docs/scaling.png
 //
-// -paper FILE adds the projected wall time of a larger suite (such as
-// configs/all.yaml) from a CSV with columns sweep,jobs,duration_ms: that
-// many jobs of that mean model time each, in queue order.
+// -paper SOURCES adds the projected wall time of a larger suite (such as
+// configs/all.yaml), from a comma-separated list of sources in queue
+// order: results dirs of a run of it (their jobs.parquet files) and CSVs
+// with columns sweep,jobs,duration_ms (that many jobs of that model time
+// each), such as scripts/scalemodel/krallmann1999-estimate.csv.
 package main
 
 import (
@@ -25,6 +27,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,7 +43,7 @@ func main() {
 		csvPath  = flag.String("csv", "", "scaling.csv written by scripts/scaling.sh (required)")
 		resDir   = flag.String("results", "", "results dir holding the collected runs of the CSV (required)")
 		pngPath  = flag.String("png", "", "write the plot here (PNG)")
-		paper    = flag.String("paper", "", "optional CSV sweep,jobs,duration_ms of a larger suite to project")
+		paper    = flag.String("paper", "", "optional larger suite to project: comma-separated results dirs and CSVs sweep,jobs,duration_ms, in queue order")
 		maxW     = flag.Int("max-workers", 256, "largest worker count projected (powers of two from 1)")
 		seed     = flag.Uint64("seed", 1, "seed of the resampled job stream of the sustained projection")
 		overhead = flag.Float64("worker-overhead-ms", -1, "override the measured per-job worker overhead (ms)")
@@ -228,23 +231,25 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, max
 	}
 
 	if paperPath != "" {
-		groups, err := readPaper(paperPath)
+		list, err := readPaperSources(paperPath)
 		if err != nil {
 			return err
 		}
-		var list []float64
-		var cpu float64
-		for _, g := range groups {
-			for range g.Jobs {
-				list = append(list, g.Seconds)
-			}
-			cpu += float64(g.Jobs) * g.Seconds
+		var cpu, longest float64
+		for _, d := range list {
+			cpu += d
+			longest = math.Max(longest, d)
 		}
-		fmt.Fprintf(out, "\n## Projected: %s (%d jobs, %.0f s of model time)\n\n", paperPath, len(list), cpu)
-		fmt.Fprintf(out, "| workers | wall | jobs/s | efficiency |\n|---:|---:|---:|---:|\n")
+		lpt := append([]float64(nil), list...)
+		sort.Sort(sort.Reverse(sort.Float64Slice(lpt)))
+		fmt.Fprintf(out, "\n## Projected: %s (%d jobs, %s of model time, longest job %s)\n\n", paperPath, len(list), hms(cpu), hms(longest))
+		fmt.Fprintf(out, "| workers | wall, queue order | jobs/s | efficiency | wall, longest jobs first | lower bound max(longest, model time ÷ W, jobs ÷ ceiling) |\n")
+		fmt.Fprintf(out, "|---:|---:|---:|---:|---:|---:|\n")
 		for w := 1; w <= maxW; w *= 2 {
 			wall := Simulate(list, w, c)
-			fmt.Fprintf(out, "| %d | %s | %.0f | %.2f |\n", w, hms(wall), float64(len(list))/wall, cpu/(wall*float64(w)))
+			bound := math.Max(longest, math.Max(cpu/float64(w), float64(len(list))/c.Ceiling()))
+			fmt.Fprintf(out, "| %d | %s | %.0f | %.2f | %s | %s |\n", w, hms(wall), float64(len(list))/wall,
+				cpu/(wall*float64(w)), hms(Simulate(lpt, w, c)), hms(bound))
 		}
 	}
 
@@ -340,6 +345,90 @@ func readCSV(path string) ([]*measured, error) {
 	return rows, nil
 }
 
+// jobRow is an ok job of a jobs.parquet.
+type jobRow struct {
+	id      string
+	at      time.Time
+	seconds float64 // duration_ms / 1000
+}
+
+// readJobsFile returns the ok jobs of a jobs.parquet, in file order.
+func readJobsFile(file string) ([]jobRow, error) {
+	fr, err := results.ReadTable(file)
+	if err != nil {
+		return nil, err
+	}
+	ids, _ := fr.Col(results.ColJobID).([]string)
+	dur, _ := fr.Col(results.ColDurationMs).([]float64)
+	status, _ := fr.Col(results.ColStatus).([]string)
+	at, _ := fr.Col(results.ColStartedAt).([]time.Time)
+	if ids == nil || dur == nil || status == nil || at == nil {
+		return nil, fmt.Errorf("%s: want columns %s, %s, %s, %s", file,
+			results.ColJobID, results.ColDurationMs, results.ColStatus, results.ColStartedAt)
+	}
+	di := fr.Index(results.ColDurationMs)
+	var rows []jobRow
+	for r := range ids {
+		if status[r] == "ok" && !fr.IsNull(di, r) {
+			rows = append(rows, jobRow{ids[r], at[r], dur[r] / 1000})
+		}
+	}
+	return rows, nil
+}
+
+// readPaperSources reads the model times (s) of a larger suite, in queue
+// order, from a comma-separated list of sources: a results dir (every
+// <sweep>/<run>/jobs.parquet under it; a job shared by sweeps counted
+// once, jobs in the order they started) or a CSV of groups
+// (sweep,jobs,duration_ms).
+func readPaperSources(spec string) ([]float64, error) {
+	var list []float64
+	for _, src := range strings.Split(spec, ",") {
+		st, err := os.Stat(src)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			groups, err := readPaper(src)
+			if err != nil {
+				return nil, err
+			}
+			for _, g := range groups {
+				for range g.Jobs {
+					list = append(list, g.Seconds)
+				}
+			}
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(src, "*", "*", "jobs.parquet"))
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no <sweep>/<run>/jobs.parquet", src)
+		}
+		seen := map[string]bool{}
+		var rows []jobRow
+		for _, f := range files {
+			rs, err := readJobsFile(f)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rs {
+				if !seen[r.id] {
+					seen[r.id] = true
+					rows = append(rows, r)
+				}
+			}
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].at.Before(rows[j].at) })
+		for _, r := range rows {
+			list = append(list, r.seconds)
+		}
+	}
+	return list, nil
+}
+
 // readJobs reads the jobs.parquet of every sweep of every run of m.
 func readJobs(dir string, m *measured) error {
 	m.byJob = map[string][]float64{}
@@ -351,41 +440,26 @@ func readJobs(dir string, m *measured) error {
 		if len(files) == 0 {
 			return fmt.Errorf("run %s (W=%d): no %s/*/%s/jobs.parquet; was it collected?", run, m.W, dir, run)
 		}
-		type started struct {
-			id string
-			at time.Time
-		}
-		var first []started
+		var first []jobRow
+		seen := map[string]bool{} // a job two sweeps share ran once
 		for _, file := range files {
-			fr, err := results.ReadTable(file)
+			rows, err := readJobsFile(file)
 			if err != nil {
 				return err
 			}
-			ids, _ := fr.Col(results.ColJobID).([]string)
-			dur, _ := fr.Col(results.ColDurationMs).([]float64)
-			status, _ := fr.Col(results.ColStatus).([]string)
-			at, _ := fr.Col(results.ColStartedAt).([]time.Time)
-			if ids == nil || dur == nil || status == nil || at == nil {
-				return fmt.Errorf("%s: want columns %s, %s, %s, %s", file,
-					results.ColJobID, results.ColDurationMs, results.ColStatus, results.ColStartedAt)
+			rows = slices.DeleteFunc(rows, func(r jobRow) bool { dup := seen[r.id]; seen[r.id] = true; return dup })
+			for _, r := range rows {
+				m.durations = append(m.durations, r.seconds)
+				m.byJob[r.id] = append(m.byJob[r.id], r.seconds)
 			}
-			di := fr.Index(results.ColDurationMs)
-			for r := range ids {
-				if status[r] != "ok" || fr.IsNull(di, r) {
-					continue
-				}
-				s := dur[r] / 1000
-				m.durations = append(m.durations, s)
-				m.byJob[ids[r]] = append(m.byJob[ids[r]], s)
-				if ri == 0 {
-					first = append(first, started{ids[r], at[r]})
-				}
+			if ri == 0 {
+				first = append(first, rows...)
 			}
 		}
 		if ri == 0 {
 			sort.SliceStable(first, func(i, j int) bool { return first[i].at.Before(first[j].at) })
-			for _, s := range first {
-				m.order = append(m.order, s.id)
+			for _, r := range first {
+				m.order = append(m.order, r.id)
 			}
 		}
 	}
