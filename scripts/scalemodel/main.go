@@ -39,30 +39,38 @@ import (
 )
 
 func main() {
-	var (
-		csvPath  = flag.String("csv", "", "scaling.csv written by scripts/scaling.sh (required)")
-		resDir   = flag.String("results", "", "results dir holding the collected runs of the CSV (required)")
-		pngPath  = flag.String("png", "", "write the plot here (PNG)")
-		paper    = flag.String("paper", "", "optional larger suite to project: comma-separated results dirs and CSVs sweep,jobs,duration_ms, in queue order")
-		maxW     = flag.Int("max-workers", 256, "largest worker count projected (powers of two from 1)")
-		seed     = flag.Uint64("seed", 1, "seed of the resampled job stream of the sustained projection")
-		overhead = flag.Float64("worker-overhead-ms", -1, "override the measured per-job worker overhead (ms)")
-		satPath  = flag.String("saturated", "", "optional scaling.csv of 0-ms jobs (configs/bench/overhead.yaml): per-job costs at a high rate")
-		net      = flag.Bool("net", false, "use per-job costs net of the idle CPU rate (default: gross, all CPU in the window charged to the jobs)")
-	)
+	var o options
+	flag.StringVar(&o.csv, "csv", "", "scaling.csv written by scripts/scaling.sh (required)")
+	flag.StringVar(&o.results, "results", "", "results dir holding the collected runs of the CSV (required)")
+	flag.StringVar(&o.png, "png", "", "write the plot here (PNG)")
+	flag.StringVar(&o.paper, "paper", "", "optional larger suite to project: comma-separated results dirs and CSVs sweep,jobs,duration_ms, in queue order")
+	flag.StringVar(&o.saturated, "saturated", "", "optional scaling.csv of 0-ms jobs (configs/bench/overhead.yaml): per-job costs at a high rate")
+	flag.IntVar(&o.maxW, "max-workers", 256, "largest worker count projected (powers of two from 1)")
+	flag.Uint64Var(&o.seed, "seed", 1, "seed of the resampled job stream of the sustained projection")
+	flag.Float64Var(&o.overheadMs, "worker-overhead-ms", -1, "override the measured per-job worker overhead (ms)")
+	flag.BoolVar(&o.net, "net", false, "use per-job costs net of the idle CPU rate (default: gross, all CPU in the window charged to the jobs)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: scalemodel -csv OUT/scaling.csv -results OUT/results [-png FILE] [-paper FILE]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: scalemodel -csv OUT/scaling.csv -results OUT/results [-png FILE] [-saturated OUT/saturated.csv] [-paper SOURCES]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if *csvPath == "" || *resDir == "" {
+	if o.csv == "" || o.results == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, *csvPath, *resDir, *pngPath, *paper, *satPath, *maxW, *seed, *overhead, *net); err != nil {
+	if err := run(os.Stdout, o); err != nil {
 		fmt.Fprintln(os.Stderr, "scalemodel:", err)
 		os.Exit(1)
 	}
+}
+
+// options are the command's flags.
+type options struct {
+	csv, results, png, paper, saturated string
+	maxW                                int
+	seed                                uint64
+	overheadMs                          float64 // < 0: measured
+	net                                 bool
 }
 
 // measured is one row of scaling.csv with the jobs of its runs.
@@ -81,13 +89,13 @@ type measured struct {
 
 func (m *measured) meanModel() float64 { return stat.Mean(m.durations, nil) }
 
-func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, maxW int, seed uint64, overrideMs float64, useNet bool) error {
-	rows, err := readCSV(csvPath)
+func run(out io.Writer, o options) error {
+	rows, err := readCSV(o.csv)
 	if err != nil {
 		return err
 	}
 	for _, m := range rows {
-		if err := readJobs(resDir, m); err != nil {
+		if err := readJobs(o.results, m); err != nil {
 			return err
 		}
 	}
@@ -117,22 +125,22 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, max
 	// by the NATS server in the simulation, so it is taken out here.
 	perJob := base.Wall * float64(base.W) / float64(base.Jobs)
 	c := Costs{NATS: nats / jobs, Coord: coord / jobs}
-	if useNet {
+	if o.net {
 		if !idleMeasured {
 			return errors.New("-net: the CSV has no idle measurement (idle_s, coord_idle_cpu_s, nats_idle_cpu_s)")
 		}
 		c = Costs{NATS: natsNet / jobs, Coord: coordNet / jobs}
 	}
 	c.Worker = math.Max(0, perJob-meanModel-c.NATS)
-	if overrideMs >= 0 {
-		c.Worker = overrideMs / 1000
+	if o.overheadMs >= 0 {
+		c.Worker = o.overheadMs / 1000
 	}
 
 	// The same costs measured at a high rate (0-ms jobs): the servers are
 	// busy, so no CPU goes into waking up for every message.
 	var hi *Costs
-	if satPath != "" {
-		srows, err := readCSV(satPath)
+	if o.saturated != "" {
+		srows, err := readCSV(o.saturated)
 		if err != nil {
 			return err
 		}
@@ -144,7 +152,7 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, max
 		}
 		hi = &Costs{NATS: sn / sj, Coord: sc / sj}
 		hi.Worker = math.Max(0, perJob-meanModel-hi.NATS)
-		if overrideMs >= 0 {
+		if o.overheadMs >= 0 {
 			hi.Worker = c.Worker
 		}
 	}
@@ -179,7 +187,7 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, max
 	fmt.Fprintf(out, "- worker CPU ÷ model wall time at %d worker(s): %.2f (below 1: the worker was waiting for a core; on a quiet machine it is about 1)\n",
 		base.W, base.WorkerCPU/workerCPU)
 	kind := "gross: all CPU in the window"
-	if useNet {
+	if o.net {
 		kind = "net of the idle rate"
 	}
 	fmt.Fprintf(out, "- coordinator CPU (%s): %.3f ms/job → ceiling %.0f jobs/s\n", kind, 1000*c.Coord, 1/c.Coord)
@@ -197,13 +205,13 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, max
 	fmt.Fprintf(out, "- bottleneck: %s; the ideal line meets its ceiling at W* = %.0f workers\n", c.Bottleneck(), c.Knee(meanModel))
 	if hi != nil {
 		fmt.Fprintf(out, "- at a high rate (%s): coordinator %.3f ms/job → %.0f jobs/s, NATS %.3f ms/job → %.0f jobs/s; bottleneck %s, W* = %.0f workers\n",
-			satPath, 1000*hi.Coord, 1/hi.Coord, 1000*hi.NATS, 1/hi.NATS, hi.Bottleneck(), hi.Knee(meanModel))
+			o.saturated, 1000*hi.Coord, 1/hi.Coord, 1000*hi.NATS, 1/hi.NATS, hi.Bottleneck(), hi.Knee(meanModel))
 	}
 
 	suite := base.suite()
-	rng := rand.New(rand.NewPCG(seed, 0x5ca1e))
+	rng := rand.New(rand.NewPCG(o.seed, 0x5ca1e))
 	var proj []projection
-	for w := 1; w <= maxW; w *= 2 {
+	for w := 1; w <= o.maxW; w *= 2 {
 		n := max(20000, 200*w)
 		stream := make([]float64, n)
 		for i := range stream {
@@ -230,8 +238,8 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, max
 			limit(p.Sustained, c), p.Suite, float64(len(suite))/p.Suite, hiCol)
 	}
 
-	if paperPath != "" {
-		list, err := readPaperSources(paperPath)
+	if o.paper != "" {
+		list, err := readPaperSources(o.paper)
 		if err != nil {
 			return err
 		}
@@ -242,10 +250,10 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, max
 		}
 		lpt := append([]float64(nil), list...)
 		sort.Sort(sort.Reverse(sort.Float64Slice(lpt)))
-		fmt.Fprintf(out, "\n## Projected: %s (%d jobs, %s of model time, longest job %s)\n\n", paperPath, len(list), hms(cpu), hms(longest))
+		fmt.Fprintf(out, "\n## Projected: %s (%d jobs, %s of model time, longest job %s)\n\n", o.paper, len(list), hms(cpu), hms(longest))
 		fmt.Fprintf(out, "| workers | wall, queue order | jobs/s | efficiency | wall, longest jobs first | lower bound max(longest, model time ÷ W, jobs ÷ ceiling) |\n")
 		fmt.Fprintf(out, "|---:|---:|---:|---:|---:|---:|\n")
-		for w := 1; w <= maxW; w *= 2 {
+		for w := 1; w <= o.maxW; w *= 2 {
 			wall := Simulate(list, w, c)
 			bound := math.Max(longest, math.Max(cpu/float64(w), float64(len(list))/c.Ceiling()))
 			fmt.Fprintf(out, "| %d | %s | %.0f | %.2f | %s | %s |\n", w, hms(wall), float64(len(list))/wall,
@@ -253,11 +261,11 @@ func run(out io.Writer, csvPath, resDir, pngPath, paperPath, satPath string, max
 		}
 	}
 
-	if pngPath != "" {
-		if err := drawPlot(pngPath, rows, proj, c, hi, len(suite)); err != nil {
+	if o.png != "" {
+		if err := drawPlot(o.png, rows, proj, c, hi, len(suite)); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\nplot: %s\n", pngPath)
+		fmt.Fprintf(out, "\nplot: %s\n", o.png)
 	}
 	return nil
 }
