@@ -7,8 +7,10 @@
 #   scripts/scaling.sh [OUT]
 #
 # OUT (default: a new temp dir) receives scaling.csv (one row per worker
-# count), saturated.csv, results/ (the collected runs: jobs.parquet with duration_ms),
-# logs/, projection.txt and scaling.png. Nothing is written in the repo.
+# count), saturated.csv (the same for 0-ms jobs), results/ (the collected
+# runs: jobs.parquet), jobs.csv (every job's duration_ms by W and run),
+# logs/, projection.txt (Markdown tables) and scaling.png. Nothing is
+# written in the repo unless PNG points there.
 # Traces come from the default --data-dir (data, ../shared: relative to the
 # repo root, where the script runs) or SCHEDFARM_DATA_DIR.
 # Environment:
@@ -148,7 +150,7 @@ if [[ -n $saturation ]]; then
   measure "$saturation" "${SATURATION_WORKERS:-2}" "${SATURATION_REPEAT:-2}" "$out/saturated.csv" s
 fi
 
-args=(-csv "$out/scaling.csv" -results "$out/results" -png "$png")
+args=(-csv "$out/scaling.csv" -results "$out/results" -png "$png" -jobs-out "$out/jobs.csv")
 [[ -n $saturation ]] && args+=(-saturated "$out/saturated.csv")
 [[ -n ${PAPER:-} ]] && args+=(-paper "$PAPER")
 go run ./scripts/scalemodel "${args[@]}" | tee "$out/projection.txt"

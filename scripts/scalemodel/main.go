@@ -48,6 +48,7 @@ func main() {
 	flag.IntVar(&o.maxW, "max-workers", 256, "largest worker count projected (powers of two from 1)")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the resampled job stream of the sustained projection")
 	flag.Float64Var(&o.overheadMs, "worker-overhead-ms", -1, "override the measured per-job worker overhead (ms)")
+	flag.StringVar(&o.jobsOut, "jobs-out", "", "also write every measured job as CSV (W,run,job_id,duration_ms) here")
 	flag.BoolVar(&o.net, "net", false, "use per-job costs net of the idle CPU rate (default: gross, all CPU in the window charged to the jobs)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: scalemodel -csv OUT/scaling.csv -results OUT/results [-png FILE] [-saturated OUT/saturated.csv] [-paper SOURCES]\n")
@@ -67,6 +68,7 @@ func main() {
 // options are the command's flags.
 type options struct {
 	csv, results, png, paper, saturated string
+	jobsOut                             string
 	maxW                                int
 	seed                                uint64
 	overheadMs                          float64 // < 0: measured
@@ -82,7 +84,8 @@ type measured struct {
 	Idle, CoordIdle, NATSIdle    float64 // s: idle window, CPU in it (0 when not measured)
 	Load1Before, Load1After      string
 	Runs                         []string
-	durations                    []float64 // s, ok jobs of every run
+	durations                    []float64  // s, ok jobs of every run
+	jobs                         [][]jobRow // per run
 	byJob                        map[string][]float64
 	order                        []string // job IDs of the first run by started_at
 }
@@ -100,6 +103,11 @@ func run(out io.Writer, o options) error {
 		}
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].W < rows[j].W })
+	if o.jobsOut != "" {
+		if err := writeJobs(o.jobsOut, rows); err != nil {
+			return err
+		}
+	}
 	base := rows[0]
 	meanModel := base.meanModel()
 
@@ -456,6 +464,10 @@ func readJobs(dir string, m *measured) error {
 				return err
 			}
 			rows = slices.DeleteFunc(rows, func(r jobRow) bool { dup := seen[r.id]; seen[r.id] = true; return dup })
+			if len(m.jobs) <= ri {
+				m.jobs = append(m.jobs, nil)
+			}
+			m.jobs[ri] = append(m.jobs[ri], rows...)
 			for _, r := range rows {
 				m.durations = append(m.durations, r.seconds)
 				m.byJob[r.id] = append(m.byJob[r.id], r.seconds)
@@ -475,6 +487,30 @@ func readJobs(dir string, m *measured) error {
 		return fmt.Errorf("W=%d: no ok jobs in runs %v", m.W, m.Runs)
 	}
 	return nil
+}
+
+// writeJobs writes every measured job: W, run, job_id, duration_ms.
+func writeJobs(path string, rows []*measured) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	w := csv.NewWriter(f)
+	_ = w.Write([]string{"W", "run", "job_id", "duration_ms"})
+	for _, m := range rows {
+		for ri, js := range m.jobs {
+			for _, j := range js {
+				_ = w.Write([]string{strconv.Itoa(m.W), m.Runs[ri], j.id, strconv.FormatFloat(1000*j.seconds, 'f', -1, 64)})
+			}
+		}
+	}
+	w.Flush()
+	return w.Error()
 }
 
 type group struct {
