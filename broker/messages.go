@@ -56,11 +56,8 @@ func PeekJob(data []byte) (run, job, sweepName string, index int) {
 // integers above 2^53).
 func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, error) {
 	var raw struct {
-		Run string `json:"run"`
-		Job struct {
-			sweep.Job
-			Params map[string]json.RawMessage `json:"params"`
-		} `json:"job"`
+		Run string          `json:"run"`
+		Job json.RawMessage `json:"job"`
 	}
 	if len(data) > maxJobMessage {
 		return nil, nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
@@ -68,37 +65,153 @@ func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, erro
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, nil, fmt.Errorf("decode job message: %w", err)
 	}
-	if raw.Run == "" || SafeName(raw.Run) != raw.Run || raw.Job.ID == uuid.Nil {
+	if raw.Run == "" || SafeName(raw.Run) != raw.Run {
 		return nil, nil, fmt.Errorf("job message without a valid run and job ID")
+	}
+	e := decodeJob(raw.Run, raw.Job, reg)
+	if e.Err != nil {
+		return nil, nil, e.Err
+	}
+	return e.Msg, e.Model, nil
+}
+
+// decodeJob decodes one job of a message of run. The entry's Msg is set
+// even on error, with whatever identity could be read.
+func decodeJob(run string, data json.RawMessage, reg *simcore.Registry) Entry {
+	var raw struct {
+		sweep.Job
+		Params map[string]json.RawMessage `json:"params"`
+	}
+	if len(data) == 0 {
+		return Entry{Msg: &JobMsg{Run: run}, Err: fmt.Errorf("job message without a valid run and job ID")}
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		m := &JobMsg{Run: run}
+		_ = json.Unmarshal(data, &struct {
+			ID    *uuid.UUID `json:"id"`
+			Sweep *string    `json:"sweep"`
+			Index *int       `json:"index"`
+		}{&m.Job.ID, &m.Job.Sweep, &m.Job.Index})
+		return Entry{Msg: m, Err: fmt.Errorf("decode job message: %w", err)}
+	}
+	ident := &JobMsg{Run: run, Job: sweep.Job{ID: raw.Job.ID, Sweep: raw.Job.Sweep, Index: raw.Job.Index}}
+	fail := func(err error) Entry { return Entry{Msg: ident, Err: err} }
+	if raw.Job.ID == uuid.Nil {
+		return fail(fmt.Errorf("job message without a valid run and job ID"))
 	}
 	m, ok := reg.Lookup(raw.Job.Model)
 	if !ok {
-		return nil, nil, fmt.Errorf("job %s: model %q is not built into this worker (known: %v): %w", raw.Job.ID, raw.Job.Model, reg.Names(), ErrNotRunnableHere)
+		return fail(fmt.Errorf("job %s: model %q is not built into this worker (known: %v): %w", raw.Job.ID, raw.Job.Model, reg.Names(), ErrNotRunnableHere))
 	}
 	if m.Version() != raw.Job.ModelVersion {
-		return nil, nil, fmt.Errorf("job %s: model %s version %s requested, this worker has version %s: %w",
-			raw.Job.ID, m.Name(), raw.Job.ModelVersion, m.Version(), ErrNotRunnableHere)
+		return fail(fmt.Errorf("job %s: model %s version %s requested, this worker has version %s: %w",
+			raw.Job.ID, m.Name(), raw.Job.ModelVersion, m.Version(), ErrNotRunnableHere))
 	}
 	schema := m.Schema()
-	params := make(simcore.Params, len(raw.Job.Params))
-	for name, rv := range raw.Job.Params {
+	params := make(simcore.Params, len(raw.Params))
+	for name, rv := range raw.Params {
 		p, ok := schema.Param(name)
 		if !ok {
-			return nil, nil, fmt.Errorf("job %s: unknown parameter %q for model %s", raw.Job.ID, name, m.Name())
+			return fail(fmt.Errorf("job %s: unknown parameter %q for model %s", raw.Job.ID, name, m.Name()))
 		}
 		v, err := decodeValue(p.Kind, rv)
 		if err != nil {
-			return nil, nil, fmt.Errorf("job %s: parameter %q: %w", raw.Job.ID, name, err)
+			return fail(fmt.Errorf("job %s: parameter %q: %w", raw.Job.ID, name, err))
 		}
 		params[name] = v
 	}
 	full, err := schema.Complete(params)
 	if err != nil {
-		return nil, nil, fmt.Errorf("job %s: %w", raw.Job.ID, err)
+		return fail(fmt.Errorf("job %s: %w", raw.Job.ID, err))
 	}
-	msg := &JobMsg{Run: raw.Run, Job: raw.Job.Job}
+	msg := &JobMsg{Run: run, Job: raw.Job}
 	msg.Job.Params = full
-	return msg, m, nil
+	return Entry{Msg: msg, Model: m}
+}
+
+// PackMsg is the body of a message carrying several jobs of one run (a
+// pack): tiny jobs travel together so that the per-message cost of the farm
+// is paid once for all of them. Each job keeps its own identity, result row
+// and failure record.
+type PackMsg struct {
+	Run  string       `json:"run"`
+	Jobs []*sweep.Job `json:"jobs"`
+}
+
+// MaxPack bounds the jobs of one pack message.
+const MaxPack = 1024
+
+// EncodePack encodes a pack message; one job is encoded as a plain job
+// message, so that a pack of one is indistinguishable from an unpacked job.
+func EncodePack(run string, jobs []*sweep.Job) ([]byte, error) {
+	switch {
+	case len(jobs) == 0:
+		return nil, errors.New("encode pack: no jobs")
+	case len(jobs) == 1:
+		return EncodeJob(run, jobs[0])
+	case len(jobs) > MaxPack:
+		return nil, fmt.Errorf("encode pack: %d jobs, more than %d", len(jobs), MaxPack)
+	}
+	data, err := json.Marshal(PackMsg{Run: run, Jobs: jobs})
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxJobMessage {
+		return nil, fmt.Errorf("encode pack: %d bytes is over the %d-byte message limit", len(data), maxJobMessage)
+	}
+	return data, nil
+}
+
+// PackMsgID is the deduplication ID of a pack message: its run, first job
+// and size (a pack of one uses the job's own MsgID).
+func PackMsgID(run string, jobs []*sweep.Job) string {
+	if len(jobs) == 1 {
+		return MsgID(run, jobs[0].ID.String())
+	}
+	return MsgID(run, jobs[0].ID.String()+".x"+strconv.Itoa(len(jobs)))
+}
+
+// Entry is one job of a decoded message. Msg always carries what could be
+// read of the job's identity; Err says why the job cannot run (wrapping
+// ErrNotRunnableHere when another worker may run it).
+type Entry struct {
+	Msg   *JobMsg
+	Model simcore.Model
+	Err   error
+}
+
+// DecodeJobs decodes a job message or a pack message into its jobs, each
+// decoded as DecodeJob does; one malformed job of a pack does not spoil the
+// others. The error is for a message that names no run or is not a job
+// message at all: then nothing of it can be recorded.
+func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
+	var raw struct {
+		Run  string            `json:"run"`
+		Job  json.RawMessage   `json:"job"`
+		Jobs []json.RawMessage `json:"jobs"`
+	}
+	if len(data) > maxJobMessage {
+		return "", nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return "", nil, fmt.Errorf("decode job message: %w", err)
+	}
+	if raw.Run == "" || SafeName(raw.Run) != raw.Run {
+		return "", nil, fmt.Errorf("job message without a valid run and job ID")
+	}
+	switch {
+	case raw.Jobs == nil:
+		return raw.Run, []Entry{decodeJob(raw.Run, raw.Job, reg)}, nil
+	case raw.Job != nil:
+		return "", nil, fmt.Errorf("job message with both a job and a pack of jobs")
+	case len(raw.Jobs) == 0 || len(raw.Jobs) > MaxPack:
+		return "", nil, fmt.Errorf("pack message of %d jobs (want 1 to %d)", len(raw.Jobs), MaxPack)
+	}
+	out := make([]Entry, len(raw.Jobs))
+	for i, j := range raw.Jobs {
+		out[i] = decodeJob(raw.Run, j, reg)
+	}
+	return raw.Run, out, nil
 }
 
 func decodeValue(k simcore.Kind, rv json.RawMessage) (any, error) {
