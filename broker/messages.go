@@ -138,6 +138,10 @@ type PackMsg struct {
 	Jobs []*sweep.Job `json:"jobs"`
 }
 
+// ErrPackTooLarge is returned by EncodePack for a pack over the message
+// size limit: send its jobs in smaller packs.
+var ErrPackTooLarge = fmt.Errorf("pack over the %d-byte message limit", maxJobMessage)
+
 // MaxPack bounds the jobs of one pack message.
 const MaxPack = 1024
 
@@ -157,7 +161,7 @@ func EncodePack(run string, jobs []*sweep.Job) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > maxJobMessage {
-		return nil, fmt.Errorf("encode pack: %d bytes is over the %d-byte message limit", len(data), maxJobMessage)
+		return nil, fmt.Errorf("encode pack: %d bytes: %w", len(data), ErrPackTooLarge)
 	}
 	return data, nil
 }
@@ -267,6 +271,26 @@ type RunRecord struct {
 	Owner string `json:"owner"`
 	// Finished is set when the run completed or was cancelled.
 	Finished time.Time `json:"finished,omitempty"`
+	// Packing says, per sweep, how many jobs the coordinator sent per
+	// message and why; empty until decided (a run resumed before its
+	// packing was decided sends one job per message).
+	Packing []PackChoice `json:"packing,omitempty"`
+}
+
+// PackChoice is the coordinator's packing of one sweep's jobs into
+// messages. It is run metadata: results do not depend on it.
+type PackChoice struct {
+	Sweep string `json:"sweep"`
+	// K is the number of jobs per message (the last message of a sweep
+	// may hold fewer; probe jobs are sent alone).
+	K int `json:"k"`
+	// Policy is the coordinator's policy: auto, off or a fixed size.
+	Policy string `json:"policy"`
+	// Probed is how many probe results the choice rests on, ProbeMeanMs
+	// their mean model time.
+	Probed      int     `json:"probed,omitempty"`
+	ProbeMeanMs float64 `json:"probe_mean_ms,omitempty"`
+	Reason      string  `json:"reason"`
 }
 
 // PartRecord is an entry of the finished-jobs registry (SCHEDFARM_DONE):

@@ -1,0 +1,292 @@
+package farmtest
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"schedfarm/broker"
+	"schedfarm/coordinator"
+	"schedfarm/results"
+	"schedfarm/worker"
+)
+
+// packedRun runs text on a fresh farm of n workers under a packing policy
+// and returns the collected folder, the run's packing and the number of
+// messages published on the work queue.
+func packedRun(t *testing.T, s broker.Settings, pol coordinator.Packing, n int, text string) (string, []broker.PackChoice, uint64) {
+	t.Helper()
+	f := New(t, s)
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: pol})
+	f.StartWorkers(n, "w", worker.Config{FlushRows: 50})
+	rep := submit(t, c.Coordinator, text, false)
+	p := WaitRun(t, c.Coordinator, rep.Run, 2*time.Minute)
+	if p.Failed != 0 || p.Done != rep.Total {
+		t.Fatalf("packing %v: progress %+v", pol, *p)
+	}
+	info, err := c.Farm.Jobs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	rec := runRecord(t, c.Farm, rep.Run)
+	// Resubmitting still skips every finished job.
+	if again := submit(t, c.Coordinator, text, false); again.Published != 0 || again.Skipped != rep.Total {
+		t.Fatalf("packing %v: resubmission published %d, skipped %d of %d", pol, again.Published, again.Skipped, rep.Total)
+	}
+	return out[0].Dir, rec.Packing, info.State.LastSeq
+}
+
+func runRecord(t *testing.T, bf *broker.Farm, run string) broker.RunRecord {
+	t.Helper()
+	e, err := bf.Runs.Get(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec broker.RunRecord
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// sameResults fails unless two collected folders hold the same results:
+// byte-identical summaries and extra tables, equal jobs columns but for
+// the machine- and delivery-dependent ones.
+func sameResults(t *testing.T, what string, dirA, dirB string) {
+	t.Helper()
+	a, b := readJobs(t, dirA), readJobs(t, dirB)
+	if a.Len() != b.Len() {
+		t.Fatalf("%s: %d rows vs %d", what, a.Len(), b.Len())
+	}
+	skip := map[string]bool{"run_id": true, "worker": true, "started_at": true, "duration_ms": true, "attempts": true}
+	names := append([]string(nil), a.Names...)
+	sort.Strings(names)
+	for _, name := range names {
+		if !skip[name] && !reflect.DeepEqual(a.Col(name), b.Col(name)) {
+			t.Errorf("%s: jobs column %s differs", what, name)
+		}
+	}
+	for _, file := range []string{"summary.parquet", "summary.csv", "samples.parquet"} {
+		if string(readFile(t, filepath.Join(dirA, file))) != string(readFile(t, filepath.Join(dirB, file))) {
+			t.Errorf("%s: %s differs", what, file)
+		}
+	}
+}
+
+// TestPackingSameResults: a sweep of tiny jobs is packed (auto: a probe of
+// single jobs, then packs; or a fixed size), in far fewer messages, and its
+// results are bit-identical to an unpacked run's; the packing is recorded
+// in the run record, run.json and jobs.parquet's metadata.
+func TestPackingSameResults(t *testing.T) {
+	const jobs = 300
+	text := benchSweep("tiny", 60, 5, 0, "      noise: 2.5\n")
+	offDir, offPacking, offMsgs := packedRun(t, Settings(), coordinator.Packing{}, 2, text)
+	if offMsgs != jobs || len(offPacking) != 1 || offPacking[0].K != 1 {
+		t.Fatalf("off: %d messages, packing %+v", offMsgs, offPacking)
+	}
+
+	autoDir, autoPacking, autoMsgs := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: 10 * time.Second}, 2, text)
+	if len(autoPacking) != 1 {
+		t.Fatalf("auto: packing %+v", autoPacking)
+	}
+	ch := autoPacking[0]
+	t.Logf("auto: %d messages for %d jobs; packing %+v", autoMsgs, jobs, ch)
+	if ch.K < 10 || ch.Policy != "auto" || ch.Probed != 32 || ch.Sweep != "tiny" || ch.Reason == "" {
+		t.Errorf("auto packing of 0-ms jobs: %+v", ch)
+	}
+	if want := uint64(32 + (jobs-32+ch.K-1)/ch.K); autoMsgs != want {
+		t.Errorf("auto: %d messages, want %d (32 probe jobs alone, then packs of %d)", autoMsgs, want, ch.K)
+	}
+	sameResults(t, "auto vs off", offDir, autoDir)
+
+	fixedDir, fixedPacking, fixedMsgs := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackFixed, K: 7}, 1, text)
+	if fixedMsgs != (jobs+6)/7 || fixedPacking[0].K != 7 || fixedPacking[0].Policy != "7" {
+		t.Errorf("fixed 7: %d messages, packing %+v", fixedMsgs, fixedPacking)
+	}
+	sameResults(t, "fixed 7 on 1 worker vs off on 2", offDir, fixedDir)
+
+	// The packing in run.json and jobs.parquet, not in the summary.
+	var info results.RunInfo
+	if err := json.Unmarshal(readFile(t, filepath.Join(autoDir, results.RunInfoFile)), &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Packing == nil || info.Packing.K != ch.K || info.Packing.Reason != ch.Reason {
+		t.Errorf("run.json packing = %+v, want %+v", info.Packing, ch)
+	}
+	if meta := readJobs(t, autoDir).Meta[results.MetaPacking]; !strings.Contains(meta, `"policy":"auto"`) {
+		t.Errorf("jobs.parquet %s = %q", results.MetaPacking, meta)
+	}
+	sum, err := results.ReadTable(filepath.Join(autoDir, "summary.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sum.Meta[results.MetaPacking]; ok {
+		t.Error("summary.parquet records the packing: packed and unpacked summaries would differ")
+	}
+}
+
+// TestPackingLongJobsUnpacked: jobs longer than the target stay one per
+// message, and the probe does not wait for all its results.
+func TestPackingLongJobsUnpacked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 80 jobs of 40 ms")
+	}
+	pol := coordinator.Packing{Mode: coordinator.PackAuto, ProbeJobs: 8, ProbeWait: 20 * time.Second}
+	f := New(t, Settings())
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: pol})
+	f.StartWorkers(2, "w", worker.Config{})
+	start := time.Now()
+	rep := submit(t, c.Coordinator, benchSweep("long", 20, 4, 40, ""), false)
+	took := time.Since(start)
+	WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	ch := runRecord(t, c.Farm, rep.Run).Packing[0]
+	if ch.K != 1 || ch.Probed < 4 || ch.ProbeMeanMs < 30 {
+		t.Errorf("packing of 40-ms jobs: %+v", ch)
+	}
+	// Four 40-ms results show long jobs: the submission returns after
+	// about two rounds of the two workers, not after the eight probe jobs
+	// nor the 20-s ProbeWait.
+	if took > 5*time.Second {
+		t.Errorf("submission took %v", took)
+	}
+	t.Logf("submission took %v; packing %+v", took, ch)
+}
+
+// TestPackingFailingJobs: a job that fails inside a pack is recorded as
+// that job's failure, with its own error and MaxDeliver attempts; the other
+// jobs of its pack have exactly one result each. (Packs of 8 mix the
+// outcomes: the fail axis is innermost.)
+func TestPackingFailingJobs(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 8}})
+	f.StartWorkers(2, "w", worker.Config{})
+	text := `sweeps:
+  - name: failing
+    model: bench
+    seed: 1
+    replicates: 2
+    axes:
+      - name: size
+        range: {from: 1, to: 4, step: 1}
+      - name: fail
+        values: [never, error, panic]
+`
+	rep := submit(t, c.Coordinator, text, false)
+	p := WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	if p.Done != 8 || p.Failed != 16 {
+		t.Fatalf("progress: %+v", *p)
+	}
+	for _, fl := range p.Failures {
+		if fl.Attempts != f.Settings.MaxDeliver {
+			t.Errorf("failure %s: %d attempts, want %d", fl.Job, fl.Attempts, f.Settings.MaxDeliver)
+		}
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	fr := readJobs(t, out[0].Dir)
+	if fr.Len() != 24 || out[0].OK != 8 || out[0].Failed != 16 || out[0].Missing != 0 {
+		t.Fatalf("collected %d rows: %+v", fr.Len(), *out[0].Collected)
+	}
+	status, errs, fails, ids := strCol(t, fr, "status"), strCol(t, fr, "error"), strCol(t, fr, "fail"), strCol(t, fr, "job_id")
+	seen := map[string]bool{}
+	for i := range status {
+		if seen[ids[i]] {
+			t.Errorf("job %s twice", ids[i])
+		}
+		seen[ids[i]] = true
+		switch fails[i] {
+		case "never":
+			if status[i] != "ok" || errs[i] != "" {
+				t.Errorf("row %d: a good job of a pack with failing jobs: %q %q", i, status[i], errs[i])
+			}
+		case "error":
+			if status[i] != "failed" || !strings.Contains(errs[i], "fail=error") {
+				t.Errorf("row %d: %q %q", i, status[i], errs[i])
+			}
+		case "panic":
+			if status[i] != "failed" || !strings.Contains(errs[i], "panicked") {
+				t.Errorf("row %d: %q %q", i, status[i], firstLineOf(errs[i]))
+			}
+		}
+	}
+}
+
+func firstLineOf(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// TestPackingWorkerDiesMidPack: a worker vanishes in the middle of a pack;
+// the pack is redelivered whole to another worker, which keeps it alive
+// with heartbeats though it runs longer than AckWait; every job has
+// exactly one result, and nothing is lost.
+func TestPackingWorkerDiesMidPack(t *testing.T) {
+	s := Settings()
+	s.AckWait = time.Second
+	f := New(t, s)
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 6}})
+	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	// One pack of 6 jobs of 300 ms: 1.8 s, longer than the 1-s AckWait.
+	rep := submit(t, c.Coordinator, benchSweep("pack", 6, 1, 300, ""), false)
+	killMidJob(t, c, doomed)
+	f.StartWorkers(1, "survivor", worker.Config{})
+	p := WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	if p.Done != 6 || p.Failed != 0 {
+		t.Fatalf("progress: %+v", *p)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	fr := readJobs(t, out[0].Dir)
+	if fr.Len() != 6 || out[0].Missing != 0 {
+		t.Fatalf("%d rows, %d missing", fr.Len(), out[0].Missing)
+	}
+	workers, attempts := strCol(t, fr, "worker"), fr.Col("attempts").([]int64)
+	for i := range workers {
+		if !strings.HasPrefix(workers[i], "survivor") || attempts[i] != 2 {
+			t.Errorf("row %d: worker %s, attempts %d; want the survivor on the second delivery (heartbeats keep a long pack alive)",
+				i, workers[i], attempts[i])
+		}
+	}
+	// Only the survivor's part was registered: nothing duplicated.
+	lister, err := c.Farm.Done.ListKeysFiltered(context.Background(), rep.Run+".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range lister.Keys() {
+		n++
+	}
+	if n != 1 {
+		t.Errorf("%d parts registered, want 1", n)
+	}
+}
+
+// TestPackingCancel: cancelling a run purges its queued packs; the jobs
+// of packs already running are kept.
+func TestPackingCancel(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 50}})
+	rep := submit(t, c.Coordinator, benchSweep("cancelled", 100, 10, 0, ""), false)
+	if rep.Published != 1000 {
+		t.Fatalf("published %d", rep.Published)
+	}
+	if err := c.Cancel(context.Background(), rep.Run); err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Farm.Jobs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.LastSeq != 20 || info.State.Msgs != 0 {
+		t.Fatalf("after cancel: %d messages published, %d left; want 20 and 0", info.State.LastSeq, info.State.Msgs)
+	}
+	if rec := runRecord(t, c.Farm, rep.Run); rec.Status != broker.RunCancelled || len(rec.Packing) != 1 {
+		t.Fatalf("run record: %s, packing %+v", rec.Status, rec.Packing)
+	}
+}
