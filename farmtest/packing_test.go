@@ -290,3 +290,196 @@ func TestPackingCancel(t *testing.T) {
 		t.Fatalf("run record: %s, packing %+v", rec.Status, rec.Packing)
 	}
 }
+
+// TestPackingRestartMidPublication: a coordinator that died while
+// publishing packs leaves the run "publishing"; the next one, whatever its
+// own policy, republishes the unfinished jobs in the packs the run record
+// holds, so the server's dedup window drops every one.
+func TestPackingRestartMidPublication(t *testing.T) {
+	f := New(t, Settings())
+	c1 := f.StartCoordinatorWith("coord1", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 10}})
+	rep := submit(t, c1.Coordinator, benchSweep("midpub", 40, 5, 0, ""), false)
+	c1.Stop()
+	bf := f.Connect("tamper")
+	ctx := context.Background()
+	e, err := bf.Runs.Get(ctx, rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(e.Value()), `"status":"running"`, `"status":"publishing"`, 1)
+	if _, err := bf.Runs.Put(ctx, rep.Run, []byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	c2 := f.StartCoordinator("coord2") // packing off: the record's k holds
+	info, err := c2.Farm.Jobs.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 20 {
+		t.Fatalf("stream holds %d messages after republish, want 20 packs (dedup)", info.State.Msgs)
+	}
+	f.StartWorkers(2, "w", worker.Config{})
+	if p := WaitRun(t, c2.Coordinator, rep.Run, time.Minute); p.Done != 200 {
+		t.Fatalf("progress: %+v", *p)
+	}
+	if out := collect(t, f, c2.Farm, rep.Run); out[0].OK != 200 || out[0].Missing != 0 {
+		t.Fatalf("collected: %+v", *out[0].Collected)
+	}
+}
+
+// TestPackingDrain: a worker asked to drain in the middle of a pack
+// finishes the pack, stores its results and returns.
+func TestPackingDrain(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 5}})
+	ws := f.StartWorkers(1, "w", worker.Config{Heartbeat: 20 * time.Millisecond})
+	// Two packs of 5 jobs of 300 ms: the drain arrives early in the first.
+	rep := submit(t, c.Coordinator, benchSweep("drain", 10, 1, 300, ""), false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if w := c.Workers(); len(w) == 1 && len(w[0].InFlight) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the worker never started a job")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := c.Farm.NC.Request(c.Farm.Names.ControlSubject(ws.List[0].Name()), []byte("drain"), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { ws.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("drained worker did not return")
+	}
+	// The drained worker finished its pack: 5 results stored, 5 queued.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		p, err := c.Progress(context.Background(), rep.Run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Done == 5 {
+			break
+		}
+		if p.Done > 5 || time.Now().After(deadline) {
+			t.Fatalf("after draining mid-pack: %+v, want 5 done", *p)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.StartWorkers(1, "next", worker.Config{})
+	if p := WaitRun(t, c.Coordinator, rep.Run, time.Minute); p.Done != 10 || p.Redelivered != 0 {
+		t.Fatalf("progress: %+v", *p)
+	}
+}
+
+// TestPackingLastDeliveryLost: a worker dies on a pack's last allowed
+// delivery; the max-deliveries advisory makes the coordinator record each
+// of the pack's jobs as failed, remove the message and finish the run.
+func TestPackingLastDeliveryLost(t *testing.T) {
+	s := Settings()
+	s.MaxDeliver = 1
+	s.AckWait = time.Second
+	f := New(t, s)
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 3}})
+	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	rep := submit(t, c.Coordinator, benchSweep("lost", 3, 1, 1000, ""), false)
+	killMidJob(t, c, doomed)
+	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	if p.Failed != 3 || p.Done != 0 || len(p.Failures) != 3 {
+		t.Fatalf("progress: %+v", *p)
+	}
+	for _, fl := range p.Failures {
+		if !strings.Contains(fl.Error, "no result after 1 deliveries") {
+			t.Errorf("failure %s: %q", fl.Job, fl.Error)
+		}
+	}
+	info, err := c.Farm.Jobs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Fatalf("%d messages left in the work queue, want 0", info.State.Msgs)
+	}
+	if out := collect(t, f, c.Farm, rep.Run); out[0].Failed != 3 || out[0].Missing != 0 {
+		t.Fatalf("collected: %+v", *out[0].Collected)
+	}
+}
+
+// TestPackingForeignPack: a pack message with a malformed job, a job of an
+// unknown model and a good job: the good job's result is stored, the bad
+// ones are recorded as failed with their reasons, and the message leaves
+// the queue.
+func TestPackingForeignPack(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(1, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("real", 3, 1, 0, ""), false)
+	WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	ctx := context.Background()
+	pack := `{"run":"` + rep.Run + `","jobs":[` +
+		`{"id":"11111111-1111-1111-1111-111111111111","model":"bench","model_version":"1","params":{"size":-5}},` +
+		`{"id":"22222222-2222-2222-2222-222222222222","model":"nosuchmodel","model_version":"1","params":{}},` +
+		`{"id":"55555555-5555-5555-5555-555555555555","sweep":"real","model":"bench","model_version":"1","params":{"size":4}}]}`
+	if _, err := c.Farm.JS.Publish(ctx, c.Farm.Names.JobSubject(rep.Run), []byte(pack)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		info, err := c.Farm.Jobs.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the foreign pack is still queued")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	fails, err := coordinator.ListFailures(ctx, c.Farm, rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, fl := range fails {
+		reasons[fl.Job] = fl.Error
+	}
+	for id, want := range map[string]string{
+		"11111111-1111-1111-1111-111111111111": "malformed job message",
+		"22222222-2222-2222-2222-222222222222": "not built into this worker",
+	} {
+		if !strings.Contains(reasons[id], want) {
+			t.Errorf("job %s: recorded reason %q, want %q", id, reasons[id], want)
+		}
+	}
+	if _, failed := reasons["55555555-5555-5555-5555-555555555555"]; failed {
+		t.Error("the good job of the pack was recorded as failed")
+	}
+	// Its result was registered (a part of this run holds it).
+	lister, err := c.Farm.Done.ListKeysFiltered(ctx, rep.Run+".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for k := range lister.Keys() {
+		e, err := c.Farm.Done.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p broker.PartRecord
+		if err := json.Unmarshal(e.Value(), &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range p.Jobs {
+			found = found || id == "55555555-5555-5555-5555-555555555555"
+		}
+	}
+	if !found {
+		t.Error("the good job of the pack has no registered result")
+	}
+}
