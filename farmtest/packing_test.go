@@ -35,6 +35,9 @@ func packedRun(t *testing.T, s broker.Settings, pol coordinator.Packing, n int, 
 	}
 	out := collect(t, f, c.Farm, rep.Run)
 	rec := runRecord(t, c.Farm, rep.Run)
+	if st, err := c.Progress(context.Background(), rep.Run); err != nil || !reflect.DeepEqual(st.Packing, rec.Packing) {
+		t.Fatalf("status packing %+v, run record %+v (%v)", st.Packing, rec.Packing, err)
+	}
 	// Resubmitting still skips every finished job.
 	if again := submit(t, c.Coordinator, text, false); again.Published != 0 || again.Skipped != rep.Total {
 		t.Fatalf("packing %v: resubmission published %d, skipped %d of %d", pol, again.Published, again.Skipped, rep.Total)
