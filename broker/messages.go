@@ -18,6 +18,11 @@ import (
 type JobMsg struct {
 	Run string    `json:"run"`
 	Job sweep.Job `json:"job"`
+	// Attempts counts the deliveries the job already had in an earlier
+	// message: a job that failed inside a pack is sent again on its own
+	// (or with the pack's other failed jobs), and its attempts go on from
+	// there.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // EncodeJob encodes a job message.
@@ -56,8 +61,9 @@ func PeekJob(data []byte) (run, job, sweepName string, index int) {
 // integers above 2^53).
 func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, error) {
 	var raw struct {
-		Run string          `json:"run"`
-		Job json.RawMessage `json:"job"`
+		Run      string          `json:"run"`
+		Job      json.RawMessage `json:"job"`
+		Attempts int             `json:"attempts"`
 	}
 	if len(data) > maxJobMessage {
 		return nil, nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
@@ -68,10 +74,14 @@ func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, erro
 	if raw.Run == "" || SafeName(raw.Run) != raw.Run {
 		return nil, nil, fmt.Errorf("job message without a valid run and job ID")
 	}
+	if raw.Attempts < 0 {
+		return nil, nil, fmt.Errorf("job message with %d earlier attempts", raw.Attempts)
+	}
 	e := decodeJob(raw.Run, raw.Job, reg)
 	if e.Err != nil {
 		return nil, nil, e.Err
 	}
+	e.Msg.Attempts = raw.Attempts
 	return e.Msg, e.Model, nil
 }
 
@@ -136,6 +146,8 @@ func decodeJob(run string, data json.RawMessage, reg *simcore.Registry) Entry {
 type PackMsg struct {
 	Run  string       `json:"run"`
 	Jobs []*sweep.Job `json:"jobs"`
+	// Attempts is as in JobMsg, for every job of the pack.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // ErrPackTooLarge is returned by EncodePack for a pack over the message
@@ -148,15 +160,21 @@ const MaxPack = 1024
 // EncodePack encodes a pack message; one job is encoded as a plain job
 // message, so that a pack of one is indistinguishable from an unpacked job.
 func EncodePack(run string, jobs []*sweep.Job) ([]byte, error) {
+	return EncodeRetry(run, 0, jobs)
+}
+
+// EncodeRetry encodes jobs that already had attempts deliveries in an
+// earlier message, as a job or a pack message.
+func EncodeRetry(run string, attempts int, jobs []*sweep.Job) ([]byte, error) {
 	switch {
 	case len(jobs) == 0:
 		return nil, errors.New("encode pack: no jobs")
 	case len(jobs) == 1:
-		return EncodeJob(run, jobs[0])
+		return json.Marshal(JobMsg{Run: run, Job: *jobs[0], Attempts: attempts})
 	case len(jobs) > MaxPack:
 		return nil, fmt.Errorf("encode pack: %d jobs, more than %d", len(jobs), MaxPack)
 	}
-	data, err := json.Marshal(PackMsg{Run: run, Jobs: jobs})
+	data, err := json.Marshal(PackMsg{Run: run, Jobs: jobs, Attempts: attempts})
 	if err != nil {
 		return nil, err
 	}
@@ -190,9 +208,10 @@ type Entry struct {
 // message at all: then nothing of it can be recorded.
 func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
 	var raw struct {
-		Run  string            `json:"run"`
-		Job  json.RawMessage   `json:"job"`
-		Jobs []json.RawMessage `json:"jobs"`
+		Run      string            `json:"run"`
+		Job      json.RawMessage   `json:"job"`
+		Jobs     []json.RawMessage `json:"jobs"`
+		Attempts int               `json:"attempts"`
 	}
 	if len(data) > maxJobMessage {
 		return "", nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
@@ -203,17 +222,25 @@ func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
 	if raw.Run == "" || SafeName(raw.Run) != raw.Run {
 		return "", nil, fmt.Errorf("job message without a valid run and job ID")
 	}
+	if raw.Attempts < 0 {
+		return "", nil, fmt.Errorf("job message with %d earlier attempts", raw.Attempts)
+	}
+	var out []Entry
 	switch {
 	case raw.Jobs == nil:
-		return raw.Run, []Entry{decodeJob(raw.Run, raw.Job, reg)}, nil
+		out = []Entry{decodeJob(raw.Run, raw.Job, reg)}
 	case raw.Job != nil:
 		return "", nil, fmt.Errorf("job message with both a job and a pack of jobs")
 	case len(raw.Jobs) == 0 || len(raw.Jobs) > MaxPack:
 		return "", nil, fmt.Errorf("pack message of %d jobs (want 1 to %d)", len(raw.Jobs), MaxPack)
+	default:
+		out = make([]Entry, len(raw.Jobs))
+		for i, j := range raw.Jobs {
+			out[i] = decodeJob(raw.Run, j, reg)
+		}
 	}
-	out := make([]Entry, len(raw.Jobs))
-	for i, j := range raw.Jobs {
-		out[i] = decodeJob(raw.Run, j, reg)
+	for _, e := range out {
+		e.Msg.Attempts = raw.Attempts
 	}
 	return raw.Run, out, nil
 }

@@ -416,6 +416,25 @@ func TestPackRoundTrip(t *testing.T) {
 	if _, err := broker.EncodePack("r1", nil); err == nil {
 		t.Error("EncodePack of no jobs: no error")
 	}
+	// Jobs sent again after failing in a pack keep their attempt count.
+	for _, n := range []int{1, 3} {
+		data, err := broker.EncodeRetry("r1", 2, jobs[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, entries, err := broker.DecodeJobs(data, reg)
+		if err != nil || len(entries) != n {
+			t.Fatalf("retry of %d: %d entries, %v", n, len(entries), err)
+		}
+		for _, e := range entries {
+			if e.Err != nil || e.Msg.Attempts != 2 {
+				t.Errorf("retry of %d: attempts %d, %v", n, e.Msg.Attempts, e.Err)
+			}
+		}
+	}
+	if _, _, err := broker.DecodeJobs([]byte(`{"run":"r1","attempts":-1,"job":{}}`), reg); err == nil {
+		t.Error("negative attempts accepted")
+	}
 }
 
 // TestDecodeJobsPerJobErrors: one bad job of a pack spoils neither the

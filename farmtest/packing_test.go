@@ -163,8 +163,9 @@ func TestPackingLongJobsUnpacked(t *testing.T) {
 
 // TestPackingFailingJobs: a job that fails inside a pack is recorded as
 // that job's failure, with its own error and MaxDeliver attempts; the other
-// jobs of its pack have exactly one result each. (Packs of 8 mix the
-// outcomes: the fail axis is innermost.)
+// jobs of its pack have exactly one result each, stored once: the failed
+// jobs are sent again on their own, not with their whole pack. (Packs of 8
+// mix the outcomes: the fail axis is innermost.)
 func TestPackingFailingJobs(t *testing.T) {
 	f := New(t, Settings())
 	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 8}})
@@ -190,12 +191,18 @@ func TestPackingFailingJobs(t *testing.T) {
 			t.Errorf("failure %s: %d attempts, want %d", fl.Job, fl.Attempts, f.Settings.MaxDeliver)
 		}
 	}
+	for id, n := range registrations(t, c.Farm, rep.Run) {
+		if n != 1 {
+			t.Errorf("job %s: result stored %d times, want once", id, n)
+		}
+	}
 	out := collect(t, f, c.Farm, rep.Run)
 	fr := readJobs(t, out[0].Dir)
 	if fr.Len() != 24 || out[0].OK != 8 || out[0].Failed != 16 || out[0].Missing != 0 {
 		t.Fatalf("collected %d rows: %+v", fr.Len(), *out[0].Collected)
 	}
 	status, errs, fails, ids := strCol(t, fr, "status"), strCol(t, fr, "error"), strCol(t, fr, "fail"), strCol(t, fr, "job_id")
+	attempts := fr.Col("attempts").([]int64)
 	seen := map[string]bool{}
 	for i := range status {
 		if seen[ids[i]] {
@@ -204,11 +211,11 @@ func TestPackingFailingJobs(t *testing.T) {
 		seen[ids[i]] = true
 		switch fails[i] {
 		case "never":
-			if status[i] != "ok" || errs[i] != "" {
-				t.Errorf("row %d: a good job of a pack with failing jobs: %q %q", i, status[i], errs[i])
+			if status[i] != "ok" || errs[i] != "" || attempts[i] != 1 {
+				t.Errorf("row %d: a good job of a pack with failing jobs: %q %q, attempts %d", i, status[i], errs[i], attempts[i])
 			}
 		case "error":
-			if status[i] != "failed" || !strings.Contains(errs[i], "fail=error") {
+			if status[i] != "failed" || !strings.Contains(errs[i], "fail=error") || attempts[i] != int64(f.Settings.MaxDeliver) {
 				t.Errorf("row %d: %q %q", i, status[i], errs[i])
 			}
 		case "panic":
@@ -217,6 +224,31 @@ func TestPackingFailingJobs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// registrations counts, per job, the parts of a run that hold its result.
+func registrations(t *testing.T, bf *broker.Farm, run string) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	lister, err := bf.Done.ListKeysFiltered(ctx, run+".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for k := range lister.Keys() {
+		e, err := bf.Done.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p broker.PartRecord
+		if err := json.Unmarshal(e.Value(), &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range p.Jobs {
+			n[id]++
+		}
+	}
+	return n
 }
 
 func firstLineOf(s string) string {

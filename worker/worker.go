@@ -8,10 +8,10 @@
 // ack, so a crash can repeat work but never lose a result. A job that
 // errors or panics is nak'ed with a delay and its error reported; on its
 // last delivery it is recorded as failed. A pack is acked once all its
-// results are stored; a job of a pack that errors is retried with its whole
-// pack (the others' repeated results are ignored by the registry's
-// first-registered-wins rule) and recorded as failed alone. Nothing a model
-// does takes the worker down.
+// results are stored; a job of a pack that errors is sent again in a
+// message of its own that carries its attempt count, so it is retried and
+// recorded as failed alone while the others keep their single result.
+// Nothing a model does takes the worker down.
 package worker
 
 import (
@@ -34,6 +34,7 @@ import (
 	"schedfarm/broker"
 	"schedfarm/results"
 	"schedfarm/simcore"
+	"schedfarm/sweep"
 )
 
 // Config configures a worker.
@@ -277,16 +278,24 @@ func (w *Worker) flushDue() bool {
 
 // delivery is one delivered message: a job, or a pack of jobs. Its fate
 // (ack, nak, term) is decided once every job has either failed or had its
-// result stored: a pack is acked only when all its results are stored, and
-// redelivered (whole) when one of its jobs failed on a non-final attempt.
+// result stored: a pack is acked only when all its results are stored.
+// When some of its jobs failed on a non-final attempt, those are sent again
+// in a message of their own (resend) and the pack is acked, so that the
+// others do not run again; when that is not possible (nothing stored, or a
+// job this worker cannot even decode) the whole message is retried.
 type delivery struct {
 	msg     jetstream.Msg
 	attempt int
+	// resend publishes jobs that failed here as a new message that
+	// carries this delivery's attempt count.
+	resend func(jobs []*sweep.Job) error
 
 	mu      sync.Mutex
 	pending int  // results not yet stored
 	stored  int  // results stored
-	retry   bool // a job failed on a non-final attempt: nak when settled
+	retry   bool // a job failed on a non-final attempt: retried when settled
+	again   []*sweep.Job
+	whole   bool // a failed job cannot be resent alone: retry the message
 	hold    bool // a final failure could not be recorded: leave unacked
 	settled bool
 }
@@ -316,11 +325,11 @@ func (d *delivery) jobDropped() {
 	}
 }
 
-// settle acks, naks or terminates the message once: a failed non-final
-// attempt is retried (the whole message; results already stored stay and
-// their repeats are ignored), a job whose final failure could not be
-// recorded is left to the max-deliveries advisory, and otherwise the
-// message is done.
+// settle acks, naks or terminates the message once: jobs that failed on a
+// non-final attempt are retried (resent alone when the others' results are
+// stored, otherwise with the whole message, whose stored results' repeats
+// are then ignored), a job whose final failure could not be recorded is
+// left to the max-deliveries advisory, and otherwise the message is done.
 func (d *delivery) settle() {
 	d.mu.Lock()
 	if d.settled {
@@ -328,10 +337,16 @@ func (d *delivery) settle() {
 		return
 	}
 	d.settled = true
-	retry, hold, stored := d.retry, d.hold, d.stored
+	retry, hold, stored, again, whole := d.retry, d.hold, d.stored, d.again, d.whole
 	d.mu.Unlock()
 	switch {
 	case hold:
+	case retry && !whole && stored > 0 && len(again) > 0 && d.resend != nil:
+		if err := d.resend(again); err != nil {
+			_ = d.msg.NakWithDelay(retryDelay(d.attempt))
+			return
+		}
+		_ = d.msg.Ack()
 	case retry:
 		_ = d.msg.NakWithDelay(retryDelay(d.attempt))
 	case stored > 0:
@@ -363,11 +378,19 @@ func retryDelay(attempt int) time.Duration {
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	meta, err := msg.Metadata()
 	attempt := 1
+	var seq uint64
 	if err == nil {
 		attempt = int(meta.NumDelivered)
+		seq = meta.Sequence.Stream
 	}
 	d := &delivery{msg: msg, attempt: attempt}
-	_, entries, err := broker.DecodeJobs(msg.Data(), w.cfg.Registry)
+	run, entries, err := broker.DecodeJobs(msg.Data(), w.cfg.Registry)
+	if err == nil {
+		// Deliveries of the jobs in an earlier message count too.
+		attempt += entries[0].Msg.Attempts
+		d.attempt = attempt
+		d.resend = func(jobs []*sweep.Job) error { return w.resend(msg, run, seq, attempt, jobs) }
+	}
 	if err != nil {
 		// Not a job message at all: it will never run anywhere.
 		w.reject(ctx, d, peek(msg.Data()), err)
@@ -538,6 +561,13 @@ func (w *Worker) fail(ctx context.Context, d *delivery, job *broker.JobMsg, err 
 	if !final {
 		d.mu.Lock()
 		d.retry = true
+		if job.Job.Model == "" {
+			// Only the identity of a job this worker cannot decode is
+			// known: the message itself must go round again.
+			d.whole = true
+		} else {
+			d.again = append(d.again, &job.Job)
+		}
 		d.mu.Unlock()
 		return
 	}
@@ -548,6 +578,23 @@ func (w *Worker) fail(ctx context.Context, d *delivery, job *broker.JobMsg, err 
 		d.hold = true
 		d.mu.Unlock()
 	}
+}
+
+// resend publishes jobs of a pack that failed on their attempt-th
+// delivery as a new message of their own, after the pack's other results
+// were stored. Its message ID names the pack's stream sequence, so a
+// redelivered pack that resends them again is deduplicated by the server.
+func (w *Worker) resend(msg jetstream.Msg, run string, seq uint64, attempt int, jobs []*sweep.Job) error {
+	data, err := broker.EncodeRetry(run, attempt, jobs)
+	if err != nil {
+		return err
+	}
+	id := broker.MsgID(run, fmt.Sprintf("%s.s%d", jobs[0].ID, seq))
+	keepAlive := func() { _ = msg.InProgress() }
+	return retry(context.Background(), w.log, "resend failed jobs", keepAlive, func(ctx context.Context) error {
+		_, err := w.farm.JS.Publish(ctx, msg.Subject(), data, jetstream.WithMsgID(id))
+		return err
+	})
 }
 
 func (w *Worker) recordFailure(ctx context.Context, rec broker.FailRecord) bool {
