@@ -18,6 +18,11 @@ import (
 type JobMsg struct {
 	Run string    `json:"run"`
 	Job sweep.Job `json:"job"`
+	// Attempts counts the deliveries the job already had in an earlier
+	// message: a job that failed inside a pack is sent again on its own
+	// (or with the pack's other failed jobs), and its attempts go on from
+	// there.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // EncodeJob encodes a job message.
@@ -56,11 +61,9 @@ func PeekJob(data []byte) (run, job, sweepName string, index int) {
 // integers above 2^53).
 func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, error) {
 	var raw struct {
-		Run string `json:"run"`
-		Job struct {
-			sweep.Job
-			Params map[string]json.RawMessage `json:"params"`
-		} `json:"job"`
+		Run      string          `json:"run"`
+		Job      json.RawMessage `json:"job"`
+		Attempts int             `json:"attempts"`
 	}
 	if len(data) > maxJobMessage {
 		return nil, nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
@@ -68,37 +71,178 @@ func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, erro
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, nil, fmt.Errorf("decode job message: %w", err)
 	}
-	if raw.Run == "" || SafeName(raw.Run) != raw.Run || raw.Job.ID == uuid.Nil {
+	if raw.Run == "" || SafeName(raw.Run) != raw.Run {
 		return nil, nil, fmt.Errorf("job message without a valid run and job ID")
+	}
+	if raw.Attempts < 0 {
+		return nil, nil, fmt.Errorf("job message with %d earlier attempts", raw.Attempts)
+	}
+	e := decodeJob(raw.Run, raw.Job, reg)
+	if e.Err != nil {
+		return nil, nil, e.Err
+	}
+	e.Msg.Attempts = raw.Attempts
+	return e.Msg, e.Model, nil
+}
+
+// decodeJob decodes one job of a message of run. The entry's Msg is set
+// even on error, with whatever identity could be read.
+func decodeJob(run string, data json.RawMessage, reg *simcore.Registry) Entry {
+	var raw struct {
+		sweep.Job
+		Params map[string]json.RawMessage `json:"params"`
+	}
+	if len(data) == 0 {
+		return Entry{Msg: &JobMsg{Run: run}, Err: fmt.Errorf("job message without a valid run and job ID")}
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		m := &JobMsg{Run: run}
+		_ = json.Unmarshal(data, &struct {
+			ID    *uuid.UUID `json:"id"`
+			Sweep *string    `json:"sweep"`
+			Index *int       `json:"index"`
+		}{&m.Job.ID, &m.Job.Sweep, &m.Job.Index})
+		return Entry{Msg: m, Err: fmt.Errorf("decode job message: %w", err)}
+	}
+	ident := &JobMsg{Run: run, Job: sweep.Job{ID: raw.Job.ID, Sweep: raw.Job.Sweep, Index: raw.Job.Index}}
+	fail := func(err error) Entry { return Entry{Msg: ident, Err: err} }
+	if raw.Job.ID == uuid.Nil {
+		return fail(fmt.Errorf("job message without a valid run and job ID"))
 	}
 	m, ok := reg.Lookup(raw.Job.Model)
 	if !ok {
-		return nil, nil, fmt.Errorf("job %s: model %q is not built into this worker (known: %v): %w", raw.Job.ID, raw.Job.Model, reg.Names(), ErrNotRunnableHere)
+		return fail(fmt.Errorf("job %s: model %q is not built into this worker (known: %v): %w", raw.Job.ID, raw.Job.Model, reg.Names(), ErrNotRunnableHere))
 	}
 	if m.Version() != raw.Job.ModelVersion {
-		return nil, nil, fmt.Errorf("job %s: model %s version %s requested, this worker has version %s: %w",
-			raw.Job.ID, m.Name(), raw.Job.ModelVersion, m.Version(), ErrNotRunnableHere)
+		return fail(fmt.Errorf("job %s: model %s version %s requested, this worker has version %s: %w",
+			raw.Job.ID, m.Name(), raw.Job.ModelVersion, m.Version(), ErrNotRunnableHere))
 	}
 	schema := m.Schema()
-	params := make(simcore.Params, len(raw.Job.Params))
-	for name, rv := range raw.Job.Params {
+	params := make(simcore.Params, len(raw.Params))
+	for name, rv := range raw.Params {
 		p, ok := schema.Param(name)
 		if !ok {
-			return nil, nil, fmt.Errorf("job %s: unknown parameter %q for model %s", raw.Job.ID, name, m.Name())
+			return fail(fmt.Errorf("job %s: unknown parameter %q for model %s", raw.Job.ID, name, m.Name()))
 		}
 		v, err := decodeValue(p.Kind, rv)
 		if err != nil {
-			return nil, nil, fmt.Errorf("job %s: parameter %q: %w", raw.Job.ID, name, err)
+			return fail(fmt.Errorf("job %s: parameter %q: %w", raw.Job.ID, name, err))
 		}
 		params[name] = v
 	}
 	full, err := schema.Complete(params)
 	if err != nil {
-		return nil, nil, fmt.Errorf("job %s: %w", raw.Job.ID, err)
+		return fail(fmt.Errorf("job %s: %w", raw.Job.ID, err))
 	}
-	msg := &JobMsg{Run: raw.Run, Job: raw.Job.Job}
+	msg := &JobMsg{Run: run, Job: raw.Job}
 	msg.Job.Params = full
-	return msg, m, nil
+	return Entry{Msg: msg, Model: m}
+}
+
+// PackMsg is the body of a message carrying several jobs of one run (a
+// pack): tiny jobs travel together so that the per-message cost of the farm
+// is paid once for all of them. Each job keeps its own identity, result row
+// and failure record.
+type PackMsg struct {
+	Run  string       `json:"run"`
+	Jobs []*sweep.Job `json:"jobs"`
+	// Attempts is as in JobMsg, for every job of the pack.
+	Attempts int `json:"attempts,omitempty"`
+}
+
+// ErrPackTooLarge is returned by EncodePack for a pack over the message
+// size limit: send its jobs in smaller packs.
+var ErrPackTooLarge = fmt.Errorf("pack over the %d-byte message limit", maxJobMessage)
+
+// MaxPack bounds the jobs of one pack message.
+const MaxPack = 1024
+
+// EncodePack encodes a pack message; one job is encoded as a plain job
+// message, so that a pack of one is indistinguishable from an unpacked job.
+func EncodePack(run string, jobs []*sweep.Job) ([]byte, error) {
+	return EncodeRetry(run, 0, jobs)
+}
+
+// EncodeRetry encodes jobs that already had attempts deliveries in an
+// earlier message, as a job or a pack message.
+func EncodeRetry(run string, attempts int, jobs []*sweep.Job) ([]byte, error) {
+	switch {
+	case len(jobs) == 0:
+		return nil, errors.New("encode pack: no jobs")
+	case len(jobs) == 1:
+		return json.Marshal(JobMsg{Run: run, Job: *jobs[0], Attempts: attempts})
+	case len(jobs) > MaxPack:
+		return nil, fmt.Errorf("encode pack: %d jobs, more than %d", len(jobs), MaxPack)
+	}
+	data, err := json.Marshal(PackMsg{Run: run, Jobs: jobs, Attempts: attempts})
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxJobMessage {
+		return nil, fmt.Errorf("encode pack: %d bytes: %w", len(data), ErrPackTooLarge)
+	}
+	return data, nil
+}
+
+// PackMsgID is the deduplication ID of a pack message: its run, first job
+// and size (a pack of one uses the job's own MsgID).
+func PackMsgID(run string, jobs []*sweep.Job) string {
+	if len(jobs) == 1 {
+		return MsgID(run, jobs[0].ID.String())
+	}
+	return MsgID(run, jobs[0].ID.String()+".x"+strconv.Itoa(len(jobs)))
+}
+
+// Entry is one job of a decoded message. Msg always carries what could be
+// read of the job's identity; Err says why the job cannot run (wrapping
+// ErrNotRunnableHere when another worker may run it).
+type Entry struct {
+	Msg   *JobMsg
+	Model simcore.Model
+	Err   error
+}
+
+// DecodeJobs decodes a job message or a pack message into its jobs, each
+// decoded as DecodeJob does; one malformed job of a pack does not spoil the
+// others. The error is for a message that names no run or is not a job
+// message at all: then nothing of it can be recorded.
+func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
+	var raw struct {
+		Run      string            `json:"run"`
+		Job      json.RawMessage   `json:"job"`
+		Jobs     []json.RawMessage `json:"jobs"`
+		Attempts int               `json:"attempts"`
+	}
+	if len(data) > maxJobMessage {
+		return "", nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return "", nil, fmt.Errorf("decode job message: %w", err)
+	}
+	if raw.Run == "" || SafeName(raw.Run) != raw.Run {
+		return "", nil, fmt.Errorf("job message without a valid run and job ID")
+	}
+	if raw.Attempts < 0 {
+		return "", nil, fmt.Errorf("job message with %d earlier attempts", raw.Attempts)
+	}
+	var out []Entry
+	switch {
+	case raw.Jobs == nil:
+		out = []Entry{decodeJob(raw.Run, raw.Job, reg)}
+	case raw.Job != nil:
+		return "", nil, fmt.Errorf("job message with both a job and a pack of jobs")
+	case len(raw.Jobs) == 0 || len(raw.Jobs) > MaxPack:
+		return "", nil, fmt.Errorf("pack message of %d jobs (want 1 to %d)", len(raw.Jobs), MaxPack)
+	default:
+		out = make([]Entry, len(raw.Jobs))
+		for i, j := range raw.Jobs {
+			out[i] = decodeJob(raw.Run, j, reg)
+		}
+	}
+	for _, e := range out {
+		e.Msg.Attempts = raw.Attempts
+	}
+	return raw.Run, out, nil
 }
 
 func decodeValue(k simcore.Kind, rv json.RawMessage) (any, error) {
@@ -154,6 +298,26 @@ type RunRecord struct {
 	Owner string `json:"owner"`
 	// Finished is set when the run completed or was cancelled.
 	Finished time.Time `json:"finished,omitempty"`
+	// Packing says, per sweep, how many jobs the coordinator sent per
+	// message and why; empty until decided (a run resumed before its
+	// packing was decided sends one job per message).
+	Packing []PackChoice `json:"packing,omitempty"`
+}
+
+// PackChoice is the coordinator's packing of one sweep's jobs into
+// messages. It is run metadata: results do not depend on it.
+type PackChoice struct {
+	Sweep string `json:"sweep"`
+	// K is the number of jobs per message (the last message of a sweep
+	// may hold fewer; probe jobs are sent alone).
+	K int `json:"k"`
+	// Policy is the coordinator's policy: auto, off or a fixed size.
+	Policy string `json:"policy"`
+	// Probed is how many probe results the choice rests on, ProbeMeanMs
+	// their mean model time.
+	Probed      int     `json:"probed,omitempty"`
+	ProbeMeanMs float64 `json:"probe_mean_ms,omitempty"`
+	Reason      string  `json:"reason"`
 }
 
 // PartRecord is an entry of the finished-jobs registry (SCHEDFARM_DONE):

@@ -3,6 +3,7 @@ package broker_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -368,6 +369,145 @@ func FuzzDecodeJob(f *testing.F) {
 		s := m.Schema()
 		if _, err := s.Complete(msg.Job.Params); err != nil {
 			t.Fatalf("accepted invalid parameters: %v", err)
+		}
+	})
+}
+
+func TestPackRoundTrip(t *testing.T) {
+	reg := testRegistry(t)
+	var jobs []*sweep.Job
+	for i := 0; i < 3; i++ {
+		j := benchJob(fullBenchParams())
+		j.ID = uuid.NewSHA1(uuid.Nil, []byte{byte(i)})
+		j.Index = i
+		jobs = append(jobs, j)
+	}
+	data, err := broker.EncodePack("r1", jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, entries, err := broker.DecodeJobs(data, reg)
+	if err != nil || run != "r1" || len(entries) != 3 {
+		t.Fatalf("DecodeJobs: run %q, %d entries, %v", run, len(entries), err)
+	}
+	for i, e := range entries {
+		if e.Err != nil {
+			t.Fatalf("job %d: %v", i, e.Err)
+		}
+		if !reflect.DeepEqual(e.Msg.Job, *jobs[i]) || e.Model.Name() != "bench" {
+			t.Errorf("job %d: got %+v, want %+v", i, e.Msg.Job, *jobs[i])
+		}
+	}
+	// A pack of one is a plain job message, with the job's own message ID.
+	one, err := broker.EncodePack("r1", jobs[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := broker.EncodeJob("r1", jobs[0])
+	if string(one) != string(plain) {
+		t.Errorf("pack of one = %s, want %s", one, plain)
+	}
+	if got, want := broker.PackMsgID("r1", jobs[:1]), broker.MsgID("r1", jobs[0].ID.String()); got != want {
+		t.Errorf("PackMsgID of one = %q, want %q", got, want)
+	}
+	if a, b := broker.PackMsgID("r1", jobs[:2]), broker.PackMsgID("r1", jobs); a == b {
+		t.Errorf("packs of different sizes share message ID %q", a)
+	}
+	if _, err := broker.EncodePack("r1", nil); err == nil {
+		t.Error("EncodePack of no jobs: no error")
+	}
+	// Jobs sent again after failing in a pack keep their attempt count.
+	for _, n := range []int{1, 3} {
+		data, err := broker.EncodeRetry("r1", 2, jobs[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, entries, err := broker.DecodeJobs(data, reg)
+		if err != nil || len(entries) != n {
+			t.Fatalf("retry of %d: %d entries, %v", n, len(entries), err)
+		}
+		for _, e := range entries {
+			if e.Err != nil || e.Msg.Attempts != 2 {
+				t.Errorf("retry of %d: attempts %d, %v", n, e.Msg.Attempts, e.Err)
+			}
+		}
+	}
+	if _, _, err := broker.DecodeJobs([]byte(`{"run":"r1","attempts":-1,"job":{}}`), reg); err == nil {
+		t.Error("negative attempts accepted")
+	}
+}
+
+// TestDecodeJobsPerJobErrors: one bad job of a pack spoils neither the
+// others nor the identity needed to record its failure.
+func TestDecodeJobsPerJobErrors(t *testing.T) {
+	reg := testRegistry(t)
+	good := `{"id":"46a972f0-979b-5b28-b8e1-03f2770e6168","index":0,"sweep":"s","model":"bench","model_version":"1","params":{"size":3}}`
+	badParam := `{"id":"56a972f0-979b-5b28-b8e1-03f2770e6168","index":1,"sweep":"s","model":"bench","model_version":"1","params":{"sise":3}}`
+	otherVersion := `{"id":"66a972f0-979b-5b28-b8e1-03f2770e6168","index":2,"sweep":"s","model":"bench","model_version":"999","params":{}}`
+	notObject := `17`
+	data := []byte(`{"run":"r1","jobs":[` + good + `,` + badParam + `,` + otherVersion + `,` + notObject + `]}`)
+	run, entries, err := broker.DecodeJobs(data, reg)
+	if err != nil || run != "r1" || len(entries) != 4 {
+		t.Fatalf("DecodeJobs: %q %d %v", run, len(entries), err)
+	}
+	if entries[0].Err != nil {
+		t.Errorf("good job: %v", entries[0].Err)
+	}
+	if e := entries[1]; e.Err == nil || errors.Is(e.Err, broker.ErrNotRunnableHere) || e.Msg.Job.Index != 1 || e.Msg.Job.ID.String() != "56a972f0-979b-5b28-b8e1-03f2770e6168" {
+		t.Errorf("bad parameter: %+v %v", e.Msg, e.Err)
+	}
+	if e := entries[2]; !errors.Is(e.Err, broker.ErrNotRunnableHere) || e.Msg.Job.Index != 2 {
+		t.Errorf("other model version: %+v %v", e.Msg, e.Err)
+	}
+	if e := entries[3]; e.Err == nil || e.Msg.Job.ID != uuid.Nil {
+		t.Errorf("not an object: %+v %v", e.Msg, e.Err)
+	}
+	for _, bad := range []string{`[]`, `{"jobs":[` + good + `]}`, `{"run":"r1","jobs":[]}`,
+		`{"run":"r1","job":` + good + `,"jobs":[` + good + `]}`, `{"run":"a b","jobs":[` + good + `]}`} {
+		if _, _, err := broker.DecodeJobs([]byte(bad), reg); err == nil {
+			t.Errorf("DecodeJobs(%s): no error", bad)
+		}
+	}
+}
+
+// FuzzDecodeJobs: the pack decoder never panics, every job it accepts has
+// an identity and schema-valid parameters, and on a plain job message it
+// agrees with DecodeJob.
+func FuzzDecodeJobs(f *testing.F) {
+	reg, err := simcore.NewRegistry(bench.New())
+	if err != nil {
+		f.Fatal(err)
+	}
+	job := `{"id":"46a972f0-979b-5b28-b8e1-03f2770e6168","model":"bench","model_version":"1","params":{"size":3,"work_ms":0.5}}`
+	f.Add([]byte(`{"run":"r1","job":` + job + `}`))
+	f.Add([]byte(`{"run":"r1","jobs":[` + job + `,` + job + `]}`))
+	f.Add([]byte(`{"run":"r1","jobs":[null,{},17]}`))
+	f.Add([]byte(`{"run":"r1","jobs":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run, entries, err := broker.DecodeJobs(data, reg)
+		if err != nil {
+			return
+		}
+		if run == "" || len(entries) == 0 {
+			t.Fatalf("accepted a message without run or jobs: %q %d", run, len(entries))
+		}
+		for _, e := range entries {
+			if e.Msg == nil {
+				t.Fatal("entry without identity")
+			}
+			if e.Err != nil {
+				continue
+			}
+			if e.Msg.Run != run || e.Msg.Job.ID == uuid.Nil {
+				t.Fatalf("accepted a job without identity: %+v", e.Msg)
+			}
+			s := e.Model.Schema()
+			if _, err := s.Complete(e.Msg.Job.Params); err != nil {
+				t.Fatalf("accepted invalid parameters: %v", err)
+			}
+		}
+		if msg, _, err := broker.DecodeJob(data, reg); err == nil && (len(entries) != 1 || entries[0].Err != nil || !reflect.DeepEqual(*entries[0].Msg, *msg)) {
+			t.Fatalf("DecodeJob accepts what DecodeJobs does not: %+v", entries)
 		}
 	})
 }

@@ -151,9 +151,15 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 			}
 		}
 		dir := filepath.Join(opts.ResultsDir, s.Name, run)
+		packing := packingOf(rec, s.Name)
+		var packingJSON string
+		if packing != nil {
+			data, _ := json.Marshal(packing)
+			packingJSON = string(data)
+		}
 		c, err := results.Collect(ctx, src, results.CollectInput{
 			RunID: run, Model: *s.Schema(), Jobs: mine, Failures: failures, SweepFile: rec.Text,
-			Provenance: opts.Provenance, Replace: true,
+			Provenance: opts.Provenance, Replace: true, Packing: packingJSON,
 		}, dir)
 		if err != nil {
 			return out, fmt.Errorf("collect run %s sweep %s: %w", run, s.Name, err)
@@ -162,7 +168,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 			return out, fmt.Errorf("collect run %s sweep %s: %d job(s) have neither a result nor a failure record (first: %s)",
 				run, s.Name, c.Missing, c.MissingIDs[0])
 		}
-		if err := writeRunInfo(dir, rec, s.Name); err != nil {
+		if err := writeRunInfo(dir, rec, s.Name, packing); err != nil {
 			return out, err
 		}
 		out = append(out, SweepCollected{Sweep: s.Name, Dir: dir, Collected: c})
@@ -177,11 +183,22 @@ type RunInfo = results.RunInfo
 // RunInfoFile is the name of the run record written into each results folder.
 const RunInfoFile = results.RunInfoFile
 
-func writeRunInfo(dir string, rec broker.RunRecord, sweepName string) error {
+// packingOf returns the packing of a run's sweep, or nil when the run
+// record has none (a run from before packing, or never decided).
+func packingOf(rec broker.RunRecord, sweepName string) *results.Packing {
+	for _, ch := range rec.Packing {
+		if ch.Sweep == sweepName {
+			return &results.Packing{K: ch.K, Policy: ch.Policy, Probed: ch.Probed, ProbeMeanMs: ch.ProbeMeanMs, Reason: ch.Reason}
+		}
+	}
+	return nil
+}
+
+func writeRunInfo(dir string, rec broker.RunRecord, sweepName string, packing *results.Packing) error {
 	host, _ := os.Hostname()
 	info := RunInfo{Run: rec.ID, Sweep: sweepName, File: rec.File, Status: string(rec.Status), Created: rec.Created,
 		Finished: rec.Finished, Total: rec.Total, Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed,
-		Owner: rec.Owner, CollectedBy: host}
+		Owner: rec.Owner, CollectedBy: host, Packing: packing}
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return err

@@ -39,6 +39,9 @@ type Config struct {
 	Logger   *slog.Logger
 	// WorkerTimeout is the heartbeat age after which a worker is shown as lost.
 	WorkerTimeout time.Duration
+	// Packing sizes job messages: tiny jobs travel several to a message
+	// (see Packing; the zero value sends one job per message).
+	Packing Packing
 }
 
 // Coordinator tracks the farm's runs. Create it with New and start it with
@@ -72,6 +75,9 @@ type runEntry struct {
 	alias  string
 	// ids maps job ID to its index in the run.
 	ids map[uuid.UUID]int32
+	// probe, while the run's packing is being measured, follows the
+	// probe jobs' results.
+	probe *probe
 }
 
 // lookup returns the state of a job of a run, or nil. c.mu must not be held.
@@ -392,6 +398,9 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 		c.done[id] = struct{}{}
 	}
 	r := c.runs[p.Run]
+	if r != nil && r.probe != nil {
+		r.probe.registered(ids, p.ModelMs, false)
+	}
 	c.mu.Unlock()
 	if r == nil {
 		return
@@ -458,6 +467,9 @@ func (c *Coordinator) onFailed(ctx context.Context, e jetstream.KeyValueEntry) {
 	txn.Commit()
 	c.mu.Lock()
 	r.counts.Failed++
+	if r.probe != nil {
+		r.probe.registered([]uuid.UUID{id}, 0, true)
+	}
 	c.mu.Unlock()
 	c.log.Warn("job failed", "run", f.Run, "job", f.Job, "attempts", f.Attempts, "err", f.Error)
 	c.settle(ctx, f.Run)
@@ -526,26 +538,36 @@ func (c *Coordinator) onMaxDeliveries(m *nats.Msg) {
 		}
 		return
 	}
-	msg, _, err := broker.DecodeJob(raw.Data, c.reg)
-	if err == nil {
-		c.mu.Lock()
-		_, isDone := c.done[msg.Job.ID]
-		c.mu.Unlock()
-		if !isDone {
-			errText := fmt.Sprintf("no result after %d deliveries (worker crashed or hung)", adv.Deliveries)
-			if st := c.lookup(c.db.Txn(false), msg.Run, msg.Job.ID); st != nil && st.Error != "" {
-				errText = st.Error
-			}
-			id := msg.Job.ID.String()
-			rec := broker.FailRecord{Run: msg.Run, Job: id, Sweep: msg.Job.Sweep, Index: msg.Job.Index,
-				Error: errText, Attempts: int(adv.Deliveries)}
-			if err := PutFailure(ctx, c.farm, rec); err != nil {
-				c.log.Error("record failure", "job", id, "err", err)
-				return // keep the message: the advisory is not repeated, but a restart rescans nothing; log loudly
-			}
-		}
-	} else {
+	run, entries, err := broker.DecodeJobs(raw.Data, c.reg)
+	if err != nil {
 		c.log.Error("max-deliveries advisory: undecodable job message", "seq", adv.StreamSeq, "err", err)
+	}
+	// Every job of the message (one, or a pack) without a result is
+	// recorded as failed; a job of a pack that has one is left alone.
+	for _, e := range entries {
+		if e.Msg.Job.ID == uuid.Nil {
+			continue
+		}
+		c.mu.Lock()
+		_, isDone := c.done[e.Msg.Job.ID]
+		c.mu.Unlock()
+		if isDone {
+			continue
+		}
+		errText := fmt.Sprintf("no result after %d deliveries (worker crashed or hung)", adv.Deliveries)
+		if e.Err != nil {
+			errText = e.Err.Error()
+		}
+		if st := c.lookup(c.db.Txn(false), run, e.Msg.Job.ID); st != nil && st.Error != "" {
+			errText = st.Error
+		}
+		id := e.Msg.Job.ID.String()
+		rec := broker.FailRecord{Run: run, Job: id, Sweep: e.Msg.Job.Sweep, Index: e.Msg.Job.Index,
+			Error: errText, Attempts: int(adv.Deliveries)}
+		if err := PutFailure(ctx, c.farm, rec); err != nil {
+			c.log.Error("record failure", "job", id, "err", err)
+			return // keep the message: the advisory is not repeated, but a restart rescans nothing; log loudly
+		}
 	}
 	if err := c.farm.Jobs.DeleteMsg(ctx, adv.StreamSeq); err != nil && !broker.IsNotFound(err) {
 		c.log.Error("max-deliveries advisory: delete message", "seq", adv.StreamSeq, "err", err)

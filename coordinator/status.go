@@ -33,6 +33,8 @@ type RunProgress struct {
 	Failures []JobFailure `json:"failures,omitempty"`
 	// Retrying lists queued jobs that have failed at least once (at most 100).
 	Retrying []JobFailure `json:"retrying,omitempty"`
+	// Packing is how the run's jobs are sent, per sweep (once decided).
+	Packing []broker.PackChoice `json:"packing,omitempty"`
 }
 
 // Finished reports whether nothing is left to do in the run.
@@ -82,7 +84,8 @@ func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, e
 	var p RunProgress
 	if r != nil {
 		p = RunProgress{ID: run, File: r.rec.File, Status: r.rec.Status, Created: r.rec.Created, Total: r.counts.Total,
-			Skipped: r.counts.Skipped, Done: r.counts.Done, Failed: r.counts.Failed, Redelivered: r.counts.Redeliver}
+			Skipped: r.counts.Skipped, Done: r.counts.Done, Failed: r.counts.Failed, Redelivered: r.counts.Redeliver,
+			Packing: r.rec.Packing}
 	}
 	c.mu.Unlock()
 	if r == nil {
@@ -91,7 +94,7 @@ func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, e
 			return nil, err
 		}
 		p = RunProgress{ID: run, File: rec.File, Status: rec.Status, Created: rec.Created, Total: rec.Total,
-			Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed, Redelivered: rec.Redelivered}
+			Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed, Redelivered: rec.Redelivered, Packing: rec.Packing}
 	}
 	p.Queued = p.Total - p.Skipped - p.Done - p.Failed
 	txn := c.db.Txn(false)

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -75,7 +76,7 @@ func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitRep
 		return nil, err
 	}
 	c.addRun(rec, jobs, skip)
-	published, err := c.publish(ctx, rec.ID, jobs, skip)
+	published, err := c.publishRun(ctx, rec.ID, jobs, skip)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: published %d of %d jobs, then: %w (resubmitting or restarting the coordinator resumes it)",
 			rec.ID, published, len(jobs)-len(skip), err)
@@ -123,14 +124,141 @@ func (c *Coordinator) markRunning(ctx context.Context, run string) error {
 	return nil
 }
 
-// publish sends the jobs not in skip, asynchronously with a bounded number
-// in flight; each message carries Nats-Msg-Id = run.job so that a republish
-// inside the dedup window is dropped by the server.
-func (c *Coordinator) publish(ctx context.Context, run string, jobs []sweep.Job, skip map[uuid.UUID]bool) (int, error) {
+// publishRun publishes a new run's jobs (those not in skip) in messages
+// sized by the packing policy: under PackAuto, each large enough sweep's
+// first jobs go alone as a probe, and the rest in packs sized from the
+// probe's results. The choices are stored in the run record before the
+// packs are published. It returns the number of jobs published.
+func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.Job, skip map[uuid.UUID]bool) (int, error) {
+	pol := c.cfg.Packing.withDefaults()
+	order, bySweep := toPublish(jobs, skip)
+	published := 0
+	var pr *probe
+	var probes [][]*sweep.Job
+	if pol.Mode == PackAuto {
+		pr = newProbe(pol.Target)
+		for _, s := range order {
+			if pol.probes(len(bySweep[s])) {
+				for _, j := range bySweep[s][:pol.ProbeJobs] {
+					pr.add(s, j.ID)
+					probes = append(probes, []*sweep.Job{j})
+				}
+			}
+		}
+	}
+	results := map[string]*probeResult{}
+	if len(probes) > 0 {
+		c.mu.Lock()
+		r := c.runs[run]
+		if r != nil {
+			r.probe = pr // before publishing: a probe result may come back at once
+		}
+		c.mu.Unlock()
+		n, err := c.publish(ctx, run, probes)
+		published += n
+		if err != nil {
+			return published, err
+		}
+		timer := time.NewTimer(pol.ProbeWait)
+		timedOut := false
+		select {
+		case <-pr.done:
+		case <-timer.C:
+			timedOut = true
+		case <-ctx.Done():
+			timer.Stop()
+			return published, ctx.Err()
+		}
+		timer.Stop()
+		c.mu.Lock()
+		if r != nil {
+			r.probe = nil
+		}
+		for s, res := range pr.results {
+			cp := *res
+			cp.TimedOut = timedOut && cp.N < cp.Sent
+			results[s] = &cp
+		}
+		c.mu.Unlock()
+	}
+	var units [][]*sweep.Job
+	choices := make([]broker.PackChoice, 0, len(order))
+	for _, s := range order {
+		rest := bySweep[s]
+		res := results[s]
+		if res != nil {
+			rest = rest[res.Sent:]
+		}
+		ch := pol.decide(s, len(bySweep[s]), res)
+		choices = append(choices, ch)
+		units = append(units, packsOf(rest, ch.K)...)
+	}
+	if err := c.recordPacking(ctx, run, choices); err != nil {
+		return published, err
+	}
+	n, err := c.publish(ctx, run, units)
+	return published + n, err
+}
+
+// recordPacking stores the packing choices in the run's record.
+func (c *Coordinator) recordPacking(ctx context.Context, run string, choices []broker.PackChoice) error {
+	c.mu.Lock()
+	r := c.runs[run]
+	if r == nil {
+		c.mu.Unlock()
+		return nil
+	}
+	r.rec.Packing = choices
+	rec := r.rec
+	c.mu.Unlock()
+	for _, ch := range choices {
+		c.log.Info("packing", "run", run, "sweep", ch.Sweep, "k", ch.K, "reason", ch.Reason)
+	}
+	return c.putRun(ctx, rec)
+}
+
+// toPublish returns the jobs to publish (each distinct job once, those in
+// skip left out) by sweep, and the sweeps in order of first appearance.
+func toPublish(jobs []sweep.Job, skip map[uuid.UUID]bool) ([]string, map[string][]*sweep.Job) {
+	var order []string
+	by := map[string][]*sweep.Job{}
+	queued := make(map[uuid.UUID]bool, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		if _, ok := by[j.Sweep]; !ok {
+			order = append(order, j.Sweep)
+			by[j.Sweep] = nil
+		}
+		if skip[j.ID] || queued[j.ID] {
+			continue
+		}
+		queued[j.ID] = true
+		by[j.Sweep] = append(by[j.Sweep], j)
+	}
+	return order, by
+}
+
+// packsOf cuts jobs into messages of k jobs (the last may hold fewer).
+func packsOf(jobs []*sweep.Job, k int) [][]*sweep.Job {
+	k = max(k, 1)
+	out := make([][]*sweep.Job, 0, (len(jobs)+k-1)/k)
+	for len(jobs) > 0 {
+		n := min(k, len(jobs))
+		out = append(out, jobs[:n:n])
+		jobs = jobs[n:]
+	}
+	return out
+}
+
+// publish sends messages of one job or a pack of jobs each, asynchronously
+// with a bounded number in flight; each carries Nats-Msg-Id = run.job (for
+// a pack: its first job and size), so that a republish inside the dedup
+// window is dropped by the server. It returns the number of jobs sent.
+func (c *Coordinator) publish(ctx context.Context, run string, units [][]*sweep.Job) (int, error) {
 	subject := c.farm.Names.JobSubject(run)
 	type pending struct {
-		fut jetstream.PubAckFuture
-		job int
+		fut  jetstream.PubAckFuture
+		unit []*sweep.Job
 	}
 	var inflight []pending
 	sent := 0
@@ -145,36 +273,37 @@ func (c *Coordinator) publish(ctx context.Context, run string, jobs []sweep.Job,
 		for _, p := range inflight {
 			select {
 			case <-p.fut.Ok():
-				sent++
+				sent += len(p.unit)
 			case err := <-p.fut.Err():
 				// Retry once synchronously: a transient error must not lose a job.
-				j := &jobs[p.job]
-				data, _ := broker.EncodeJob(run, j)
-				if _, err2 := c.farm.JS.Publish(ctx, subject, data, jetstream.WithMsgID(broker.MsgID(run, j.ID.String()))); err2 != nil {
-					return fmt.Errorf("publish job %s: %w (retry: %v)", j.ID, err, err2)
+				data, _ := broker.EncodePack(run, p.unit)
+				if _, err2 := c.farm.JS.Publish(ctx, subject, data, jetstream.WithMsgID(broker.PackMsgID(run, p.unit))); err2 != nil {
+					return fmt.Errorf("publish job %s: %w (retry: %v)", p.unit[0].ID, err, err2)
 				}
-				sent++
+				sent += len(p.unit)
 			}
 		}
 		inflight = inflight[:0]
 		return nil
 	}
-	queued := make(map[uuid.UUID]bool, len(jobs))
-	for i := range jobs {
-		j := &jobs[i]
-		if skip[j.ID] || queued[j.ID] {
+	for len(units) > 0 {
+		u := units[0]
+		units = units[1:]
+		data, err := broker.EncodePack(run, u)
+		if errors.Is(err, broker.ErrPackTooLarge) && len(u) > 1 {
+			// Large parameters: the same jobs in two smaller packs.
+			h := len(u) / 2
+			units = append([][]*sweep.Job{u[:h:h], u[h:]}, units...)
 			continue
 		}
-		queued[j.ID] = true
-		data, err := broker.EncodeJob(run, j)
 		if err != nil {
 			return sent, err
 		}
-		fut, err := c.farm.JS.PublishAsync(subject, data, jetstream.WithMsgID(broker.MsgID(run, j.ID.String())))
+		fut, err := c.farm.JS.PublishAsync(subject, data, jetstream.WithMsgID(broker.PackMsgID(run, u)))
 		if err != nil {
-			return sent, fmt.Errorf("publish job %s: %w", j.ID, err)
+			return sent, fmt.Errorf("publish job %s: %w", u[0].ID, err)
 		}
-		inflight = append(inflight, pending{fut: fut, job: i})
+		inflight = append(inflight, pending{fut: fut, unit: u})
 		if len(inflight) >= 2048 {
 			if err := drain(); err != nil {
 				return sent, err
@@ -209,7 +338,19 @@ func (c *Coordinator) republish(ctx context.Context, run string) error {
 			skip[jobs[i].ID] = true
 		}
 	}
-	n, err := c.publish(ctx, run, jobs, skip)
+	// The packing decided at submission holds; a run whose packing was
+	// not decided yet (its coordinator stopped during the probe) is sent
+	// one job per message.
+	k := map[string]int{}
+	for _, ch := range r.rec.Packing {
+		k[ch.Sweep] = ch.K
+	}
+	order, bySweep := toPublish(jobs, skip)
+	var units [][]*sweep.Job
+	for _, s := range order {
+		units = append(units, packsOf(bySweep[s], k[s])...)
+	}
+	n, err := c.publish(ctx, run, units)
 	if err != nil {
 		return fmt.Errorf("resume run %s: %w", run, err)
 	}

@@ -16,13 +16,18 @@ import (
 // reports the end-to-end rate and the farm's overhead over the pure model
 // time (the time the workers measured inside Model.Run).
 func runBench(b *testing.B, text string, n int, workMs float64) {
+	runBenchPacked(b, text, n, workMs, coordinator.Packing{})
+}
+
+// runBenchPacked is runBench with the coordinator's packing policy.
+func runBenchPacked(b *testing.B, text string, n int, workMs float64, pol coordinator.Packing) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		f := New(b, Settings())
 		// As `schedfarm run` connects to its embedded server (in-memory
 		// pipes); SCHEDFARM_BENCH_TCP=1 measures loopback TCP instead.
 		f.InProcess = os.Getenv("SCHEDFARM_BENCH_TCP") == ""
-		c := f.StartCoordinator("coord")
+		c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: pol})
 		ws := f.StartWorkers(2, "w", worker.Config{})
 		b.StartTimer()
 		start := time.Now()
@@ -58,6 +63,38 @@ func BenchmarkFarm_ZeroMsJobs(b *testing.B) {
 		b.Fatal(err)
 	}
 	runBench(b, string(text), 10_000, 0)
+}
+
+// BenchmarkFarm_ZeroMsJobsPacked: BenchmarkFarm_ZeroMsJobs with automatic
+// packing (a probe of 32 single jobs, then packs of up to 256).
+func BenchmarkFarm_ZeroMsJobsPacked(b *testing.B) {
+	text, err := os.ReadFile("../configs/bench/overhead.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	runBenchPacked(b, string(text), 10_000, 0, coordinator.Packing{Mode: coordinator.PackAuto})
+}
+
+const oneMsJobs = `sweeps:
+  - name: overhead1
+    model: bench
+    seed: 1
+    replicates: 3000
+    params:
+      work_ms: 1
+`
+
+// BenchmarkFarm_1msJobs: the farm's overhead over 3,000 jobs of 1 ms with
+// 2 workers, one job per message: the per-message cost is a large share
+// of such a job.
+func BenchmarkFarm_1msJobs(b *testing.B) {
+	runBench(b, oneMsJobs, 3000, 1)
+}
+
+// BenchmarkFarm_1msJobsPacked: BenchmarkFarm_1msJobs with automatic
+// packing (target ≤ 3 %).
+func BenchmarkFarm_1msJobsPacked(b *testing.B) {
+	runBenchPacked(b, oneMsJobs, 3000, 1, coordinator.Packing{Mode: coordinator.PackAuto})
 }
 
 // BenchmarkFarm_20msJobs: the farm's overhead over the pure compute time of

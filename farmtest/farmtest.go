@@ -128,8 +128,16 @@ func (c *Coordinator) Stop() {
 // StartCoordinator starts a coordinator on its own connection.
 func (f *Farm) StartCoordinator(name string) *Coordinator {
 	f.TB.Helper()
+	return f.StartCoordinatorWith(name, coordinator.Config{})
+}
+
+// StartCoordinatorWith starts a coordinator with a configuration (its
+// name, registry and logger are the farm's).
+func (f *Farm) StartCoordinatorWith(name string, cfg coordinator.Config) *Coordinator {
+	f.TB.Helper()
 	bf := f.Connect(name)
-	c, err := coordinator.New(bf, coordinator.Config{Name: name, Registry: f.Registry, Logger: f.Logger})
+	cfg.Name, cfg.Registry, cfg.Logger = name, f.Registry, f.Logger
+	c, err := coordinator.New(bf, cfg)
 	if err != nil {
 		f.TB.Fatal(err)
 	}

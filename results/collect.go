@@ -40,6 +40,10 @@ type Failure struct {
 type CollectInput struct {
 	// RunID is written into jobs.parquet (column and metadata).
 	RunID string
+	// Packing, when set, is how the farm sent the sweep's jobs (JSON of
+	// run.json's packing), written into jobs.parquet's metadata only:
+	// results do not depend on it, so the other files stay identical.
+	Packing string
 	// Model is the schema of the sweep's model.
 	Model simcore.Schema
 	// Jobs are the sweep's expected jobs (all of one sweep, model and model
@@ -543,8 +547,12 @@ func (c *collector) meta(withRun bool) map[string]string {
 			measured = append(measured, mc.Name)
 		}
 	}
+	m.extra = map[string]string{}
 	if len(measured) > 0 {
-		m.extra = map[string]string{MetaMeasured: strings.Join(measured, ",")}
+		m.extra[MetaMeasured] = strings.Join(measured, ",")
+	}
+	if withRun && c.in.Packing != "" {
+		m.extra[MetaPacking] = c.in.Packing
 	}
 	return m.pairs()
 }

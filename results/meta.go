@@ -29,6 +29,9 @@ const (
 	// machine-dependent values that verify ignores, with their summary
 	// statistics.
 	MetaMeasured = "schedfarm.measured_metrics"
+	// MetaPacking holds, in jobs.parquet only, how the farm packed the
+	// sweep's jobs into messages (JSON, as in run.json's "packing").
+	MetaPacking = "schedfarm.packing"
 	// MetaPartTables lists, in a part's jobs object only, the extra tables
 	// the part holds objects for (comma-separated, in schema order).
 	MetaPartTables = "schedfarm.part_tables"

@@ -35,6 +35,21 @@ type RunInfo struct {
 	Owner   string `json:"coordinator"`
 	// CollectedBy is the host that collected the run.
 	CollectedBy string `json:"collected_by"`
+	// Packing is how the farm sent the sweep's jobs: k jobs per message,
+	// and why. Results do not depend on it.
+	Packing *Packing `json:"packing,omitempty"`
+}
+
+// Packing is the coordinator's packing of a sweep's jobs into messages.
+type Packing struct {
+	// K jobs per message (probe jobs were sent alone); Policy is auto, off
+	// or a fixed size.
+	K      int    `json:"k"`
+	Policy string `json:"policy"`
+	// Probed results, of ProbeMeanMs mean model time, the choice rests on.
+	Probed      int     `json:"probed,omitempty"`
+	ProbeMeanMs float64 `json:"probe_mean_ms,omitempty"`
+	Reason      string  `json:"reason"`
 }
 
 // RunInfoFile is the name of the run record in each results folder.

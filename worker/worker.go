@@ -1,13 +1,17 @@
-// Package worker runs jobs. A worker is stateless: it pulls one job at a
-// time from the shared durable consumer, runs the model with in-progress
+// Package worker runs jobs. A worker is stateless: it pulls one message at
+// a time from the shared durable consumer (one job, or a pack of tiny jobs
+// the coordinator sent together), runs the model with in-progress
 // heartbeats so a long job is not redelivered while it runs, buffers the
 // result rows, and every few hundred rows or fraction of a second stores
 // them as one Parquet part in the object store. Only after its part is
 // stored does a job get its registry entry (the completion event) and its
 // ack, so a crash can repeat work but never lose a result. A job that
 // errors or panics is nak'ed with a delay and its error reported; on its
-// last delivery it is recorded as failed. Nothing a model does takes the
-// worker down.
+// last delivery it is recorded as failed. A pack is acked once all its
+// results are stored; a job of a pack that errors is sent again in a
+// message of its own that carries its attempt count, so it is retried and
+// recorded as failed alone while the others keep their single result.
+// Nothing a model does takes the worker down.
 package worker
 
 import (
@@ -30,6 +34,7 @@ import (
 	"schedfarm/broker"
 	"schedfarm/results"
 	"schedfarm/simcore"
+	"schedfarm/sweep"
 )
 
 // Config configures a worker.
@@ -83,7 +88,7 @@ type Worker struct {
 
 // finished is a job whose result waits in the buffer for its part.
 type finished struct {
-	msg   jetstream.Msg
+	d     *delivery
 	run   string
 	model simcore.Model
 	row   results.JobResult
@@ -271,87 +276,219 @@ func (w *Worker) flushDue() bool {
 		(len(w.buffered) > 0 && time.Since(w.oldest) >= w.cfg.FlushEvery)
 }
 
-// handle runs one delivered job.
+// delivery is one delivered message: a job, or a pack of jobs. Its fate
+// (ack, nak, term) is decided once every job has either failed or had its
+// result stored: a pack is acked only when all its results are stored.
+// When some of its jobs failed on a non-final attempt, those are sent again
+// in a message of their own (resend) and the pack is acked, so that the
+// others do not run again; when that is not possible (nothing stored, or a
+// job this worker cannot even decode) the whole message is retried.
+type delivery struct {
+	msg     jetstream.Msg
+	attempt int
+	// resend publishes jobs that failed here as a new message that
+	// carries this delivery's attempt count.
+	resend func(jobs []*sweep.Job) error
+
+	mu      sync.Mutex
+	pending int  // results not yet stored
+	stored  int  // results stored
+	retry   bool // a job failed on a non-final attempt: retried when settled
+	again   []*sweep.Job
+	whole   bool // a failed job cannot be resent alone: retry the message
+	hold    bool // a final failure could not be recorded: leave unacked
+	settled bool
+}
+
+// jobStored counts one of the delivery's results as stored, and settles
+// the delivery after its last.
+func (d *delivery) jobStored() {
+	d.mu.Lock()
+	d.pending--
+	d.stored++
+	last := d.pending == 0
+	d.mu.Unlock()
+	if last {
+		d.settle()
+	}
+}
+
+// jobDropped counts one of the delivery's results as not stored (it
+// failed after running); it settles the delivery after its last.
+func (d *delivery) jobDropped() {
+	d.mu.Lock()
+	d.pending--
+	last := d.pending == 0
+	d.mu.Unlock()
+	if last {
+		d.settle()
+	}
+}
+
+// settle acks, naks or terminates the message once: jobs that failed on a
+// non-final attempt are retried (resent alone when the others' results are
+// stored, otherwise with the whole message, whose stored results' repeats
+// are then ignored), a job whose final failure could not be recorded is
+// left to the max-deliveries advisory, and otherwise the message is done.
+func (d *delivery) settle() {
+	d.mu.Lock()
+	if d.settled {
+		d.mu.Unlock()
+		return
+	}
+	d.settled = true
+	retry, hold, stored, again, whole := d.retry, d.hold, d.stored, d.again, d.whole
+	d.mu.Unlock()
+	switch {
+	case hold:
+	case retry && !whole && stored > 0 && len(again) > 0 && d.resend != nil:
+		if err := d.resend(again); err != nil {
+			_ = d.msg.NakWithDelay(retryDelay(d.attempt))
+			return
+		}
+		_ = d.msg.Ack()
+	case retry:
+		_ = d.msg.NakWithDelay(retryDelay(d.attempt))
+	case stored > 0:
+		_ = d.msg.Ack()
+	default:
+		_ = d.msg.Term()
+	}
+}
+
+// giveBack hands the message back for immediate redelivery (shutdown, or
+// results that could not be stored).
+func (d *delivery) giveBack() {
+	d.mu.Lock()
+	already := d.settled
+	d.settled = true
+	d.mu.Unlock()
+	if !already {
+		_ = d.msg.Nak()
+	}
+}
+
+func retryDelay(attempt int) time.Duration {
+	return time.Duration(1<<min(attempt-1, 5)) * 500 * time.Millisecond
+}
+
+// handle runs one delivered message: one job, or a pack of jobs run one
+// after the other. Each job of a pack has its own result row, its own
+// error events and its own failure record.
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	meta, err := msg.Metadata()
 	attempt := 1
+	var seq uint64
 	if err == nil {
 		attempt = int(meta.NumDelivered)
+		seq = meta.Sequence.Stream
 	}
-	job, model, err := broker.DecodeJob(msg.Data(), w.cfg.Registry)
+	d := &delivery{msg: msg, attempt: attempt}
+	run, entries, err := broker.DecodeJobs(msg.Data(), w.cfg.Registry)
+	if err == nil {
+		// Deliveries of the jobs in an earlier message count too.
+		attempt += entries[0].Msg.Attempts
+		d.attempt = attempt
+		d.resend = func(jobs []*sweep.Job) error { return w.resend(msg, run, seq, attempt, jobs) }
+	}
 	if err != nil {
-		if errors.Is(err, broker.ErrNotRunnableHere) {
-			// Another worker (with that model version) may run it.
-			w.fail(ctx, msg, peek(msg.Data()), attempt, err)
-			return
+		// Not a job message at all: it will never run anywhere.
+		w.reject(ctx, d, peek(msg.Data()), err)
+		d.settle()
+		return
+	}
+	// One keep-alive for the whole message: in-progress heartbeats every
+	// AckWait/3 while its jobs run, stopped by JobTimeout (counted from
+	// the message's start) so a stuck model is redelivered elsewhere.
+	msgCtx := ctx
+	if w.cfg.JobTimeout > 0 {
+		var cancel context.CancelFunc
+		msgCtx, cancel = context.WithTimeout(ctx, w.cfg.JobTimeout)
+		defer cancel()
+	}
+	stopKeepAlive := w.keepAlive(msgCtx, msg)
+	var rows []*finished
+	tableRows := 0
+	for _, e := range entries {
+		if e.Err != nil {
+			if errors.Is(e.Err, broker.ErrNotRunnableHere) {
+				// Another worker (with that model version) may run it.
+				w.fail(ctx, d, e.Msg, e.Err)
+			} else {
+				// Malformed: it will never run anywhere, so it is recorded
+				// as failed at once rather than redelivered.
+				w.reject(ctx, d, e.Msg, e.Err)
+			}
+			continue
 		}
-		// Malformed: it will never run anywhere, so it is recorded as
-		// failed at once rather than redelivered.
-		w.reject(ctx, msg, err)
-		return
-	}
-	id := job.Job.ID.String()
-	w.setRunning(id)
-	started := time.Now()
-	res, runErr := w.runModel(ctx, msg, model, job)
-	elapsed := time.Since(started)
-	w.modelNs.Add(int64(elapsed))
-	w.setRunning("")
-	if runErr != nil {
-		if ctx.Err() != nil {
-			// Shutting down: hand the job back so another worker takes it now.
-			_ = msg.Nak()
-			return
+		job, model := e.Msg, e.Model
+		w.setRunning(job.Job.ID.String())
+		started := time.Now()
+		res, runErr := w.runModel(msgCtx, model, job)
+		elapsed := time.Since(started)
+		w.modelNs.Add(int64(elapsed))
+		w.setRunning("")
+		if runErr != nil {
+			if ctx.Err() != nil {
+				// Shutting down: hand the message back so another worker
+				// takes it now (the results of its finished jobs go too:
+				// a pack is short, and they run again there).
+				stopKeepAlive()
+				d.giveBack()
+				return
+			}
+			w.fail(ctx, d, job, runErr)
+			continue
 		}
-		w.fail(ctx, msg, job, attempt, runErr)
+		schema := model.Schema()
+		if err := schema.Validate(res); err != nil {
+			w.fail(ctx, d, job, fmt.Errorf("model %s returned an invalid result: %w", model.Name(), err))
+			continue
+		}
+		rows = append(rows, &finished{d: d, run: job.Run, model: model, row: results.JobResult{
+			Job: job.Job, Worker: w.cfg.Name, StartedAt: started.UTC(), DurationMs: float64(elapsed.Microseconds()) / 1000,
+			Status: results.StatusOK, Attempts: attempt, Result: res,
+		}})
+		for _, t := range res.Tables {
+			tableRows += t.Len()
+		}
+	}
+	stopKeepAlive()
+	if len(rows) == 0 {
+		d.settle()
 		return
 	}
-	schema := model.Schema()
-	if err := schema.Validate(res); err != nil {
-		w.fail(ctx, msg, job, attempt, fmt.Errorf("model %s returned an invalid result: %w", model.Name(), err))
-		return
-	}
-	f := &finished{msg: msg, run: job.Run, model: model, row: results.JobResult{
-		Job: job.Job, Worker: w.cfg.Name, StartedAt: started.UTC(), DurationMs: float64(elapsed.Microseconds()) / 1000,
-		Status: results.StatusOK, Attempts: attempt, Result: res,
-	}}
+	d.mu.Lock()
+	d.pending = len(rows)
+	d.mu.Unlock()
 	w.mu.Lock()
 	if len(w.buffered) == 0 {
 		w.oldest = time.Now()
 	}
-	w.buffered = append(w.buffered, f)
-	for _, t := range res.Tables {
-		w.tableRows += t.Len()
-	}
+	w.buffered = append(w.buffered, rows...)
+	w.tableRows += tableRows
 	w.mu.Unlock()
-	w.done.Add(1)
+	w.done.Add(int64(len(rows)))
 }
 
-// runModel runs the model, keeping the message alive with in-progress
-// heartbeats every AckWait/3, and turns a panic into an error.
-func (w *Worker) runModel(ctx context.Context, msg jetstream.Msg, model simcore.Model, job *broker.JobMsg) (res *simcore.Result, err error) {
-	jobCtx := ctx
-	if w.cfg.JobTimeout > 0 {
-		var cancel context.CancelFunc
-		jobCtx, cancel = context.WithTimeout(ctx, w.cfg.JobTimeout)
-		defer cancel()
-	}
-	stop := make(chan struct{})
+// keepAlive sends in-progress heartbeats for msg every AckWait/3 until the
+// returned stop is called or ctx ends, and meanwhile hands results
+// buffered before this message to the flusher: a long job would otherwise
+// hold them past their AckWait.
+func (w *Worker) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func()) {
+	stopCh := make(chan struct{})
 	done := make(chan struct{})
-	defer func() { close(stop); <-done }()
 	go func() {
 		defer close(done)
 		t := time.NewTicker(max(w.farm.Settings.AckWait/3, 10*time.Millisecond))
 		defer t.Stop()
-		// Results buffered before this job must not wait for it to end: a
-		// long job would otherwise hold them past their AckWait.
 		flush := time.NewTicker(w.cfg.FlushEvery)
 		defer flush.Stop()
 		for {
 			select {
-			case <-stop:
+			case <-stopCh:
 				return
-			case <-jobCtx.Done():
+			case <-ctx.Done():
 				return
 			case <-t.C:
 				_ = msg.InProgress()
@@ -362,12 +499,20 @@ func (w *Worker) runModel(ctx context.Context, msg jetstream.Msg, model simcore.
 			}
 		}
 	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(stopCh); <-done })
+	}
+}
+
+// runModel runs the model and turns a panic into an error.
+func (w *Worker) runModel(ctx context.Context, model simcore.Model, job *broker.JobMsg) (res *simcore.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("model %s panicked: %v\n%s", model.Name(), p, debug.Stack())
 		}
 	}()
-	return model.Run(jobCtx, job.Job.Params, job.Job.Seed)
+	return model.Run(ctx, job.Job.Params, job.Job.Seed)
 }
 
 // peek recovers what it can of a job's identity from an undecodable message.
@@ -379,32 +524,30 @@ func peek(data []byte) *broker.JobMsg {
 	return m
 }
 
-// reject records a malformed job message as failed (when it names a run and
-// a job) and removes it from the queue: it can never run, and redelivering
-// it would only loop.
-func (w *Worker) reject(ctx context.Context, msg jetstream.Msg, err error) {
+// reject records a malformed job as failed (when it names a run and a
+// job): it can never run, and redelivering it would only loop. If the
+// record cannot be stored the message is left unacked: redelivered, and
+// rejected again.
+func (w *Worker) reject(ctx context.Context, d *delivery, job *broker.JobMsg, err error) {
 	w.errs.Add(1)
-	job := peek(msg.Data())
-	w.log.Error("rejected a malformed job message", "subject", msg.Subject(), "run", job.Run, "job", job.Job.ID, "err", err)
+	w.log.Error("rejected a malformed job message", "subject", d.msg.Subject(), "run", job.Run, "job", job.Job.ID, "err", err)
 	if job.Run != "" && broker.SafeName(job.Run) == job.Run && job.Job.ID != uuid.Nil {
 		rec := broker.FailRecord{Run: job.Run, Job: job.Job.ID.String(), Sweep: job.Job.Sweep, Index: job.Job.Index,
 			Error: "malformed job message: " + err.Error(), Attempts: 1, Worker: w.cfg.Name}
-		data, _ := json.Marshal(rec)
-		if putErr := retry(ctx, w.log, "record failure", nil, func(ctx context.Context) error {
-			_, err := w.farm.Failed.Put(ctx, broker.FailKey(rec.Run, rec.Job), data)
-			return err
-		}); putErr != nil {
-			return // left unacked: redelivered, and rejected again
+		if !w.recordFailure(ctx, rec) {
+			d.mu.Lock()
+			d.hold = true
+			d.mu.Unlock()
 		}
 	}
-	_ = msg.Term()
 }
 
-// fail reports a failed attempt; on the last allowed delivery it records
-// the job as failed and removes it from the queue, otherwise it naks it with
-// a growing delay so that another attempt (perhaps on another worker) follows.
-func (w *Worker) fail(ctx context.Context, msg jetstream.Msg, job *broker.JobMsg, attempt int, err error) {
+// fail reports a failed attempt of a job of d. On the message's last
+// allowed delivery it records the job as failed; otherwise the message is
+// retried with a growing delay once settled (perhaps on another worker).
+func (w *Worker) fail(ctx context.Context, d *delivery, job *broker.JobMsg, err error) {
 	w.errs.Add(1)
+	attempt := d.attempt
 	final := attempt >= w.farm.Settings.MaxDeliver
 	text := err.Error()
 	if len(text) > 4000 {
@@ -416,20 +559,50 @@ func (w *Worker) fail(ctx context.Context, msg jetstream.Msg, job *broker.JobMsg
 	}
 	w.log.Warn("job attempt failed", "run", job.Run, "job", ev.Job, "attempt", attempt, "final", final, "err", firstLine(text))
 	if !final {
-		delay := time.Duration(1<<min(attempt-1, 5)) * 500 * time.Millisecond
-		_ = msg.NakWithDelay(delay)
+		d.mu.Lock()
+		d.retry = true
+		if job.Job.Model == "" {
+			// Only the identity of a job this worker cannot decode is
+			// known: the message itself must go round again.
+			d.whole = true
+		} else {
+			d.again = append(d.again, &job.Job)
+		}
+		d.mu.Unlock()
 		return
 	}
 	rec := broker.FailRecord{Run: job.Run, Job: ev.Job, Sweep: job.Job.Sweep, Index: job.Job.Index, Error: text, Attempts: attempt, Worker: w.cfg.Name}
+	if !w.recordFailure(ctx, rec) {
+		// Leave the message unacked: the max-deliveries advisory path records it.
+		d.mu.Lock()
+		d.hold = true
+		d.mu.Unlock()
+	}
+}
+
+// resend publishes jobs of a pack that failed on their attempt-th
+// delivery as a new message of their own, after the pack's other results
+// were stored. Its message ID names the pack's stream sequence, so a
+// redelivered pack that resends them again is deduplicated by the server.
+func (w *Worker) resend(msg jetstream.Msg, run string, seq uint64, attempt int, jobs []*sweep.Job) error {
+	data, err := broker.EncodeRetry(run, attempt, jobs)
+	if err != nil {
+		return err
+	}
+	id := broker.MsgID(run, fmt.Sprintf("%s.s%d", jobs[0].ID, seq))
+	keepAlive := func() { _ = msg.InProgress() }
+	return retry(context.Background(), w.log, "resend failed jobs", keepAlive, func(ctx context.Context) error {
+		_, err := w.farm.JS.Publish(ctx, msg.Subject(), data, jetstream.WithMsgID(id))
+		return err
+	})
+}
+
+func (w *Worker) recordFailure(ctx context.Context, rec broker.FailRecord) bool {
 	data, _ := json.Marshal(rec)
-	if putErr := retry(ctx, w.log, "record failure", nil, func(ctx context.Context) error {
+	return retry(ctx, w.log, "record failure", nil, func(ctx context.Context) error {
 		_, err := w.farm.Failed.Put(ctx, broker.FailKey(rec.Run, rec.Job), data)
 		return err
-	}); putErr != nil {
-		// Leave the message unacked: the max-deliveries advisory path records it.
-		return
-	}
-	_ = msg.Term()
+	}) == nil
 }
 
 // store stores finished jobs as parts (one per run and sweep), then
@@ -455,7 +628,7 @@ func (w *Worker) store(ctx context.Context, buf []*finished) error {
 		if err := w.storePart(ctx, k.run, k.sweep, groups[k]); err != nil {
 			// The jobs stay unacked and are redelivered: work repeats, nothing is lost.
 			for _, f := range groups[k] {
-				_ = f.msg.Nak()
+				f.d.giveBack()
 			}
 			w.log.Error("cannot store results; stopping this worker (its jobs go back to the queue)", "run", k.run, "err", err)
 			return fmt.Errorf("worker %s: store part of run %s: %w", w.cfg.Name, k.run, err)
@@ -482,8 +655,9 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 		var good []*finished
 		for _, f := range fs {
 			if _, e := results.EncodePart(schema, info, []results.JobResult{f.row}); e != nil {
-				w.fail(ctx, f.msg, &broker.JobMsg{Run: run, Job: f.row.Job}, f.row.Attempts,
+				w.fail(ctx, f.d, &broker.JobMsg{Run: run, Job: f.row.Job},
 					fmt.Errorf("model %s returned a result that cannot be stored: %w", f.model.Name(), e))
+				f.d.jobDropped()
 				continue
 			}
 			good = append(good, f)
@@ -514,8 +688,12 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 	// While storing is retried, the part's jobs are kept alive like running
 	// ones, so that a slow store does not send them to another worker.
 	keepAlive := func() {
+		seen := map[*delivery]bool{}
 		for _, f := range fs {
-			_ = f.msg.InProgress()
+			if !seen[f.d] {
+				seen[f.d] = true
+				_ = f.d.msg.InProgress()
+			}
 		}
 	}
 	var stored []string
@@ -548,7 +726,7 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 		return err
 	}
 	for _, f := range fs {
-		_ = f.msg.Ack()
+		f.d.jobStored()
 	}
 	return nil
 }

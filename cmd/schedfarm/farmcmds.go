@@ -73,7 +73,11 @@ func (a *app) coordinatorCmd() *cobra.Command {
 				return err
 			}
 			defer farm.NC.Close()
-			c, err := coordinator.New(farm, coordinator.Config{Name: name, Registry: a.registry(), Logger: a.logger()})
+			packing, err := a.packing()
+			if err != nil {
+				return &exitError{exitUsage, err}
+			}
+			c, err := coordinator.New(farm, coordinator.Config{Name: name, Registry: a.registry(), Logger: a.logger(), Packing: packing})
 			if err != nil {
 				return err
 			}
@@ -86,6 +90,7 @@ func (a *app) coordinatorCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "coordinator name (default coordinator-<host>-<pid>)")
+	addPackingFlag(cmd.Flags())
 	return cmd
 }
 

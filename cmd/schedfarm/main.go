@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/viper"
 
 	"schedfarm/broker"
+	"schedfarm/coordinator"
 	"schedfarm/simcore"
 	"schedfarm/simcore/batch"
 	"schedfarm/simcore/bench"
@@ -162,6 +163,16 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 }
 
 func (a *app) logger() *slog.Logger { return slog.Default() }
+
+// addPackingFlag adds --packing to a command that runs a coordinator.
+func addPackingFlag(fs *pflag.FlagSet) {
+	fs.String("packing", "auto", "jobs per message: auto (tiny jobs are measured and packed, up to 256 per message), off, or a number")
+}
+
+// packing returns the coordinator's packing policy from --packing.
+func (a *app) packing() (coordinator.Packing, error) {
+	return coordinator.ParsePacking(a.v.GetString("packing"))
+}
 
 // registry returns every model built into this binary.
 func (a *app) registry() *simcore.Registry {

@@ -48,6 +48,7 @@ func (a *app) runCmd() *cobra.Command {
 	fl.BoolVar(&force, "force", false, "rerun jobs whose results already exist")
 	fl.StringVar(&stateDir, "state-dir", ".schedfarm", "where the embedded NATS server keeps its JetStream state")
 	fl.BoolVar(&strict, "strict", false, "exit 1 when a claim of the sweep file fails")
+	addPackingFlag(fl)
 	return cmd
 }
 
@@ -73,7 +74,11 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		return err
 	}
 	defer farm.NC.Close()
-	coord, err := coordinator.New(farm, coordinator.Config{Registry: a.registry(), Logger: a.logger()})
+	packing, err := a.packing()
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	coord, err := coordinator.New(farm, coordinator.Config{Registry: a.registry(), Logger: a.logger(), Packing: packing})
 	if err != nil {
 		return err
 	}

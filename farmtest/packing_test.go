@@ -1,0 +1,520 @@
+package farmtest
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"schedfarm/broker"
+	"schedfarm/coordinator"
+	"schedfarm/results"
+	"schedfarm/worker"
+)
+
+// packedRun runs text on a fresh farm of n workers under a packing policy
+// and returns the collected folder, the run's packing and the number of
+// messages published on the work queue.
+func packedRun(t *testing.T, s broker.Settings, pol coordinator.Packing, n int, text string) (string, []broker.PackChoice, uint64) {
+	t.Helper()
+	f := New(t, s)
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: pol})
+	f.StartWorkers(n, "w", worker.Config{FlushRows: 50})
+	rep := submit(t, c.Coordinator, text, false)
+	p := WaitRun(t, c.Coordinator, rep.Run, 2*time.Minute)
+	if p.Failed != 0 || p.Done != rep.Total {
+		t.Fatalf("packing %v: progress %+v", pol, *p)
+	}
+	info, err := c.Farm.Jobs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	rec := runRecord(t, c.Farm, rep.Run)
+	if st, err := c.Progress(context.Background(), rep.Run); err != nil || !reflect.DeepEqual(st.Packing, rec.Packing) {
+		t.Fatalf("status packing %+v, run record %+v (%v)", st.Packing, rec.Packing, err)
+	}
+	// Resubmitting still skips every finished job.
+	if again := submit(t, c.Coordinator, text, false); again.Published != 0 || again.Skipped != rep.Total {
+		t.Fatalf("packing %v: resubmission published %d, skipped %d of %d", pol, again.Published, again.Skipped, rep.Total)
+	}
+	return out[0].Dir, rec.Packing, info.State.LastSeq
+}
+
+func runRecord(t *testing.T, bf *broker.Farm, run string) broker.RunRecord {
+	t.Helper()
+	e, err := bf.Runs.Get(context.Background(), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec broker.RunRecord
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// sameResults fails unless two collected folders hold the same results:
+// byte-identical summaries and extra tables, equal jobs columns but for
+// the machine- and delivery-dependent ones.
+func sameResults(t *testing.T, what string, dirA, dirB string) {
+	t.Helper()
+	a, b := readJobs(t, dirA), readJobs(t, dirB)
+	if a.Len() != b.Len() {
+		t.Fatalf("%s: %d rows vs %d", what, a.Len(), b.Len())
+	}
+	skip := map[string]bool{"run_id": true, "worker": true, "started_at": true, "duration_ms": true, "attempts": true}
+	names := append([]string(nil), a.Names...)
+	sort.Strings(names)
+	for _, name := range names {
+		if !skip[name] && !reflect.DeepEqual(a.Col(name), b.Col(name)) {
+			t.Errorf("%s: jobs column %s differs", what, name)
+		}
+	}
+	for _, file := range []string{"summary.parquet", "summary.csv", "samples.parquet"} {
+		if string(readFile(t, filepath.Join(dirA, file))) != string(readFile(t, filepath.Join(dirB, file))) {
+			t.Errorf("%s: %s differs", what, file)
+		}
+	}
+}
+
+// TestPackingSameResults: a sweep of tiny jobs is packed (auto: a probe of
+// single jobs, then packs; or a fixed size), in far fewer messages, and its
+// results are bit-identical to an unpacked run's; the packing is recorded
+// in the run record, run.json and jobs.parquet's metadata.
+func TestPackingSameResults(t *testing.T) {
+	const jobs = 300
+	text := benchSweep("tiny", 60, 5, 0, "      noise: 2.5\n")
+	offDir, offPacking, offMsgs := packedRun(t, Settings(), coordinator.Packing{}, 2, text)
+	if offMsgs != jobs || len(offPacking) != 1 || offPacking[0].K != 1 {
+		t.Fatalf("off: %d messages, packing %+v", offMsgs, offPacking)
+	}
+
+	autoDir, autoPacking, autoMsgs := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: 10 * time.Second}, 2, text)
+	if len(autoPacking) != 1 {
+		t.Fatalf("auto: packing %+v", autoPacking)
+	}
+	ch := autoPacking[0]
+	t.Logf("auto: %d messages for %d jobs; packing %+v", autoMsgs, jobs, ch)
+	if ch.K < 10 || ch.Policy != "auto" || ch.Probed != 32 || ch.Sweep != "tiny" || ch.Reason == "" {
+		t.Errorf("auto packing of 0-ms jobs: %+v", ch)
+	}
+	if want := uint64(32 + (jobs-32+ch.K-1)/ch.K); autoMsgs != want {
+		t.Errorf("auto: %d messages, want %d (32 probe jobs alone, then packs of %d)", autoMsgs, want, ch.K)
+	}
+	sameResults(t, "auto vs off", offDir, autoDir)
+
+	fixedDir, fixedPacking, fixedMsgs := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackFixed, K: 7}, 1, text)
+	if fixedMsgs != (jobs+6)/7 || fixedPacking[0].K != 7 || fixedPacking[0].Policy != "7" {
+		t.Errorf("fixed 7: %d messages, packing %+v", fixedMsgs, fixedPacking)
+	}
+	sameResults(t, "fixed 7 on 1 worker vs off on 2", offDir, fixedDir)
+
+	// The packing in run.json and jobs.parquet, not in the summary.
+	var info results.RunInfo
+	if err := json.Unmarshal(readFile(t, filepath.Join(autoDir, results.RunInfoFile)), &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Packing == nil || info.Packing.K != ch.K || info.Packing.Reason != ch.Reason {
+		t.Errorf("run.json packing = %+v, want %+v", info.Packing, ch)
+	}
+	if meta := readJobs(t, autoDir).Meta[results.MetaPacking]; !strings.Contains(meta, `"policy":"auto"`) {
+		t.Errorf("jobs.parquet %s = %q", results.MetaPacking, meta)
+	}
+	sum, err := results.ReadTable(filepath.Join(autoDir, "summary.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sum.Meta[results.MetaPacking]; ok {
+		t.Error("summary.parquet records the packing: packed and unpacked summaries would differ")
+	}
+}
+
+// TestPackingLongJobsUnpacked: jobs longer than the target stay one per
+// message, and the probe does not wait for all its results.
+func TestPackingLongJobsUnpacked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 80 jobs of 40 ms")
+	}
+	pol := coordinator.Packing{Mode: coordinator.PackAuto, ProbeJobs: 8, ProbeWait: 20 * time.Second}
+	f := New(t, Settings())
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: pol})
+	f.StartWorkers(2, "w", worker.Config{})
+	start := time.Now()
+	rep := submit(t, c.Coordinator, benchSweep("long", 20, 4, 40, ""), false)
+	took := time.Since(start)
+	WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	ch := runRecord(t, c.Farm, rep.Run).Packing[0]
+	if ch.K != 1 || ch.Probed < 4 || ch.ProbeMeanMs < 30 {
+		t.Errorf("packing of 40-ms jobs: %+v", ch)
+	}
+	// Four 40-ms results show long jobs: the submission returns after
+	// about two rounds of the two workers, not after the eight probe jobs
+	// nor the 20-s ProbeWait.
+	if took > 5*time.Second {
+		t.Errorf("submission took %v", took)
+	}
+	t.Logf("submission took %v; packing %+v", took, ch)
+}
+
+// TestPackingFailingJobs: a job that fails inside a pack is recorded as
+// that job's failure, with its own error and MaxDeliver attempts; the other
+// jobs of its pack have exactly one result each, stored once: the failed
+// jobs are sent again on their own, not with their whole pack. (Packs of 8
+// mix the outcomes: the fail axis is innermost.)
+func TestPackingFailingJobs(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 8}})
+	f.StartWorkers(2, "w", worker.Config{})
+	text := `sweeps:
+  - name: failing
+    model: bench
+    seed: 1
+    replicates: 2
+    axes:
+      - name: size
+        range: {from: 1, to: 4, step: 1}
+      - name: fail
+        values: [never, error, panic]
+`
+	rep := submit(t, c.Coordinator, text, false)
+	p := WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	if p.Done != 8 || p.Failed != 16 {
+		t.Fatalf("progress: %+v", *p)
+	}
+	for _, fl := range p.Failures {
+		if fl.Attempts != f.Settings.MaxDeliver {
+			t.Errorf("failure %s: %d attempts, want %d", fl.Job, fl.Attempts, f.Settings.MaxDeliver)
+		}
+	}
+	for id, n := range registrations(t, c.Farm, rep.Run) {
+		if n != 1 {
+			t.Errorf("job %s: result stored %d times, want once", id, n)
+		}
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	fr := readJobs(t, out[0].Dir)
+	if fr.Len() != 24 || out[0].OK != 8 || out[0].Failed != 16 || out[0].Missing != 0 {
+		t.Fatalf("collected %d rows: %+v", fr.Len(), *out[0].Collected)
+	}
+	status, errs, fails, ids := strCol(t, fr, "status"), strCol(t, fr, "error"), strCol(t, fr, "fail"), strCol(t, fr, "job_id")
+	attempts := fr.Col("attempts").([]int64)
+	seen := map[string]bool{}
+	for i := range status {
+		if seen[ids[i]] {
+			t.Errorf("job %s twice", ids[i])
+		}
+		seen[ids[i]] = true
+		switch fails[i] {
+		case "never":
+			if status[i] != "ok" || errs[i] != "" || attempts[i] != 1 {
+				t.Errorf("row %d: a good job of a pack with failing jobs: %q %q, attempts %d", i, status[i], errs[i], attempts[i])
+			}
+		case "error":
+			if status[i] != "failed" || !strings.Contains(errs[i], "fail=error") || attempts[i] != int64(f.Settings.MaxDeliver) {
+				t.Errorf("row %d: %q %q", i, status[i], errs[i])
+			}
+		case "panic":
+			if status[i] != "failed" || !strings.Contains(errs[i], "panicked") {
+				t.Errorf("row %d: %q %q", i, status[i], firstLineOf(errs[i]))
+			}
+		}
+	}
+}
+
+// registrations counts, per job, the parts of a run that hold its result.
+func registrations(t *testing.T, bf *broker.Farm, run string) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	lister, err := bf.Done.ListKeysFiltered(ctx, run+".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for k := range lister.Keys() {
+		e, err := bf.Done.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p broker.PartRecord
+		if err := json.Unmarshal(e.Value(), &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range p.Jobs {
+			n[id]++
+		}
+	}
+	return n
+}
+
+func firstLineOf(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// TestPackingWorkerDiesMidPack: a worker vanishes in the middle of a pack;
+// the pack is redelivered whole to another worker, which keeps it alive
+// with heartbeats though it runs longer than AckWait; every job has
+// exactly one result, and nothing is lost.
+func TestPackingWorkerDiesMidPack(t *testing.T) {
+	s := Settings()
+	s.AckWait = time.Second
+	f := New(t, s)
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 6}})
+	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	// One pack of 6 jobs of 300 ms: 1.8 s, longer than the 1-s AckWait.
+	rep := submit(t, c.Coordinator, benchSweep("pack", 6, 1, 300, ""), false)
+	killMidJob(t, c, doomed)
+	f.StartWorkers(1, "survivor", worker.Config{})
+	p := WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	if p.Done != 6 || p.Failed != 0 {
+		t.Fatalf("progress: %+v", *p)
+	}
+	out := collect(t, f, c.Farm, rep.Run)
+	fr := readJobs(t, out[0].Dir)
+	if fr.Len() != 6 || out[0].Missing != 0 {
+		t.Fatalf("%d rows, %d missing", fr.Len(), out[0].Missing)
+	}
+	workers, attempts := strCol(t, fr, "worker"), fr.Col("attempts").([]int64)
+	for i := range workers {
+		if !strings.HasPrefix(workers[i], "survivor") || attempts[i] != 2 {
+			t.Errorf("row %d: worker %s, attempts %d; want the survivor on the second delivery (heartbeats keep a long pack alive)",
+				i, workers[i], attempts[i])
+		}
+	}
+	// Only the survivor's part was registered: nothing duplicated.
+	lister, err := c.Farm.Done.ListKeysFiltered(context.Background(), rep.Run+".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range lister.Keys() {
+		n++
+	}
+	if n != 1 {
+		t.Errorf("%d parts registered, want 1", n)
+	}
+}
+
+// TestPackingCancel: cancelling a run purges its queued packs; the jobs
+// of packs already running are kept.
+func TestPackingCancel(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 50}})
+	rep := submit(t, c.Coordinator, benchSweep("cancelled", 100, 10, 0, ""), false)
+	if rep.Published != 1000 {
+		t.Fatalf("published %d", rep.Published)
+	}
+	if err := c.Cancel(context.Background(), rep.Run); err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Farm.Jobs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.LastSeq != 20 || info.State.Msgs != 0 {
+		t.Fatalf("after cancel: %d messages published, %d left; want 20 and 0", info.State.LastSeq, info.State.Msgs)
+	}
+	if rec := runRecord(t, c.Farm, rep.Run); rec.Status != broker.RunCancelled || len(rec.Packing) != 1 {
+		t.Fatalf("run record: %s, packing %+v", rec.Status, rec.Packing)
+	}
+}
+
+// TestPackingRestartMidPublication: a coordinator that died while
+// publishing packs leaves the run "publishing"; the next one, whatever its
+// own policy, republishes the unfinished jobs in the packs the run record
+// holds, so the server's dedup window drops every one.
+func TestPackingRestartMidPublication(t *testing.T) {
+	f := New(t, Settings())
+	c1 := f.StartCoordinatorWith("coord1", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 10}})
+	rep := submit(t, c1.Coordinator, benchSweep("midpub", 40, 5, 0, ""), false)
+	c1.Stop()
+	bf := f.Connect("tamper")
+	ctx := context.Background()
+	e, err := bf.Runs.Get(ctx, rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(e.Value()), `"status":"running"`, `"status":"publishing"`, 1)
+	if _, err := bf.Runs.Put(ctx, rep.Run, []byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	c2 := f.StartCoordinator("coord2") // packing off: the record's k holds
+	info, err := c2.Farm.Jobs.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 20 {
+		t.Fatalf("stream holds %d messages after republish, want 20 packs (dedup)", info.State.Msgs)
+	}
+	f.StartWorkers(2, "w", worker.Config{})
+	if p := WaitRun(t, c2.Coordinator, rep.Run, time.Minute); p.Done != 200 {
+		t.Fatalf("progress: %+v", *p)
+	}
+	if out := collect(t, f, c2.Farm, rep.Run); out[0].OK != 200 || out[0].Missing != 0 {
+		t.Fatalf("collected: %+v", *out[0].Collected)
+	}
+}
+
+// TestPackingDrain: a worker asked to drain in the middle of a pack
+// finishes the pack, stores its results and returns.
+func TestPackingDrain(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 5}})
+	ws := f.StartWorkers(1, "w", worker.Config{Heartbeat: 20 * time.Millisecond})
+	// Two packs of 5 jobs of 300 ms: the drain arrives early in the first.
+	rep := submit(t, c.Coordinator, benchSweep("drain", 10, 1, 300, ""), false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if w := c.Workers(); len(w) == 1 && len(w[0].InFlight) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the worker never started a job")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := c.Farm.NC.Request(c.Farm.Names.ControlSubject(ws.List[0].Name()), []byte("drain"), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { ws.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("drained worker did not return")
+	}
+	// The drained worker finished its pack: 5 results stored, 5 queued.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		p, err := c.Progress(context.Background(), rep.Run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Done == 5 {
+			break
+		}
+		if p.Done > 5 || time.Now().After(deadline) {
+			t.Fatalf("after draining mid-pack: %+v, want 5 done", *p)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.StartWorkers(1, "next", worker.Config{})
+	if p := WaitRun(t, c.Coordinator, rep.Run, time.Minute); p.Done != 10 || p.Redelivered != 0 {
+		t.Fatalf("progress: %+v", *p)
+	}
+}
+
+// TestPackingLastDeliveryLost: a worker dies on a pack's last allowed
+// delivery; the max-deliveries advisory makes the coordinator record each
+// of the pack's jobs as failed, remove the message and finish the run.
+func TestPackingLastDeliveryLost(t *testing.T) {
+	s := Settings()
+	s.MaxDeliver = 1
+	s.AckWait = time.Second
+	f := New(t, s)
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 3}})
+	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	rep := submit(t, c.Coordinator, benchSweep("lost", 3, 1, 1000, ""), false)
+	killMidJob(t, c, doomed)
+	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	if p.Failed != 3 || p.Done != 0 || len(p.Failures) != 3 {
+		t.Fatalf("progress: %+v", *p)
+	}
+	for _, fl := range p.Failures {
+		if !strings.Contains(fl.Error, "no result after 1 deliveries") {
+			t.Errorf("failure %s: %q", fl.Job, fl.Error)
+		}
+	}
+	info, err := c.Farm.Jobs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Fatalf("%d messages left in the work queue, want 0", info.State.Msgs)
+	}
+	if out := collect(t, f, c.Farm, rep.Run); out[0].Failed != 3 || out[0].Missing != 0 {
+		t.Fatalf("collected: %+v", *out[0].Collected)
+	}
+}
+
+// TestPackingForeignPack: a pack message with a malformed job, a job of an
+// unknown model and a good job: the good job's result is stored, the bad
+// ones are recorded as failed with their reasons, and the message leaves
+// the queue.
+func TestPackingForeignPack(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(1, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("real", 3, 1, 0, ""), false)
+	WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	ctx := context.Background()
+	pack := `{"run":"` + rep.Run + `","jobs":[` +
+		`{"id":"11111111-1111-1111-1111-111111111111","model":"bench","model_version":"1","params":{"size":-5}},` +
+		`{"id":"22222222-2222-2222-2222-222222222222","model":"nosuchmodel","model_version":"1","params":{}},` +
+		`{"id":"55555555-5555-5555-5555-555555555555","sweep":"real","model":"bench","model_version":"1","params":{"size":4}}]}`
+	if _, err := c.Farm.JS.Publish(ctx, c.Farm.Names.JobSubject(rep.Run), []byte(pack)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		info, err := c.Farm.Jobs.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the foreign pack is still queued")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	fails, err := coordinator.ListFailures(ctx, c.Farm, rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, fl := range fails {
+		reasons[fl.Job] = fl.Error
+	}
+	for id, want := range map[string]string{
+		"11111111-1111-1111-1111-111111111111": "malformed job message",
+		"22222222-2222-2222-2222-222222222222": "not built into this worker",
+	} {
+		if !strings.Contains(reasons[id], want) {
+			t.Errorf("job %s: recorded reason %q, want %q", id, reasons[id], want)
+		}
+	}
+	if _, failed := reasons["55555555-5555-5555-5555-555555555555"]; failed {
+		t.Error("the good job of the pack was recorded as failed")
+	}
+	// Its result was registered (a part of this run holds it).
+	lister, err := c.Farm.Done.ListKeysFiltered(ctx, rep.Run+".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for k := range lister.Keys() {
+		e, err := c.Farm.Done.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p broker.PartRecord
+		if err := json.Unmarshal(e.Value(), &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range p.Jobs {
+			found = found || id == "55555555-5555-5555-5555-555555555555"
+		}
+	}
+	if !found {
+		t.Error("the good job of the pack has no registered result")
+	}
+}
