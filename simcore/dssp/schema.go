@@ -14,7 +14,7 @@ func schema() simcore.Schema {
 			{Name: "trace_seed", Kind: simcore.Int, Min: simcore.Bound(0), Default: int64(DefaultTraceSeed),
 				Doc: "seed of the synthetic trace (the default is the published one, closest to the paper's facts)"},
 			{Name: "nights_file", Kind: simcore.String, Default: "",
-				Doc: "workload file: a CSV of (night, job, stage, task, length_h, priority[, team, t1_est_h, tinf_est_h]) rows, relative to the data directory (docs/dssp.md)"},
+				Doc: "workload file: a CSV of (night, job, stage, task, length_h, priority[, team, t1_est_h, tinf_est_h]) rows, relative to the data directory (README.md (Reproducing Anderson et al. 2005))"},
 			{Name: "processors", Kind: simcore.Int, Unit: "processors", Min: simcore.Bound(1), Max: simcore.Bound(1e6), Default: int64(1000),
 				Doc: "P, identical processors (§5: 1,000)"},
 			{Name: "deadline_h", Kind: simcore.Float, Unit: "h", Min: pos, Max: simcore.Bound(1e5), Default: 13.0,
