@@ -185,20 +185,20 @@ func (m *Model) Graphs(c Config, seed uint64) ([]*dag.Graph, error) {
 }
 
 func (m *Model) readFile(name string) (*dag.Graph, error) {
+	read := dag.ReadDOT
+	switch strings.ToLower(path.Ext(name)) {
+	case ".dot", ".gv":
+	case ".dag":
+		read = dag.ReadNative
+	default:
+		return nil, fmt.Errorf("ptg_files: %s: unknown extension (want .dot, .gv or .dag)", name)
+	}
 	f, err := m.data.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("ptg_files: %w", err)
 	}
 	defer f.Close()
-	var g *dag.Graph
-	switch strings.ToLower(path.Ext(name)) {
-	case ".dot", ".gv":
-		g, err = dag.ReadDOT(f)
-	case ".dag":
-		g, err = dag.ReadNative(f)
-	default:
-		return nil, fmt.Errorf("ptg_files: %s: unknown extension (want .dot, .gv or .dag)", name)
-	}
+	g, err := read(f)
 	if err != nil {
 		return nil, fmt.Errorf("ptg_files: %s: %w", name, err)
 	}
