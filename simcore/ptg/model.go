@@ -40,10 +40,10 @@ var schema = simcore.Schema{
 	Params: []simcore.Param{
 		{Name: "algorithm", Kind: simcore.String, Enum: Algorithms, Default: Selfish, Algorithm: true,
 			Doc: "one of the 19 algorithms of seed 004 §4"},
-		{Name: "n_ptgs", Kind: simcore.Int, Unit: "PTGs", Min: simcore.Bound(1), Max: simcore.Bound(200), Default: int64(4),
-			Doc: "N, PTGs scheduled together (paper: 2, 4, 6, 8, 10)"},
-		{Name: "ptg_class", Kind: simcore.String, Enum: []string{"random", "fft", "strassen", "files"}, Default: "random",
-			Doc: "PTG population (seed 004 §5.1.2); files: the graphs of ptg_files, used in turn"},
+		{Name: "n_ptgs", Kind: simcore.Int, Unit: "PTGs", Min: simcore.Bound(0), Max: simcore.Bound(200), Default: int64(4),
+			Doc: "N, PTGs scheduled together (paper: 2, 4, 6, 8, 10); 0 draws N per scenario from {2, 4, 6, 8, 10}"},
+		{Name: "ptg_class", Kind: simcore.String, Enum: []string{"random", "fft", "strassen", "mixed", "files"}, Default: "random",
+			Doc: "PTG population (seed 004 §5.1.2); mixed: each scenario draws its class uniformly; files: the graphs of ptg_files, used in turn"},
 		{Name: "cluster", Kind: simcore.String, Enum: ClusterNames(), Default: "grillon",
 			Doc: "platform of Table 1 (processors and GFlop/s)"},
 		{Name: "complexity", Kind: simcore.String, Enum: append([]string{"population"}, dag.ComplexityNames...), Default: "population",
@@ -87,6 +87,8 @@ var schema = simcore.Schema{
 		{Name: "moved_tasks", Kind: simcore.Int, Unit: "tasks", Doc: "tasks the backfilling compaction started earlier"},
 		{Name: "tasks", Kind: simcore.Int, Unit: "tasks", Doc: "tasks over all PTGs"},
 		{Name: "sum_cstar", Kind: simcore.Float, Unit: "s", Doc: "Σ C*_i"},
+		{Name: "scenario_n", Kind: simcore.Int, Unit: "PTGs", Doc: "N of this scenario (drawn when n_ptgs = 0)"},
+		{Name: "scenario_class", Kind: simcore.String, Doc: "PTG class of this scenario (drawn when ptg_class = mixed)"},
 	},
 	Tables: []simcore.Table{
 		{Name: "ptgs", Doc: "one row per PTG", Columns: []simcore.Column{
@@ -154,6 +156,9 @@ func Decode(p simcore.Params) (Config, error) {
 		return Config{}, fmt.Errorf("parameter fft_points = %d: want a power of two >= 2 (2, 4, 8 in the paper) or 0", m)
 	}
 	c.Files = splitFiles(p.String("ptg_files"))
+	if c.N == 0 && c.Class == "files" {
+		return Config{}, fmt.Errorf("parameter n_ptgs = 0 draws N for generated PTGs only: set n_ptgs for ptg_class files")
+	}
 	if c.Class == "files" && len(c.Files) == 0 {
 		return Config{}, fmt.Errorf("ptg_class files needs ptg_files: a comma-separated list of .dot or .dag files in the data directory")
 	}
@@ -161,6 +166,22 @@ func Decode(p simcore.Params) (Config, error) {
 		return Config{}, fmt.Errorf("parameter ptg_files is set but ptg_class is %q: set ptg_class: files to use the files", c.Class)
 	}
 	return c, nil
+}
+
+// Scenario resolves the drawn parts of a scenario (n_ptgs = 0, ptg_class
+// mixed) with the instance seed: N uniform in {2, 4, 6, 8, 10} and the
+// class uniform in {random, fft, strassen}, the paper's scenario grid
+// (§5.1.2) as a distribution.
+func (c Config) Scenario(seed uint64) Config {
+	r := rng.New(seed).Stream("scenario")
+	if c.N == 0 {
+		c.N = []int{2, 4, 6, 8, 10}[r.IntN(5)]
+	}
+	if c.Class == "mixed" {
+		c.Class = []string{"random", "fft", "strassen"}[r.IntN(3)]
+		c.Pop.Class = c.Class
+	}
+	return c
 }
 
 // Graphs returns the PTGs of one instance: drawn from the population with
@@ -211,6 +232,7 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 	if err != nil {
 		return nil, err
 	}
+	c = c.Scenario(seed)
 	graphs, err := m.Graphs(c, seed)
 	if err != nil {
 		return nil, err
@@ -265,15 +287,17 @@ func result(c Config, graphs []*dag.Graph, o *Outcome, elapsed float64) *simcore
 		sstar += x
 	}
 	res := &simcore.Result{Metrics: map[string]any{
-		"avg_stretch":   m.AvgStretch,
-		"makespan":      m.Makespan,
-		"max_stretch":   m.MaxStretch,
-		"utilisation":   m.Utilisation,
-		"sched_time_ms": elapsed,
-		"faster_ptgs":   int64(m.Faster),
-		"moved_tasks":   int64(o.Moved),
-		"tasks":         int64(len(o.Start)),
-		"sum_cstar":     sstar,
+		"avg_stretch":    m.AvgStretch,
+		"makespan":       m.Makespan,
+		"max_stretch":    m.MaxStretch,
+		"utilisation":    m.Utilisation,
+		"sched_time_ms":  elapsed,
+		"faster_ptgs":    int64(m.Faster),
+		"moved_tasks":    int64(o.Moved),
+		"tasks":          int64(len(o.Start)),
+		"sum_cstar":      sstar,
+		"scenario_n":     int64(c.N),
+		"scenario_class": c.Class,
 	}}
 	if !c.Schedule && !c.PTGTable {
 		return res

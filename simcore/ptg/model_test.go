@@ -104,3 +104,20 @@ func TestModelBadParams(t *testing.T) {
 		t.Error("unknown algorithm accepted")
 	}
 }
+
+func TestModelMixedScenarios(t *testing.T) {
+	m := New(nil)
+	ns, classes := map[int64]int{}, map[string]int{}
+	for seed := range uint64(60) {
+		res := runModel(t, m, simcore.Params{"n_ptgs": 0, "ptg_class": "mixed", "cluster": "chti", "algorithm": CRAWork, "ptg_table": true}, seed)
+		n := res.Metrics["scenario_n"].(int64)
+		ns[n]++
+		classes[res.Metrics["scenario_class"].(string)]++
+		if int64(res.Tables["ptgs"].Len()) != n {
+			t.Fatalf("seed %d: %d PTGs for scenario_n %d", seed, res.Tables["ptgs"].Len(), n)
+		}
+	}
+	if len(ns) != 5 || len(classes) != 3 {
+		t.Errorf("drawn N %v, classes %v: want all of {2..10} and the three classes", ns, classes)
+	}
+}
