@@ -44,8 +44,8 @@ var schema = simcore.Schema{
 			Doc: "N, PTGs scheduled together (paper: 2, 4, 6, 8, 10); 0 draws N per scenario from {2, 4, 6, 8, 10}"},
 		{Name: "ptg_class", Kind: simcore.String, Enum: []string{"random", "fft", "strassen", "mixed", "files"}, Default: "random",
 			Doc: "PTG population (seed 004 §5.1.2); mixed: each scenario draws its class uniformly; files: the graphs of ptg_files, used in turn"},
-		{Name: "cluster", Kind: simcore.String, Enum: ClusterNames(), Default: "grillon",
-			Doc: "platform of Table 1 (processors and GFlop/s)"},
+		{Name: "cluster", Kind: simcore.String, Enum: append(ClusterNames(), "mixed"), Default: "grillon",
+			Doc: "platform of Table 1 (processors and GFlop/s); mixed: each scenario draws one of the four"},
 		{Name: "complexity", Kind: simcore.String, Enum: append([]string{"population"}, dag.ComplexityNames...), Default: "population",
 			Doc: "task cost scenario; population: each PTG draws one of the four (mixed, a_d, a_d_log_d, d_1.5)"},
 		{Name: "dag_n", Kind: simcore.Int, Unit: "tasks", Min: simcore.Bound(0), Max: simcore.Bound(100000), Default: int64(0),
@@ -89,6 +89,7 @@ var schema = simcore.Schema{
 		{Name: "sum_cstar", Kind: simcore.Float, Unit: "s", Doc: "Σ C*_i"},
 		{Name: "scenario_n", Kind: simcore.Int, Unit: "PTGs", Doc: "N of this scenario (drawn when n_ptgs = 0)"},
 		{Name: "scenario_class", Kind: simcore.String, Doc: "PTG class of this scenario (drawn when ptg_class = mixed)"},
+		{Name: "scenario_cluster", Kind: simcore.String, Doc: "cluster of this scenario (drawn when cluster = mixed)"},
 	},
 	Tables: []simcore.Table{
 		{Name: "ptgs", Doc: "one row per PTG", Columns: []simcore.Column{
@@ -125,19 +126,21 @@ type Config struct {
 	HCPA      HCPAOptions
 	Schedule  bool
 	PTGTable  bool
+	// Procs overrides the cluster's processor count when > 0.
+	Procs int
 }
 
 // Decode reads a completed parameter set and checks the combinations the
 // schema cannot.
 func Decode(p simcore.Params) (Config, error) {
-	cl, err := FindCluster(p.String("cluster"))
-	if err != nil {
+	var cl Cluster
+	var err error
+	if name := p.String("cluster"); name == "mixed" {
+		cl.Name = name
+	} else if cl, err = FindCluster(name); err != nil {
 		return Config{}, err
 	}
-	if n := int(p.Int("procs")); n > 0 {
-		cl.Procs = n
-	}
-	c := Config{Algorithm: p.String("algorithm"), N: int(p.Int("n_ptgs")), Class: p.String("ptg_class"), Cluster: cl,
+	c := Config{Procs: int(p.Int("procs")), Algorithm: p.String("algorithm"), N: int(p.Int("n_ptgs")), Class: p.String("ptg_class"), Cluster: cl,
 		HCPA: HCPAOptions{SeedRule: p.String("hcpa_rule") == "seed", LevelCap: p.Bool("hcpa_level_cap"),
 			MaxInflation: p.Float("hcpa_max_inflation")},
 		Schedule: p.Bool("schedule_table"), PTGTable: p.Bool("ptg_table")}
@@ -169,11 +172,18 @@ func Decode(p simcore.Params) (Config, error) {
 }
 
 // Scenario resolves the drawn parts of a scenario (n_ptgs = 0, ptg_class
-// mixed) with the instance seed: N uniform in {2, 4, 6, 8, 10} and the
-// class uniform in {random, fft, strassen}, the paper's scenario grid
-// (§5.1.2) as a distribution.
+// mixed, cluster mixed) with the instance seed: the cluster uniform among
+// Table 1's, N uniform in {2, 4, 6, 8, 10} and the class uniform in
+// {random, fft, strassen}: the paper's scenario grid (§5.1.2) as a
+// distribution.
 func (c Config) Scenario(seed uint64) Config {
 	r := rng.New(seed).Stream("scenario")
+	if c.Cluster.Name == "mixed" {
+		c.Cluster = Clusters[r.IntN(len(Clusters))]
+	}
+	if c.Procs > 0 {
+		c.Cluster.Procs = c.Procs
+	}
 	if c.N == 0 {
 		c.N = []int{2, 4, 6, 8, 10}[r.IntN(5)]
 	}
@@ -287,17 +297,18 @@ func result(c Config, graphs []*dag.Graph, o *Outcome, elapsed float64) *simcore
 		sstar += x
 	}
 	res := &simcore.Result{Metrics: map[string]any{
-		"avg_stretch":    m.AvgStretch,
-		"makespan":       m.Makespan,
-		"max_stretch":    m.MaxStretch,
-		"utilisation":    m.Utilisation,
-		"sched_time_ms":  elapsed,
-		"faster_ptgs":    int64(m.Faster),
-		"moved_tasks":    int64(o.Moved),
-		"tasks":          int64(len(o.Start)),
-		"sum_cstar":      sstar,
-		"scenario_n":     int64(c.N),
-		"scenario_class": c.Class,
+		"avg_stretch":      m.AvgStretch,
+		"makespan":         m.Makespan,
+		"max_stretch":      m.MaxStretch,
+		"utilisation":      m.Utilisation,
+		"sched_time_ms":    elapsed,
+		"faster_ptgs":      int64(m.Faster),
+		"moved_tasks":      int64(o.Moved),
+		"tasks":            int64(len(o.Start)),
+		"sum_cstar":        sstar,
+		"scenario_n":       int64(c.N),
+		"scenario_class":   c.Class,
+		"scenario_cluster": c.Cluster.Name,
 	}}
 	if !c.Schedule && !c.PTGTable {
 		return res

@@ -107,9 +107,10 @@ func TestModelBadParams(t *testing.T) {
 
 func TestModelMixedScenarios(t *testing.T) {
 	m := New(nil)
-	ns, classes := map[int64]int{}, map[string]int{}
+	ns, classes, clusters := map[int64]int{}, map[string]int{}, map[string]int{}
 	for seed := range uint64(60) {
-		res := runModel(t, m, simcore.Params{"n_ptgs": 0, "ptg_class": "mixed", "cluster": "chti", "algorithm": CRAWork, "ptg_table": true}, seed)
+		res := runModel(t, m, simcore.Params{"n_ptgs": 0, "ptg_class": "mixed", "cluster": "mixed", "algorithm": CRAWork, "ptg_table": true}, seed)
+		clusters[res.Metrics["scenario_cluster"].(string)]++
 		n := res.Metrics["scenario_n"].(int64)
 		ns[n]++
 		classes[res.Metrics["scenario_class"].(string)]++
@@ -117,7 +118,7 @@ func TestModelMixedScenarios(t *testing.T) {
 			t.Fatalf("seed %d: %d PTGs for scenario_n %d", seed, res.Tables["ptgs"].Len(), n)
 		}
 	}
-	if len(ns) != 5 || len(classes) != 3 {
-		t.Errorf("drawn N %v, classes %v: want all of {2..10} and the three classes", ns, classes)
+	if len(ns) != 5 || len(classes) != 3 || len(clusters) != 4 {
+		t.Errorf("drawn N %v, classes %v, clusters %v: want all of {2..10}, the three classes and the four clusters", ns, classes, clusters)
 	}
 }
