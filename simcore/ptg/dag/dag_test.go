@@ -2,6 +2,7 @@ package dag
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -204,4 +205,21 @@ func FuzzReadDOT(f *testing.F) {
 			t.Fatalf("re-read failed: %v", err)
 		}
 	})
+}
+
+// ExampleFFT shows the shape statistics of the three FFT graphs of seed
+// 004 §5.1.2 and of the Strassen graph.
+func ExampleFFT() {
+	for _, m := range []int{2, 4, 8} {
+		g, _ := FFT(m)
+		s := g.Stats()
+		fmt.Printf("FFT %d points: %d tasks, %d edges, %d levels, width %d\n", m, s.Tasks, s.Edges, s.Levels, s.MaxWidth)
+	}
+	s := Strassen().Stats()
+	fmt.Printf("Strassen: %d tasks, %d edges, %d levels, width %d\n", s.Tasks, s.Edges, s.Levels, s.MaxWidth)
+	// Output:
+	// FFT 2 points: 5 tasks, 6 edges, 3 levels, width 2
+	// FFT 4 points: 15 tasks, 22 edges, 5 levels, width 4
+	// FFT 8 points: 39 tasks, 62 edges, 7 levels, width 8
+	// Strassen: 25 tasks, 26 edges, 5 levels, width 10
 }
