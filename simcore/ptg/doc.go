@@ -39,5 +39,6 @@
 //
 // Readings the seed leaves open are parameters with the default first:
 // hcpa_rule (gain | seed), hcpa_level_cap (true | false),
-// hcpa_max_inflation (0 | ≥ 1); see docs/ptg.md for every approximation.
+// hcpa_max_inflation (3 | 0 = off | any value ≥ 1); see docs/ptg.md for every
+// approximation.
 package ptg
