@@ -28,6 +28,7 @@ import (
 	"schedfarm/simcore/bench"
 	"schedfarm/simcore/divisible"
 	"schedfarm/simcore/dssp"
+	"schedfarm/simcore/ptg"
 )
 
 // exitError carries a process exit status through cobra.
@@ -180,7 +181,7 @@ func (a *app) registry() *simcore.Registry {
 }
 
 func buildRegistry(data simcore.DataDir) *simcore.Registry {
-	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(data), dssp.New(data))
+	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(data), dssp.New(data), ptg.New(data))
 	if err != nil {
 		panic(err) // two models with one name: a build mistake
 	}

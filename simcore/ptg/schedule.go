@@ -1,0 +1,238 @@
+package ptg
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"sort"
+
+	"schedfarm/simcore/profile"
+)
+
+// plan is a schedule of a problem's tasks: task v runs on alloc[v]
+// processors during [start[v], end[v]). order is the order in which the
+// tasks were placed (the compaction visits them in that order).
+type plan struct {
+	alloc      []int
+	start, end []float64
+	order      []int
+}
+
+func newPlan(n int) *plan {
+	return &plan{alloc: make([]int, n), start: make([]float64, n), end: make([]float64, n), order: make([]int, 0, n)}
+}
+
+func (pl *plan) makespan() float64 {
+	m := 0.0
+	for _, e := range pl.end {
+		m = math.Max(m, e)
+	}
+	return m
+}
+
+// readyTime is the latest end among v's predecessors.
+func (pl *plan) readyTime(pb *problem, v int) float64 {
+	t := 0.0
+	for _, u := range pb.pred[v] {
+		t = math.Max(t, pl.end[u])
+	}
+	return t
+}
+
+// mapper is the list-scheduling mapping of SPECS.md §6.5 (Suter's
+// map_allocations): every processor has one "free at" time (no hole
+// insertion; holes are the compaction's job). A task takes, among the
+// processors free by its ready time, those free latest (least idle gap),
+// then those free soonest after it. Processors are interchangeable until
+// assignProcessors names them, so the mapper keeps only the sorted free
+// times: the chosen processors are always a contiguous window around the
+// ready time.
+type mapper struct {
+	free []float64 // non-decreasing
+}
+
+func newMapper(P int, origin float64) *mapper {
+	m := &mapper{free: make([]float64, P)}
+	for i := range m.free {
+		m.free[i] = origin
+	}
+	return m
+}
+
+// place puts a task of p processors and duration d, ready at tr, and
+// returns its start. O(log P + P).
+func (m *mapper) place(p int, d, tr float64) float64 {
+	f := m.free
+	k := sort.Search(len(f), func(i int) bool { return f[i] > tr })
+	lo := k - min(p, k)
+	hi := lo + p
+	start := math.Max(tr, f[hi-1])
+	end := start + d
+	// Remove the window [lo, hi) and insert p copies of end in order.
+	j := hi
+	for j < len(f) && f[j] < end {
+		j++
+	}
+	copy(f[lo:], f[hi:j])
+	for i := j - p; i < j; i++ {
+		f[i] = end
+	}
+	return start
+}
+
+// mapStatic places the tasks in the given order (a parent before its
+// children) on P processors from time origin, with the given allocations.
+func mapStatic(pb *problem, alloc []int, order []int, P int, origin float64, pl *plan) {
+	m := newMapper(P, origin)
+	for _, v := range order {
+		p := min(alloc[v], P)
+		d := pb.dur(v, p)
+		tr := math.Max(origin, pl.readyTime(pb, v))
+		s := m.place(p, d, tr)
+		pl.alloc[v], pl.start[v], pl.end[v] = p, s, s+d
+		pl.order = append(pl.order, v)
+	}
+}
+
+// mapReady is the CRA mapping of N'takpé et al. (seed 004 §4.3): list
+// scheduling over ready tasks only, in simulated time. Whenever processors
+// free up, the ready tasks (all predecessors finished) are visited by
+// priority (less comes first) and each one that fits in the free
+// processors starts now.
+func mapReady(pb *problem, alloc []int, less func(a, b int) bool, P int, pl *plan) {
+	n := pb.len()
+	waiting := make([]int, n)
+	var ready []int
+	for v := range n {
+		waiting[v] = len(pb.pred[v])
+		if waiting[v] == 0 {
+			ready = append(ready, v)
+		}
+	}
+	ends := &endHeap{}
+	free, now, done := P, 0.0, 0
+	for done < n {
+		sort.Slice(ready, func(i, j int) bool { return less(ready[i], ready[j]) })
+		kept := ready[:0]
+		for _, v := range ready {
+			p := min(alloc[v], P)
+			if p > free {
+				kept = append(kept, v)
+				continue
+			}
+			free -= p
+			d := pb.dur(v, p)
+			pl.alloc[v], pl.start[v], pl.end[v] = p, now, now+d
+			pl.order = append(pl.order, v)
+			heap.Push(ends, endEvent{now + d, v})
+		}
+		ready = kept
+		if ends.Len() == 0 {
+			break
+		}
+		now = (*ends)[0].t
+		for ends.Len() > 0 && (*ends)[0].t <= now {
+			e := heap.Pop(ends).(endEvent)
+			free += pl.alloc[e.v]
+			done++
+			for _, w := range pb.succ[e.v] {
+				if waiting[w]--; waiting[w] == 0 {
+					ready = append(ready, w)
+				}
+			}
+		}
+	}
+}
+
+type endEvent struct {
+	t float64
+	v int
+}
+type endHeap []endEvent
+
+func (h endHeap) Len() int { return len(h) }
+func (h endHeap) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return h[i].v < h[j].v
+}
+func (h endHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *endHeap) Push(x any)   { *h = append(*h, x.(endEvent)) }
+func (h *endHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// compact is the backfilling post-processing of seed 004 §4.1 (SPECS.md
+// §6.6, conservative backfilling): the tasks are visited in the order they
+// were placed, and each one moves to the earliest time after its
+// predecessors' (current) ends at which its processors are free for its
+// whole duration given every other task's current placement, never later
+// than where it is. No task is ever delayed. It returns the number of
+// tasks moved. Complexity: O(n·s) with s the profile's steps (≤ 2n).
+func compact(pb *problem, P int, origin float64, pl *plan) (moved int, err error) {
+	prof := profile.New(P, origin)
+	for _, v := range pl.order {
+		if err := prof.Reserve(pl.start[v], pl.end[v], pl.alloc[v]); err != nil {
+			return 0, fmt.Errorf("compaction: plan over capacity at task %d: %w", v, err)
+		}
+	}
+	for _, v := range pl.order {
+		d := pl.end[v] - pl.start[v]
+		if err := prof.Release(pl.start[v], pl.end[v], pl.alloc[v]); err != nil {
+			return 0, fmt.Errorf("compaction: %w", err)
+		}
+		tr := math.Max(origin, pl.readyTime(pb, v))
+		t, ok := prof.EarliestFit(pl.alloc[v], d, tr)
+		if ok && t < pl.start[v] {
+			pl.start[v], pl.end[v] = t, t+d
+			moved++
+		}
+		if err := prof.Reserve(pl.start[v], pl.end[v], pl.alloc[v]); err != nil {
+			return 0, fmt.Errorf("compaction: task %d: %w", v, err)
+		}
+	}
+	return moved, nil
+}
+
+// assignProcessors gives every task concrete processor IDs: tasks by start
+// time take the lowest-numbered processors free at their start. It succeeds
+// whenever no instant uses more than P processors (interval schedules of
+// interchangeable processors can always be coloured this way).
+func assignProcessors(pl *plan, P int) ([][]int, error) {
+	n := len(pl.start)
+	byStart := make([]int, n)
+	for i := range byStart {
+		byStart[i] = i
+	}
+	sort.Slice(byStart, func(a, b int) bool {
+		x, y := byStart[a], byStart[b]
+		if pl.start[x] != pl.start[y] {
+			return pl.start[x] < pl.start[y]
+		}
+		return x < y
+	})
+	free := make([]float64, P)
+	procs := make([][]int, n)
+	for _, v := range byStart {
+		got := make([]int, 0, pl.alloc[v])
+		for i := 0; i < P && len(got) < pl.alloc[v]; i++ {
+			if free[i] <= pl.start[v]+1e-9*math.Max(1, math.Abs(pl.start[v])) {
+				got = append(got, i)
+			}
+		}
+		if len(got) < pl.alloc[v] {
+			return nil, fmt.Errorf("processor assignment: task %d needs %d processors at %v, %d free", v, pl.alloc[v], pl.start[v], len(got))
+		}
+		for _, i := range got {
+			if pl.end[v] > pl.start[v] {
+				free[i] = pl.end[v]
+			}
+		}
+		procs[v] = got
+	}
+	return procs, nil
+}
