@@ -39,6 +39,6 @@
 //
 // Readings the seed leaves open are parameters with the default first:
 // hcpa_rule (gain | seed), hcpa_level_cap (true | false),
-// hcpa_max_inflation (3 | 0 = off | any value ≥ 1); see docs/ptg.md for every
+// hcpa_max_inflation (3 | 0 = off | any value ≥ 1); see README.md (Reproducing Casanova, Desprez, Suter 2010) for every
 // approximation.
 package ptg
