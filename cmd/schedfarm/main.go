@@ -26,6 +26,7 @@ import (
 	"schedfarm/simcore/batch"
 	"schedfarm/simcore/bench"
 	"schedfarm/simcore/divisible"
+	"schedfarm/simcore/stretch"
 )
 
 // exitError carries a process exit status through cobra.
@@ -165,7 +166,7 @@ func (a *app) registry() *simcore.Registry {
 }
 
 func buildRegistry(data simcore.DataDir) *simcore.Registry {
-	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(data))
+	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(data), stretch.New(data))
 	if err != nil {
 		panic(err) // two models with one name: a build mistake
 	}
