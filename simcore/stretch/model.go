@@ -110,7 +110,7 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 		lo, hi = math.Min(lo, s), math.Max(hi, s)
 	}
 	res := &simcore.Result{Metrics: map[string]any{
-		"n_tasks": int64(len(tasks)), "max_stretch": bestStats.MaxStretch, "mean_stretch": bestStats.MeanStretch,
+		"tasks_run": int64(len(tasks)), "max_stretch": bestStats.MaxStretch, "mean_stretch": bestStats.MeanStretch,
 		"max_flow": bestStats.MaxFlow, "mean_flow": bestStats.MeanFlow, "realised_load": Load(tasks),
 		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(aux),
 		"best_x": int64(bestTrial.x), "best_t": bestTrial.t, "decisions": int64(decisions), "sched_wall_ms": wall,

@@ -41,7 +41,7 @@ var schema = simcore.Schema{
 			Doc: "emit the tasks table (size, release, start, stretch per task: fairness histograms)"},
 	},
 	Metrics: []simcore.Column{
-		{Name: "n_tasks", Kind: simcore.Int, Doc: "tasks simulated"},
+		{Name: "tasks_run", Kind: simcore.Int, Doc: "tasks simulated"},
 		{Name: "max_stretch", Kind: simcore.Float, Doc: "max_i (C_i − r_i)/p_i (§2.1; p_{i,1} for moldable tasks, §5)"},
 		{Name: "mean_stretch", Kind: simcore.Float, Doc: "average stretch"},
 		{Name: "max_flow", Kind: simcore.Float, Unit: "s", Doc: "max_i C_i − r_i"},

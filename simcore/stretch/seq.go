@@ -51,6 +51,52 @@ type part struct {
 	pending []int     // task indices in release order
 	dasedf  *dasedf   // DASEDF state (nil for FCFS)
 	scratch []float64 // processor free times for plans
+	fcfs    *fcfsPlan // FCFS plan kept incrementally (reservation scheme)
+}
+
+// fcfsPlan is the FCFS schedule of a part, kept up to date as tasks are
+// appended: FCFS executes exactly its plan (sizes are known on release and
+// the queue order never changes), so the plan only grows at the back and
+// shrinks at the front. free holds the planned free time of each processor
+// after every pending task; best is a monotone deque of (task, planned
+// stretch) giving the largest planned stretch of the pending tasks in O(1)
+// amortised per task, instead of re-planning the queue at every release.
+type fcfsPlan struct {
+	free floatHeap
+	best []planned
+}
+
+type planned struct {
+	task    int
+	stretch float64
+}
+
+// add plans task i at the back of the queue at time t, commits it if
+// commit, and returns the new largest planned stretch of the queue.
+func (f *fcfsPlan) add(tasks []Task, i int, t float64, commit bool) float64 {
+	start := math.Max(f.free[0], t)
+	s := (start + tasks[i].Size - tasks[i].Release) / tasks[i].Size
+	worst := s
+	if len(f.best) > 0 {
+		worst = math.Max(worst, f.best[0].stretch)
+	}
+	if commit {
+		f.free[0] = start + tasks[i].Size
+		heap.Fix(&f.free, 0)
+		for len(f.best) > 0 && f.best[len(f.best)-1].stretch <= s {
+			f.best = f.best[:len(f.best)-1]
+		}
+		f.best = append(f.best, planned{i, s})
+	}
+	return worst
+}
+
+// started drops the tasks before the first still pending one (first < 0:
+// none pending).
+func (f *fcfsPlan) started(first int) {
+	for len(f.best) > 0 && (first < 0 || f.best[0].task < first) {
+		f.best = f.best[1:]
+	}
 }
 
 type runEntry struct {
@@ -84,6 +130,8 @@ func newPart(m, base int, alg string, tol float64) *part {
 	}
 	if alg == DASEDF {
 		p.dasedf = &dasedf{tol: tol}
+	} else {
+		p.fcfs = &fcfsPlan{free: make(floatHeap, m)}
 	}
 	return p
 }
@@ -166,6 +214,9 @@ func SimulateSeq(ctx context.Context, tasks []Task, cfg SeqConfig) (*SeqOutcome,
 			if len(parts) == 2 {
 				k = chooseSide(parts, tasks, next, t, cfg, out)
 			}
+			if f := parts[k].fcfs; f != nil {
+				f.add(tasks, next, t, true)
+			}
 			parts[k].pending = append(parts[k].pending, next)
 			out.Part[next] = k
 			next++
@@ -196,12 +247,12 @@ func chooseSide(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, ou
 // planWith returns the maximum stretch of the part's schedule of its pending
 // tasks plus task i, as the part's algorithm would build it at t.
 func (p *part) planWith(tasks []Task, i int, t float64, out *SeqOutcome) float64 {
+	if p.fcfs != nil {
+		return p.fcfs.add(tasks, i, t, false)
+	}
 	p.pending = append(p.pending, i)
 	defer func() { p.pending = p.pending[:len(p.pending)-1] }()
 	resid, f := p.freeTimes(t)
-	if p.dasedf == nil {
-		return listStretch(tasks, p.pending, f)
-	}
 	p.dasedf.search(tasks, p.pending, t, resid, f)
 	out.Decisions++
 	out.Checks += p.dasedf.checks
@@ -249,6 +300,13 @@ func (p *part) dispatch(tasks []Task, t float64, cfg SeqConfig, out *SeqOutcome)
 	} else {
 		p.pending = append(p.pending[:0], p.pending[len(chosen):]...)
 	}
+	if p.fcfs != nil {
+		first := -1
+		if len(p.pending) > 0 {
+			first = p.pending[0]
+		}
+		p.fcfs.started(first)
+	}
 }
 
 // listStretch list-schedules the tasks in the given order, each on the
@@ -282,3 +340,5 @@ func (h *floatHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+func heapPop(h *endHeap) runEntry { return heap.Pop(h).(runEntry) }

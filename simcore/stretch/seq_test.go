@@ -348,3 +348,36 @@ func TestModelBadParams(t *testing.T) {
 		}
 	}
 }
+
+// The incremental FCFS plan of the reservation scheme equals re-planning
+// the queue from scratch (listStretch over the processor free times) at
+// every release of a random overloaded run.
+func TestFCFSPlanIncrementalMatchesReplan(t *testing.T) {
+	tasks, _, err := SeqWorkload{N: 3000, A: 1, Delta: 30, Load: 8.4}.Generate(17)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPart(8, 0, FCFS, 0)
+	out := &SeqOutcome{Start: make([]float64, len(tasks)), End: make([]float64, len(tasks)), Node: make([]int, len(tasks)), Part: make([]int, len(tasks))}
+	for i, tk := range tasks {
+		now := tk.Release
+		for len(p.running) > 0 && p.running[0].end <= now {
+			// complete and dispatch at each completion time, as SimulateSeq does
+			e := p.running[0].end
+			for len(p.running) > 0 && p.running[0].end <= e {
+				r := heapPop(&p.running)
+				p.free = append(p.free, r.node)
+			}
+			p.dispatch(tasks, e, SeqConfig{}, out)
+		}
+		got := p.fcfs.add(tasks, i, now, false)
+		_, f := p.freeTimes(now)
+		want := listStretch(tasks, append(append([]int(nil), p.pending...), i), f)
+		if !near(got, want) {
+			t.Fatalf("task %d: incremental plan %v, re-plan %v", i, got, want)
+		}
+		p.fcfs.add(tasks, i, now, true)
+		p.pending = append(p.pending, i)
+		p.dispatch(tasks, now, SeqConfig{}, out)
+	}
+}
