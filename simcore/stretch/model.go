@@ -4,19 +4,32 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"schedfarm/simcore"
+	"schedfarm/simcore/workload"
 )
 
 // Model is the stretch model of seed 003.
 type Model struct {
 	data simcore.DataDir
+	mu   sync.Mutex
+	// traces caches converted logs: parsing costs more than a short run.
+	traces map[string][]workload.Job
 }
 
 // New returns the model; data is where the SDSC and OSC logs are opened
 // (may be nil when only synthetic workloads are used).
-func New(data simcore.DataDir) *Model { return &Model{data: data} }
+func New(data simcore.DataDir) *Model {
+	return &Model{data: data, traces: map[string][]workload.Job{}}
+}
+
+// Trace files of the moldable workloads (seed 003 §7).
+var traceFiles = map[string]string{
+	"sdsc": "traces/SDSC-Par-1996-3.1-cln.swf.gz",
+	"osc":  "traces/OSC-Clust-2000-3.1-cln.swf.gz",
+}
 
 func (*Model) Name() string    { return "stretch" }
 func (*Model) Version() string { return "1" }
@@ -29,6 +42,16 @@ func (*Model) Schema() simcore.Schema { return schema }
 
 // Run simulates one instance with one algorithm.
 func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	alg := p.String("algorithm")
+	if p.String("problem") == "moldable" {
+		if alg == DASEDF {
+			return nil, fmt.Errorf("algorithm %s is for sequential tasks; with problem: moldable use %s, %s, %s, %s or %s", alg, DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq)
+		}
+		return m.runMold(ctx, p, seed)
+	}
+	if alg != FCFS && alg != DASEDF {
+		return nil, fmt.Errorf("algorithm %s is for moldable tasks; set problem: moldable, or use %s or %s", alg, FCFS, DASEDF)
+	}
 	return m.runSeq(ctx, p, seed)
 }
 
