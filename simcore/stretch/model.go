@@ -138,6 +138,9 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(aux),
 		"best_x": int64(bestTrial.x), "best_t": bestTrial.t, "decisions": int64(decisions), "sched_wall_ms": wall,
 	}}
+	for k, v := range Fairness(rel, size, best.End) {
+		res.Metrics[k] = v
+	}
 	procsCol := make([]int64, len(tasks))
 	for i := range procsCol {
 		procsCol[i] = 1

@@ -244,3 +244,14 @@ func TestMoldableModelDeterministic(t *testing.T) {
 	}
 	_ = simcore.Params{}
 }
+
+func TestFairnessClasses(t *testing.T) {
+	rel := []float64{0, 0, 0, 0}
+	ref := []float64{30, 30, 7200, 1e6}
+	end := []float64{30, 90, 7200, 3e6}
+	f := Fairness(rel, ref, end)
+	want := map[string]float64{"stretched_seconds": 50, "stretched_minutes": 0, "stretched_hours": 0, "stretched_days": 0, "stretched_weeks": 100}
+	if !reflect.DeepEqual(f, want) {
+		t.Errorf("Fairness = %v, want %v", f, want)
+	}
+}

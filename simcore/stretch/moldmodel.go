@@ -84,6 +84,9 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(0),
 		"best_x": int64(0), "best_t": 0.0, "decisions": int64(out.Decisions), "sched_wall_ms": wall,
 	}}
+	for k, v := range Fairness(rel, size, out.End) {
+		res.Metrics[k] = v
+	}
 	node, part := make([]int64, nt), make([]int64, nt)
 	for i := range node {
 		node[i] = -1

@@ -85,3 +85,38 @@ func Measure(release, ref, end []float64) Stats {
 	}
 	return s
 }
+
+// SizeClasses are the bins of the fairness study (seed 003 Fig. 3(e)):
+// sequential times in seconds, minutes, hours, days and weeks.
+var SizeClasses = []struct {
+	Metric string
+	Upper  float64 // exclusive upper bound (s)
+}{
+	{"stretched_seconds", 60}, {"stretched_minutes", 3600}, {"stretched_hours", 86400},
+	{"stretched_days", 7 * 86400}, {"stretched_weeks", math.Inf(1)},
+}
+
+// Fairness returns, per size class, the percentage of its tasks whose
+// stretch exceeds 1 (0 for an empty class), keyed by metric name.
+func Fairness(release, ref, end []float64) map[string]float64 {
+	over := make([]int, len(SizeClasses))
+	all := make([]int, len(SizeClasses))
+	for i := range release {
+		c := 0
+		for ref[i] >= SizeClasses[c].Upper {
+			c++
+		}
+		all[c]++
+		if (end[i]-release[i])/ref[i] > 1+1e-9 {
+			over[c]++
+		}
+	}
+	out := make(map[string]float64, len(SizeClasses))
+	for c, sc := range SizeClasses {
+		out[sc.Metric] = 0
+		if all[c] > 0 {
+			out[sc.Metric] = 100 * float64(over[c]) / float64(all[c])
+		}
+	}
+	return out
+}
