@@ -3,8 +3,14 @@ package stretch
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/workload"
 )
+
+var testData = simcore.Dirs{"../../data", "../../../shared", "/work/shared"}
 
 func paperInstance(b *testing.B, delta, load float64) []Task {
 	b.Helper()
@@ -31,6 +37,78 @@ func BenchmarkSeq_Paper(b *testing.B) {
 					}
 					b.ReportMetric(float64(out.Decisions), "decisions")
 					b.ReportMetric(float64(out.Checks)/float64(max(1, out.Decisions)), "checks/decision")
+				}
+			})
+		}
+	}
+}
+
+// One DASEDF invocation against the queue length n (m = 300, every
+// processor busy with a random residual): the binary search's checks are
+// O(n) each after the first (insertion sort of a nearly sorted order), so
+// the time per invocation should grow about linearly in n.
+func BenchmarkDASEDF_Queue(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(uint64(n), 1))
+			now := 1000.0
+			tasks := make([]Task, n)
+			pending := make([]int, n)
+			for i := range tasks {
+				tasks[i] = Task{Release: now * float64(i) / float64(n), Size: 1 + 99*r.Float64()}
+				pending[i] = i
+			}
+			f := make([]float64, 300)
+			resid := 0.0
+			for j := range f {
+				f[j] = now + 100*r.Float64()
+				resid += f[j] - now
+			}
+			sortFloats(f)
+			d := &dasedf{tol: 1e-4}
+			d.search(tasks, pending, now, resid, f) // warm: the order of the previous invocation
+			b.ResetTimer()
+			checks := 0
+			for range b.N {
+				d.prevS = 0
+				d.search(tasks, pending, now, resid, f)
+				checks += d.checks
+			}
+			b.ReportMetric(float64(checks)/float64(b.N), "checks/op")
+		})
+	}
+}
+
+// DBOS and the other moldable algorithms on 8,000 tasks on 512 processors:
+// the target for DBOS is < 2 s (the paper: about a minute, and a
+// minute and a half for Iterative, §7.3). The SDSC and OSC cases need the
+// logs (../shared/traces); the SSM case is synthetic at load 400.
+func BenchmarkMoldable_Paper(b *testing.B) {
+	m := New(testData)
+	for _, wl := range []string{"sdsc", "osc", "ssm"} {
+		var tasks []MoldTask
+		var err error
+		if wl == "ssm" {
+			tasks, err = SSMInstance(8000, 512, 400, DefaultSSM, 1)
+		} else {
+			var jobs []workload.Job
+			if jobs, err = m.trace(traceFiles[wl], 512); err != nil {
+				b.Logf("skipping %s: %v", wl, err)
+				continue
+			}
+			tasks, err = DowneyInstance(jobs, 8000, 512, 1)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, alg := range []string{DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq} {
+			b.Run(wl+"/"+alg, func(b *testing.B) {
+				for range b.N {
+					out, err := SimulateMoldable(context.Background(), tasks, MoldConfig{P: 512, Algorithm: alg, Rho: 1.5})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(float64(out.Decisions), "decisions")
 				}
 			})
 		}
