@@ -288,3 +288,27 @@ func TestTraceWorkloadsPaperScale(t *testing.T) {
 		t.Logf("%s: load %.1f, Δ = %.3g", c.wl, MoldLoad(tasks), hi/lo)
 	}
 }
+
+// The precomputed grid gives exactly the brute-force minimum of SSM.T.
+func TestSSMGridMatchesBruteForce(t *testing.T) {
+	s := DefaultSSM
+	T := make([]float64, 64)
+	for _, c := range [][2]float64{{3e5, 2e6}, {1e8, 5e7}, {3e9, 4e8}} {
+		s.Times(T, c[0], c[1])
+		best := math.Inf(1)
+		for p := 1; p <= 64; p++ {
+			for x := 1; x <= p; x++ {
+				for y := 1; x*y <= p; y++ {
+					for z := 1; z <= s.K && x*y*z <= p; z++ {
+						if x*y*z == p {
+							best = math.Min(best, s.T(c[0], c[1], x, y, z))
+						}
+					}
+				}
+			}
+			if math.Abs(T[p-1]-best) > 1e-9*best {
+				t.Fatalf("G=%v R=%v p=%d: grid %v, brute force %v", c[0], c[1], p, T[p-1], best)
+			}
+		}
+	}
+}

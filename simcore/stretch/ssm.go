@@ -40,7 +40,13 @@ func (s SSM) Times(times []float64, G, R float64) {
 // T per factorization.
 type ssmGrid struct {
 	first []int // factorizations of p are fac[first[p-1]:first[p]]
-	fac   [][3]int
+	fac   []ssmFac
+}
+
+// ssmFac is one factorization with the parts of T that do not depend on
+// the task: 1/x, 1/y, ⌈K/z⌉ and the start-up overhead.
+type ssmFac struct {
+	ix, iy, kz, over float64
 }
 
 func (s SSM) grid(P int) *ssmGrid {
@@ -53,7 +59,12 @@ func (s SSM) grid(P int) *ssmGrid {
 			q := p / z
 			for x := 1; x <= q; x++ {
 				if q%x == 0 {
-					g.fac = append(g.fac, [3]int{x, q / x, z})
+					y := q / x
+					over := 0.0
+					if p > 1 {
+						over = s.D*math.Log(float64(p)) + s.E
+					}
+					g.fac = append(g.fac, ssmFac{1 / float64(x), 1 / float64(y), float64((s.K + z - 1) / z), over})
 				}
 			}
 		}
@@ -66,7 +77,9 @@ func (g *ssmGrid) times(s SSM, times []float64, G, R float64) {
 	best := math.Inf(1)
 	for p := 1; p <= len(times); p++ {
 		for _, f := range g.fac[g.first[p-1]:g.first[p]] {
-			if t := s.T(G, R, f[0], f[1], f[2]); t < best {
+			// T(x, y, z) of SSM.T, with the task-independent parts precomputed.
+			gx, ry := G*f.ix, R*f.iy
+			if t := (s.A*ry+s.B*gx+s.C*gx*ry)*f.kz + f.over; t < best {
 				best = t
 			}
 		}
