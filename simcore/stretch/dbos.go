@@ -15,9 +15,41 @@ type dbos struct {
 	start    []float64 // planned start per task
 	procs    []int     // planned processors per task
 	order    []int
+	inPend   []int32 // generation stamps per task (syncOrder)
+	gen      int32
 }
 
 func (*dbos) arrive(int, float64, *moldState) {}
+
+// syncOrder keeps, of the previous order, the tasks still pending, in that
+// order, then appends the new ones (pending is in release order).
+func (d *dbos) syncOrder(pending []int) {
+	if len(d.inPend) < len(d.key) {
+		d.inPend = make([]int32, len(d.key))
+	}
+	if d.gen > math.MaxInt32-4 {
+		clear(d.inPend)
+		d.gen = 0
+	}
+	d.gen += 2
+	in, seen := d.gen, d.gen+1
+	for _, i := range pending {
+		d.inPend[i] = in
+	}
+	kept := d.order[:0]
+	for _, i := range d.order {
+		if d.inPend[i] == in {
+			d.inPend[i] = seen
+			kept = append(kept, i)
+		}
+	}
+	for _, i := range pending {
+		if d.inPend[i] == in {
+			kept = append(kept, i)
+		}
+	}
+	d.order = kept
+}
 
 func (d *dbos) plan(t float64, st *moldState) []startNow {
 	if len(d.key) < len(st.tasks) {
@@ -68,11 +100,22 @@ func (d *dbos) plan(t float64, st *moldState) []startNow {
 // start no earlier and end no earlier), and the scan starts at the first j
 // with t + p_{i,j} ≤ D_i (binary search on the non-increasing runtimes).
 func (d *dbos) moldableEDF(s, t float64, st *moldState) bool {
-	d.order = append(d.order[:0], st.pending...)
+	d.syncOrder(st.pending)
 	for _, i := range d.order {
 		d.key[i] = st.tasks[i].Release + st.tasks[i].Seq()*s
 	}
-	sortByKey(d.order, d.key)
+	// Insertion sort of the previous check's order: consecutive checks and
+	// invocations differ little, so this is about linear (see dasedf.go).
+	o := d.order
+	for j := 1; j < len(o); j++ {
+		x := o[j]
+		h := j
+		for h > 0 && (d.key[o[h-1]] > d.key[x] || (d.key[o[h-1]] == d.key[x] && o[h-1] > x)) {
+			o[h] = o[h-1]
+			h--
+		}
+		o[h] = x
+	}
 	prof := st.baseProfile(t)
 	for _, i := range d.order {
 		T := st.tasks[i].Times[:st.P]

@@ -9,6 +9,7 @@ import (
 
 	"schedfarm/simcore"
 	"schedfarm/simcore/check"
+	"schedfarm/simcore/profile"
 	"schedfarm/simcore/workload"
 )
 
@@ -308,6 +309,38 @@ func TestSSMGridMatchesBruteForce(t *testing.T) {
 			}
 			if math.Abs(T[p-1]-best) > 1e-9*best {
 				t.Fatalf("G=%v R=%v p=%d: grid %v, brute force %v", c[0], c[1], p, T[p-1], best)
+			}
+		}
+	}
+}
+
+// The staircase base profile equals one reservation per running task.
+func TestBaseProfileStaircase(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for trial := range 200 {
+		st := &moldState{P: 64}
+		used := 0
+		for used < 60 && r.IntN(10) > 0 {
+			k := 1 + r.IntN(8)
+			if used+k > 64 {
+				break
+			}
+			used += k
+			st.running = append(st.running, runEntry{end: 10 + float64(r.IntN(20)), node: k, task: len(st.running)})
+		}
+		now := 10 + float64(r.IntN(5))
+		got := st.baseProfile(now)
+		want := profile.New(64, now)
+		for _, e := range st.running {
+			if e.end > now {
+				if err := want.Reserve(now, e.end, e.node); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for x := now; x < 40; x += 0.5 {
+			if got.Free(x) != want.Free(x) {
+				t.Fatalf("trial %d: free(%v) = %d, want %d", trial, x, got.Free(x), want.Free(x))
 			}
 		}
 	}
