@@ -15,8 +15,11 @@ import "math"
 // trivial bound d_i ≥ f_min + p_i (no task completes before the first
 // processor is free plus its own size), which gives the lower end LB of the
 // search. Passing the property is monotone in S (if S passes, every S' > S
-// does), so bisection applies. The upper end is found by doubling from the
-// previous invocation's S, which is also the warm start.
+// does: take k the task of largest d_k(S) among those with d_j(S') ≤ d_i(S');
+// their work is at most that due by d_k(S) ≤ d_k(S') ≤ d_i(S')), so
+// bisection applies. The upper end is the paper's UB = LB + Σp/p_min plus
+// the running work, but the search starts from the previous invocation's S
+// (warm start) and doubles from there, which is far tighter.
 //
 // Cost: each check sorts the tasks by d_i and scans the prefix sums. The
 // order of the previous check is kept and re-sorted by insertion sort, which
@@ -54,12 +57,20 @@ func (d *dasedf) search(tasks []Task, pending []int, t, resid float64, f []float
 		d.S, d.prevS = lb, lb
 		return lb
 	}
-	lo, hi := lb, d.prevS
-	if !(hi > lo) {
-		hi = 2 * lo
+	// The paper's upper bound UB = LB + Σp/p_min (§3.2), with the running
+	// work added: at UB every d_i ≥ t + R/m + Σp, so UB always passes.
+	sum, pmin := 0.0, math.Inf(1)
+	for _, i := range pending {
+		sum += tasks[i].Size
+		pmin = math.Min(pmin, tasks[i].Size)
 	}
-	for !d.feasible(tasks, hi, t, resid, m) {
-		lo, hi = hi, 2*hi
+	ub := lb + (resid/m+sum)/pmin
+	lo, hi := lb, math.Min(d.prevS, ub)
+	if !(hi > lo) {
+		hi = math.Min(2*lo, ub)
+	}
+	for hi < ub && !d.feasible(tasks, hi, t, resid, m) {
+		lo, hi = hi, math.Min(2*hi, ub)
 	}
 	for hi-lo > d.tol*hi {
 		mid := lo + (hi-lo)/2
