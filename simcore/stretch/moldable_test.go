@@ -345,3 +345,27 @@ func TestBaseProfileStaircase(t *testing.T) {
 		}
 	}
 }
+
+// The model end to end on the SDSC log (first 300 jobs), every moldable
+// algorithm, with both tables; skipped when the log is not available.
+func TestModelOnTrace(t *testing.T) {
+	m := New(testData)
+	if _, err := m.trace(traceFiles["sdsc"], 512); err != nil {
+		t.Skipf("sdsc: %v", err)
+	}
+	s := m.Schema()
+	for _, alg := range []string{DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq} {
+		p := seqParams(map[string]any{"problem": "moldable", "workload": "sdsc", "algorithm": alg, "n_tasks": int64(300),
+			"schedule_table": true, "task_table": true})
+		r, err := m.Run(context.Background(), p, 3)
+		if err != nil {
+			t.Fatalf("%s: %v", alg, err)
+		}
+		if err := s.Validate(r); err != nil {
+			t.Fatalf("%s: %v", alg, err)
+		}
+		if n := r.Tables["schedule"].Len(); n != 300 {
+			t.Fatalf("%s: %d schedule rows", alg, n)
+		}
+	}
+}
