@@ -19,4 +19,20 @@
 //
 // reservation: best runs the paper's (X, T) grid (§4.1) on the instance and
 // reports the run with the lowest max stretch.
+//
+// Moldable tasks (§5–7), p_{i,j} for j = 1..P, stretch (C − r)/p_{i,1}:
+//
+//	DowneyInstance (§7, SPECS §3)       first 8,000 jobs of SDSC Par96 / OSC, A ~ U[p, P], σ ~ U[0, 2]
+//	SSMInstance (§7, SPECS §5.2)        short-sequence mapping, x·y·z partition runtimes, exponential gaps
+//	  ▼
+//	SimulateMoldable: events = releases and completions
+//	  │  profile of the running tasks (a staircase, moldable.go)
+//	  │  planner.arrive (SCOJO-P fixes the size here), planner.plan:
+//	  │    DBOS (Alg. 2)            bisection on S over MoldableEDF, then MoldableEDF(ρS)   dbos.go
+//	  │    Iterative / Improved     sizes grown while the average flow improves (§5.4)   iterative.go
+//	  │    SCOJO-P (approximation)  n* scaled to 95 % predicted use (§5.5)              scojo.go
+//	  │    FCFS                     one processor each, release order (§7.2)            moldable.go
+//	  │  the tasks planned at the current time start
+//	  ▼
+//	Measure + Fairness (size classes of Figs. 3(e)–5(e)); tables schedule, tasks
 package stretch
