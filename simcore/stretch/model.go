@@ -31,8 +31,13 @@ var traceFiles = map[string]string{
 	"osc":  "traces/OSC-Clust-2000-3.1-cln.swf.gz",
 }
 
-func (*Model) Name() string    { return "stretch" }
+// Name is the model's key in sweep files.
+func (*Model) Name() string { return "stretch" }
+
+// Version changes whenever a change can alter results.
 func (*Model) Version() string { return "1" }
+
+// Doc is a one-line description.
 func (*Model) Doc() string {
 	return "max stretch of online non-preemptive tasks: FCFS, DASEDF and the reservation scheme (sequential); DBOS, Iterative, SCOJO-P (moldable) (Saule, Bozdağ, Çatalyürek)"
 }
