@@ -29,6 +29,7 @@ import (
 	"schedfarm/simcore/divisible"
 	"schedfarm/simcore/dssp"
 	"schedfarm/simcore/ptg"
+	"schedfarm/simcore/stretch"
 )
 
 // exitError carries a process exit status through cobra.
@@ -181,7 +182,7 @@ func (a *app) registry() *simcore.Registry {
 }
 
 func buildRegistry(data simcore.DataDir) *simcore.Registry {
-	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(data), dssp.New(data), ptg.New(data))
+	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(data), dssp.New(data), ptg.New(data), stretch.New(data))
 	if err != nil {
 		panic(err) // two models with one name: a build mistake
 	}

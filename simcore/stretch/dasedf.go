@@ -1,0 +1,152 @@
+package stretch
+
+import "math"
+
+// dasedf is the state DASEDF keeps between invocations (seed 003 §3.2).
+//
+// One invocation at time t over the n pending tasks of a part with m
+// processors binary-searches the smallest target stretch S that passes the
+// feasibility property of the proof of Lemma 3.2, extended to the tasks
+// already running (they are never moved):
+//
+//	∀i (in non-decreasing d_i order):  t + (R + Σ_{i' ≤ i} p_i') / m  ≤  d_i = r_i + S·p_i
+//
+// where R is the remaining work of the running tasks, together with the
+// trivial bound d_i ≥ f_min + p_i (no task completes before the first
+// processor is free plus its own size), which gives the lower end LB of the
+// search. Passing the property is monotone in S (if S passes, every S' > S
+// does: take k the task of largest d_k(S) among those with d_j(S') ≤ d_i(S');
+// their work is at most that due by d_k(S) ≤ d_k(S') ≤ d_i(S')), so
+// bisection applies. The upper end is the paper's UB = LB + Σp/p_min plus
+// the running work, but the search starts from the previous invocation's S
+// (warm start) and doubles from there, which is far tighter.
+//
+// Cost: each check sorts the tasks by d_i and scans the prefix sums. The
+// order of the previous check is kept and re-sorted by insertion sort, which
+// costs O(n + inversions): consecutive checks of one search differ little
+// in S, and consecutive invocations differ by a few tasks, so a check is
+// O(n) in practice (O(n²) worst case) instead of O(n log n). One invocation
+// is O(n · log(S_hi/(tol·S))) checks; measured in BenchmarkDASEDF_Queue.
+type dasedf struct {
+	tol    float64
+	order  []int     // pending tasks sorted by deadline at the last check
+	keys   []float64 // their deadlines at the last check
+	mark   []int32   // generation stamps, per task
+	gen    int32
+	prevS  float64 // S chosen by the previous invocation
+	lastS  float64 // S of the last check (keys are for it)
+	S      float64 // S chosen by the last invocation
+	checks int     // feasibility checks of the last invocation
+}
+
+// search finds the smallest feasible S (to relative precision tol) for the
+// pending tasks and leaves them in d.order sorted by d_i = r_i + S·p_i
+// (ties by task index). f holds the processor free times (sorted), resid
+// the remaining work of the running tasks.
+func (d *dasedf) search(tasks []Task, pending []int, t, resid float64, f []float64) float64 {
+	d.sync(tasks, pending)
+	d.checks = 0
+	m := float64(len(f))
+	lb := 0.0
+	for _, i := range pending {
+		if s := (f[0] + tasks[i].Size - tasks[i].Release) / tasks[i].Size; s > lb {
+			lb = s
+		}
+	}
+	if d.feasible(tasks, lb, t, resid, m) {
+		d.S, d.prevS = lb, lb
+		return lb
+	}
+	// The paper's upper bound UB = LB + Σp/p_min (§3.2), with the running
+	// work added: at UB every d_i ≥ t + R/m + Σp, so UB always passes.
+	sum, pmin := 0.0, math.Inf(1)
+	for _, i := range pending {
+		sum += tasks[i].Size
+		pmin = math.Min(pmin, tasks[i].Size)
+	}
+	ub := lb + (resid/m+sum)/pmin
+	lo, hi := lb, math.Min(d.prevS, ub)
+	if !(hi > lo) {
+		hi = math.Min(2*lo, ub)
+	}
+	for hi < ub && !d.feasible(tasks, hi, t, resid, m) {
+		lo, hi = hi, math.Min(2*hi, ub)
+	}
+	for hi-lo > d.tol*hi {
+		mid := lo + (hi-lo)/2
+		if d.feasible(tasks, mid, t, resid, m) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if d.lastS != hi {
+		d.feasible(tasks, hi, t, resid, m)
+	}
+	d.S, d.prevS = hi, hi
+	return hi
+}
+
+// sync makes d.order hold exactly the pending tasks: those of the previous
+// order that are still pending, in that order, then the new ones.
+func (d *dasedf) sync(tasks []Task, pending []int) {
+	if len(d.mark) < len(tasks) {
+		d.mark = make([]int32, len(tasks))
+		d.gen = 0
+	}
+	if d.gen > math.MaxInt32-4 {
+		clear(d.mark)
+		d.gen = 0
+	}
+	inPending, seen := d.gen+1, d.gen+2
+	d.gen += 2
+	for _, i := range pending {
+		d.mark[i] = inPending
+	}
+	kept := d.order[:0]
+	for _, i := range d.order {
+		if d.mark[i] == inPending {
+			d.mark[i] = seen
+			kept = append(kept, i)
+		}
+	}
+	for _, i := range pending {
+		if d.mark[i] == inPending {
+			kept = append(kept, i)
+		}
+	}
+	d.order = kept
+	if cap(d.keys) < len(kept) {
+		d.keys = make([]float64, len(kept), 2*len(kept))
+	}
+	d.keys = d.keys[:len(kept)]
+	d.lastS = math.NaN()
+}
+
+// feasible sorts the pending tasks by d_i = r_i + S·p_i and checks the
+// Lemma 3.2 property (see the type's comment).
+func (d *dasedf) feasible(tasks []Task, s, t, resid, m float64) bool {
+	d.checks++
+	d.lastS = s
+	o, k := d.order, d.keys
+	for j, i := range o {
+		k[j] = tasks[i].Release + s*tasks[i].Size
+	}
+	for j := 1; j < len(o); j++ {
+		ki, ii := k[j], o[j]
+		h := j
+		for h > 0 && (k[h-1] > ki || (k[h-1] == ki && o[h-1] > ii)) {
+			k[h], o[h] = k[h-1], o[h-1]
+			h--
+		}
+		k[h], o[h] = ki, ii
+	}
+	w := resid
+	for j, i := range o {
+		w += tasks[i].Size
+		if t+w/m > k[j]+1e-9*math.Max(1, math.Abs(k[j])) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,144 @@
+package stretch
+
+import (
+	"math"
+	"sort"
+)
+
+// dbos is Algorithm 2 of seed 003 (§6): DASEDF's binary search on the
+// target stretch S with MoldableEDF as the deadline scheduler, then the
+// schedule at ρ·S if MoldableEDF finds it feasible.
+type dbos struct {
+	rho, tol float64
+	prevS    float64
+	key      []float64 // deadline per task
+	start    []float64 // planned start per task
+	procs    []int     // planned processors per task
+	order    []int
+	inPend   []int32 // generation stamps per task (syncOrder)
+	gen      int32
+}
+
+func (*dbos) arrive(int, float64, *moldState) {}
+
+// syncOrder keeps, of the previous order, the tasks still pending, in that
+// order, then appends the new ones (pending is in release order).
+func (d *dbos) syncOrder(pending []int) {
+	if len(d.inPend) < len(d.key) {
+		d.inPend = make([]int32, len(d.key))
+	}
+	if d.gen > math.MaxInt32-4 {
+		clear(d.inPend)
+		d.gen = 0
+	}
+	d.gen += 2
+	in, seen := d.gen, d.gen+1
+	for _, i := range pending {
+		d.inPend[i] = in
+	}
+	kept := d.order[:0]
+	for _, i := range d.order {
+		if d.inPend[i] == in {
+			d.inPend[i] = seen
+			kept = append(kept, i)
+		}
+	}
+	for _, i := range pending {
+		if d.inPend[i] == in {
+			kept = append(kept, i)
+		}
+	}
+	d.order = kept
+}
+
+func (d *dbos) plan(t float64, st *moldState) []startNow {
+	if len(d.key) < len(st.tasks) {
+		d.key = make([]float64, len(st.tasks))
+		d.start = make([]float64, len(st.tasks))
+		d.procs = make([]int, len(st.tasks))
+	}
+	lo := 0.0
+	for _, i := range st.pending {
+		tk := &st.tasks[i]
+		lo = math.Max(lo, (t+tk.Times[st.P-1]-tk.Release)/tk.Seq())
+	}
+	s := lo
+	if !d.moldableEDF(s, t, st) {
+		hi := d.prevS
+		if !(hi > lo) {
+			hi = 2 * lo
+		}
+		for !d.moldableEDF(hi, t, st) {
+			lo, hi = hi, 2*hi
+		}
+		for hi-lo > d.tol*hi {
+			mid := lo + (hi-lo)/2
+			if d.moldableEDF(mid, t, st) {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		s = hi
+	}
+	d.prevS = s
+	// Lines 4–6 of Algorithm 2: relax S by ρ if that schedule is feasible.
+	if !(d.rho > 1 && d.moldableEDF(d.rho*s, t, st)) {
+		d.moldableEDF(s, t, st)
+	}
+	return startsAt(t, d.order, d.start, d.procs)
+}
+
+// moldableEDF is lines 9–19 of Algorithm 2: deadlines D_i = r_i + p_{i,1}·S,
+// tasks in non-decreasing D_i order, each on the smallest number of
+// processors j with which it can finish by D_i when started as soon as j
+// processors are free for p_{i,j} (earlier tasks stay where they are). It
+// reports whether every task meets its deadline (it stops at the first
+// that cannot).
+//
+// Processor counts whose runtime is no better than j−1's are skipped (they
+// start no earlier and end no earlier), and the scan starts at the first j
+// with t + p_{i,j} ≤ D_i (binary search on the non-increasing runtimes).
+func (d *dbos) moldableEDF(s, t float64, st *moldState) bool {
+	d.syncOrder(st.pending)
+	for _, i := range d.order {
+		d.key[i] = st.tasks[i].Release + st.tasks[i].Seq()*s
+	}
+	// Insertion sort of the previous check's order: consecutive checks and
+	// invocations differ little, so this is about linear (see dasedf.go).
+	o := d.order
+	for j := 1; j < len(o); j++ {
+		x := o[j]
+		h := j
+		for h > 0 && (d.key[o[h-1]] > d.key[x] || (d.key[o[h-1]] == d.key[x] && o[h-1] > x)) {
+			o[h] = o[h-1]
+			h--
+		}
+		o[h] = x
+	}
+	prof := st.baseProfile(t)
+	for _, i := range d.order {
+		T := st.tasks[i].Times[:st.P]
+		D := d.key[i] + 1e-9*math.Max(1, math.Abs(d.key[i]))
+		j0 := sort.Search(len(T), func(j int) bool { return t+T[j] <= D })
+		ok := false
+		for j := j0; j < len(T); j++ {
+			if j > j0 && T[j] >= T[j-1] {
+				continue
+			}
+			x, _ := prof.EarliestFit(j+1, T[j], t)
+			if x+T[j] <= D {
+				if err := prof.Reserve(x, x+T[j], j+1); err != nil {
+					panic("stretch: MoldableEDF reservation failed: " + err.Error())
+				}
+				d.start[i], d.procs[i] = x, j+1
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

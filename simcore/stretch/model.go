@@ -1,0 +1,193 @@
+package stretch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/workload"
+)
+
+// Model is the stretch model of seed 003.
+type Model struct {
+	data simcore.DataDir
+	mu   sync.Mutex
+	// traces caches converted logs: parsing costs more than a short run.
+	traces map[string][]workload.Job
+}
+
+// New returns the model; data is where the SDSC and OSC logs are opened
+// (may be nil when only synthetic workloads are used).
+func New(data simcore.DataDir) *Model {
+	return &Model{data: data, traces: map[string][]workload.Job{}}
+}
+
+// Trace files of the moldable workloads (seed 003 §7).
+var traceFiles = map[string]string{
+	"sdsc": "traces/SDSC-Par-1996-3.1-cln.swf.gz",
+	"osc":  "traces/OSC-Clust-2000-3.1-cln.swf.gz",
+}
+
+// Name is the model's key in sweep files.
+func (*Model) Name() string { return "stretch" }
+
+// Version changes whenever a change can alter results.
+func (*Model) Version() string { return "1" }
+
+// Doc is a one-line description.
+func (*Model) Doc() string {
+	return "max stretch of online non-preemptive tasks: FCFS, DASEDF and the reservation scheme (sequential); DBOS, Iterative, SCOJO-P (moldable) (Saule, Bozdağ, Çatalyürek)"
+}
+
+// Schema is the model's parameters, metrics and tables.
+func (*Model) Schema() simcore.Schema { return schema }
+
+// Run simulates one instance with one algorithm.
+func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	alg := p.String("algorithm")
+	if p.String("problem") == "moldable" {
+		if alg == DASEDF {
+			return nil, fmt.Errorf("algorithm %s is for sequential tasks; with problem: moldable use %s, %s, %s, %s or %s", alg, DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq)
+		}
+		return m.runMold(ctx, p, seed)
+	}
+	if alg != FCFS && alg != DASEDF {
+		return nil, fmt.Errorf("algorithm %s is for moldable tasks; set problem: moldable, or use %s or %s", alg, FCFS, DASEDF)
+	}
+	return m.runSeq(ctx, p, seed)
+}
+
+func orDefault(v int64, def int) int {
+	if v == 0 {
+		return def
+	}
+	return int(v)
+}
+
+func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	w := SeqWorkload{N: orDefault(p.Int("n_tasks"), 20000), A: p.Float("size_min"), Delta: p.Float("delta"),
+		Load: p.Float("load"), LoadHi: p.Float("load_hi")}
+	tasks, target, err := w.Generate(seed)
+	if err != nil {
+		return nil, err
+	}
+	procs := orDefault(p.Int("m"), 300)
+	alg := p.String("algorithm")
+	cfg := SeqConfig{M: procs, Algorithm: alg, Tol: p.Float("tol")}
+	type trial struct {
+		x int
+		t float64
+	}
+	trials := []trial{{0, 0}}
+	switch p.String("reservation") {
+	case "fixed":
+		x := int(p.Int("reservation_x"))
+		if x < 1 || x >= procs {
+			return nil, fmt.Errorf("reservation_x = %d: want 1..m-1 = 1..%d with reservation: fixed (or reservation: none)", x, procs-1)
+		}
+		trials = []trial{{x, p.Float("reservation_t")}}
+	case "best":
+		grid := GridTFCFS
+		if alg == DASEDF {
+			grid = GridTEDF
+		}
+		trials = trials[:0]
+		for _, x := range GridX {
+			if x >= procs {
+				continue
+			}
+			for _, t := range grid {
+				trials = append(trials, trial{x, t})
+			}
+		}
+		if len(trials) == 0 {
+			return nil, fmt.Errorf("reservation: best needs m > 1 (m = %d)", procs)
+		}
+	}
+	t0 := time.Now() // measured outside the simulated clock; reported as sched_wall_ms only
+	var best *SeqOutcome
+	var bestStats Stats
+	var bestTrial trial
+	decisions := 0
+	rel, size := make([]float64, len(tasks)), make([]float64, len(tasks))
+	for i, tk := range tasks {
+		rel[i], size[i] = tk.Release, tk.Size
+	}
+	for _, tr := range trials {
+		cfg.X, cfg.T = tr.x, tr.t
+		out, err := SimulateSeq(ctx, tasks, cfg)
+		if err != nil {
+			return nil, err
+		}
+		decisions += out.Decisions
+		st := Measure(rel, size, out.End)
+		if best == nil || st.MaxStretch < bestStats.MaxStretch {
+			best, bestStats, bestTrial = out, st, tr
+		}
+	}
+	wall := float64(time.Since(t0).Microseconds()) / 1000
+	aux := 0
+	for _, k := range best.Part {
+		aux += k
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, s := range size {
+		lo, hi = math.Min(lo, s), math.Max(hi, s)
+	}
+	res := &simcore.Result{Metrics: map[string]any{
+		"tasks_run": int64(len(tasks)), "max_stretch": bestStats.MaxStretch, "mean_stretch": bestStats.MeanStretch,
+		"max_flow": bestStats.MaxFlow, "mean_flow": bestStats.MeanFlow, "realised_load": Load(tasks),
+		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(aux),
+		"best_x": int64(bestTrial.x), "best_t": bestTrial.t, "decisions": int64(decisions), "sched_wall_ms": wall,
+	}}
+	for k, v := range Fairness(rel, size, best.End) {
+		res.Metrics[k] = v
+	}
+	procsCol := make([]int64, len(tasks))
+	for i := range procsCol {
+		procsCol[i] = 1
+	}
+	res.Tables = tables(p, rel, size, best.Start, best.End, procsCol, intsOf(best.Node), intsOf(best.Part))
+	return res, nil
+}
+
+func intsOf(x []int) []int64 {
+	out := make([]int64, len(x))
+	for i, v := range x {
+		out[i] = int64(v)
+	}
+	return out
+}
+
+// tables builds the optional schedule and tasks tables.
+func tables(p simcore.Params, rel, size, start, end []float64, procs, node, part []int64) map[string]*simcore.TableData {
+	n := len(rel)
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = int64(i)
+	}
+	out := map[string]*simcore.TableData{}
+	if p.Bool("schedule_table") {
+		out["schedule"] = &simcore.TableData{Columns: map[string]any{
+			"task": ids, "release": rel, "start": start, "end": end, "processors": procs, "node": node, "part": part,
+		}}
+	}
+	if p.Bool("task_table") {
+		st, lg, over := make([]float64, n), make([]float64, n), make([]bool, n)
+		for i := range st {
+			st[i] = (end[i] - rel[i]) / size[i]
+			lg[i] = math.Log10(size[i])
+			over[i] = st[i] > 1+1e-9
+		}
+		out["tasks"] = &simcore.TableData{Columns: map[string]any{
+			"task": ids, "size": size, "release": rel, "start": start, "stretch": st, "log10_size": lg, "stretched": over,
+		}}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

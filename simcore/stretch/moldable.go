@@ -1,0 +1,279 @@
+package stretch
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"schedfarm/simcore/profile"
+)
+
+// MoldTask is a moldable task (seed 003 §5): released at Release, it runs
+// for Times[j-1] = p_{i,j} on j processors, j = 1..P. Times is
+// non-increasing (more processors never hurt: a task may leave some idle).
+type MoldTask struct {
+	Release float64
+	Times   []float64
+}
+
+// Seq is p_{i,1}, the reference of the moldable stretch (C − r)/p_{i,1}.
+func (t *MoldTask) Seq() float64 { return t.Times[0] }
+
+// Moldable algorithm names (seed 003 §5–7).
+const (
+	DBOS         = "DBOS"
+	Iterative    = "Iterative"
+	ImprovedIter = "ImprovedIterative"
+	SCOJOP       = "SCOJO-P"
+	FCFSSeq      = "FCFS" // every task on one processor, FCFS order (§7.2)
+)
+
+// MoldConfig configures a moldable run.
+type MoldConfig struct {
+	P         int
+	Algorithm string
+	Rho       float64 // DBOS online factor ρ (1 disables it)
+	Tol       float64 // relative precision of DBOS's search on S
+}
+
+// MoldOutcome is the executed schedule of a moldable run.
+type MoldOutcome struct {
+	Start, End []float64
+	Procs      []int
+	Decisions  int // scheduler invocations that had to plan
+}
+
+// planner decides, at time t with the running tasks in prof, which
+// pending tasks start now and on how many processors.
+type planner interface {
+	// arrive is called once per task at its release, before plan.
+	arrive(i int, t float64, st *moldState)
+	// plan returns the tasks to start at t with their sizes; it must
+	// not change st except through its own fields.
+	plan(t float64, st *moldState) []startNow
+}
+
+type startNow struct{ task, procs int }
+
+// moldState is what a planner sees: the tasks, the pending queue in
+// release order, the running tasks, and a scratch profile.
+type moldState struct {
+	tasks   []MoldTask
+	P       int
+	pending []int
+	running []runEntry // end, procs (in node), task
+	ends    []runEntry // running at `at`, by end time (prepare)
+	at      float64
+}
+
+// prepare sorts the running tasks that are still running at t by end
+// time; baseProfile builds on it. Call it whenever running or t changes.
+func (st *moldState) prepare(t float64) {
+	ends := st.ends[:0]
+	for _, r := range st.running {
+		if r.end > t {
+			ends = append(ends, r)
+		}
+	}
+	sort.Slice(ends, func(a, b int) bool { return ends[a].end < ends[b].end })
+	st.ends, st.at = ends, t
+}
+
+// baseProfile returns a profile at t holding the running tasks. It is
+// built as a staircase, one segment per distinct end time in increasing
+// order, so every Reserve appends at the end of the profile: O(r) for r
+// running tasks (sorted once per event by prepare) instead of O(r²) for
+// one reservation per task.
+func (st *moldState) baseProfile(t float64) *profile.Profile {
+	if t != st.at {
+		st.prepare(t)
+	}
+	p := profile.New(st.P, t)
+	used := 0
+	for _, r := range st.ends {
+		used += r.node
+	}
+	from := t
+	for k := 0; k < len(st.ends); {
+		e := st.ends[k].end
+		if used > 0 {
+			if err := p.Reserve(from, e, used); err != nil {
+				panic(fmt.Sprintf("stretch: running tasks exceed the machine: %v", err))
+			}
+		}
+		for k < len(st.ends) && st.ends[k].end == e {
+			used -= st.ends[k].node
+			k++
+		}
+		from = e
+	}
+	return p
+}
+
+// SimulateMoldable runs an online moldable scheduler over the tasks
+// (sorted by release); the scheduler is invoked at every release and
+// completion and may re-plan every pending task (§2.1, §5).
+func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*MoldOutcome, error) {
+	if cfg.P < 1 {
+		return nil, fmt.Errorf("stretch: m = %d processors; need at least 1", cfg.P)
+	}
+	for i := range tasks {
+		if len(tasks[i].Times) < cfg.P {
+			return nil, fmt.Errorf("stretch: task %d has %d runtimes for %d processors", i, len(tasks[i].Times), cfg.P)
+		}
+		if i > 0 && tasks[i].Release < tasks[i-1].Release {
+			return nil, fmt.Errorf("stretch: tasks not sorted by release (task %d)", i)
+		}
+		if !(tasks[i].Times[0] > 0) {
+			return nil, fmt.Errorf("stretch: task %d has sequential time %v; must be positive", i, tasks[i].Times[0])
+		}
+	}
+	if cfg.Tol <= 0 {
+		cfg.Tol = 1e-4
+	}
+	var pl planner
+	switch cfg.Algorithm {
+	case DBOS:
+		if cfg.Rho < 1 {
+			return nil, fmt.Errorf("stretch: rho = %v; the online factor must be >= 1 (1 disables it)", cfg.Rho)
+		}
+		pl = &dbos{rho: cfg.Rho, tol: cfg.Tol}
+	case Iterative, ImprovedIter:
+		pl = &iterative{improved: cfg.Algorithm == ImprovedIter}
+	case SCOJOP:
+		pl = newScojo(len(tasks))
+	case FCFSSeq:
+		pl = fcfsSeq{}
+	default:
+		return nil, fmt.Errorf("stretch: moldable algorithm %q; want one of %s, %s, %s, %s, %s", cfg.Algorithm, DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq)
+	}
+	n := len(tasks)
+	out := &MoldOutcome{Start: make([]float64, n), End: make([]float64, n), Procs: make([]int, n)}
+	st := &moldState{tasks: tasks, P: cfg.P, at: math.NaN()}
+	var running endHeap
+	freeProcs := cfg.P
+	next := 0
+	for step := 0; ; step++ {
+		if step&255 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		t := math.Inf(1)
+		if next < n {
+			t = tasks[next].Release
+		}
+		if len(running) > 0 && running[0].end < t {
+			t = running[0].end
+		}
+		if math.IsInf(t, 1) {
+			break
+		}
+		for len(running) > 0 && running[0].end <= t {
+			r := heap.Pop(&running).(runEntry)
+			freeProcs += r.node
+		}
+		st.running = running
+		st.prepare(t)
+		for next < n && tasks[next].Release <= t {
+			st.pending = append(st.pending, next)
+			pl.arrive(next, t, st)
+			next++
+		}
+		if len(st.pending) == 0 || freeProcs == 0 {
+			continue
+		}
+		out.Decisions++
+		starts := pl.plan(t, st)
+		if len(starts) == 0 {
+			continue
+		}
+		started := make(map[int]bool, len(starts))
+		for _, s := range starts {
+			if s.procs < 1 || s.procs > freeProcs {
+				return nil, fmt.Errorf("stretch: %s started task %d on %d processors with %d free at %v", cfg.Algorithm, s.task, s.procs, freeProcs, t)
+			}
+			freeProcs -= s.procs
+			d := tasks[s.task].Times[s.procs-1]
+			out.Start[s.task], out.End[s.task], out.Procs[s.task] = t, t+d, s.procs
+			heap.Push(&running, runEntry{end: t + d, node: s.procs, task: s.task})
+			started[s.task] = true
+		}
+		kept := st.pending[:0]
+		for _, i := range st.pending {
+			if !started[i] {
+				kept = append(kept, i)
+			}
+		}
+		st.pending = kept
+	}
+	if len(st.pending) > 0 {
+		return nil, fmt.Errorf("stretch: %s left %d tasks unscheduled", cfg.Algorithm, len(st.pending))
+	}
+	return out, nil
+}
+
+// startsAt returns the tasks whose planned start is t. Profiles return
+// the query time itself when a fit starts now, so the test is exact: a
+// tolerance would start a task a rounding error before its processors free.
+func startsAt(t float64, order []int, start []float64, procs []int) []startNow {
+	var out []startNow
+	for _, i := range order {
+		if start[i] <= t {
+			out = append(out, startNow{i, procs[i]})
+		}
+	}
+	return out
+}
+
+// conservative plans the tasks in the given order with fixed sizes by
+// conservative backfilling (seed 003 §5.1, SPECS.md §9.6): each at the
+// earliest time its size is free for its duration in the profile, never
+// moving an earlier reservation. It fills start and returns Σ(C − r).
+func conservative(prof *profile.Profile, t float64, tasks []MoldTask, order []int, size []int, start []float64) float64 {
+	sum := 0.0
+	for _, i := range order {
+		d := tasks[i].Times[size[i]-1]
+		s, _ := prof.EarliestFit(size[i], d, t)
+		if err := prof.Reserve(s, s+d, size[i]); err != nil {
+			panic(fmt.Sprintf("stretch: conservative reservation failed: %v", err))
+		}
+		start[i] = s
+		sum += s + d - tasks[i].Release
+	}
+	return sum
+}
+
+// fcfsSeq runs every task on one processor in release order (§7.2).
+type fcfsSeq struct{}
+
+func (fcfsSeq) arrive(int, float64, *moldState) {}
+
+func (fcfsSeq) plan(t float64, st *moldState) []startNow {
+	free := st.P
+	for _, r := range st.running {
+		if r.end > t {
+			free -= r.node
+		}
+	}
+	var out []startNow
+	for _, i := range st.pending {
+		if free == 0 {
+			break
+		}
+		out = append(out, startNow{i, 1})
+		free--
+	}
+	return out
+}
+
+// sortByKey sorts idx by key (ties by index).
+func sortByKey(idx []int, key []float64) {
+	sort.Slice(idx, func(a, b int) bool {
+		ka, kb := key[idx[a]], key[idx[b]]
+		if ka != kb {
+			return ka < kb
+		}
+		return idx[a] < idx[b]
+	})
+}

@@ -1,0 +1,96 @@
+package stretch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/workload"
+)
+
+// trace returns the first jobs of a log as rigid jobs: the allocated size,
+// the actual run time (not capped by the request), zero-length or
+// zero-size records repaired to 1 s on 1 processor.
+func (m *Model) trace(name string, P int) ([]workload.Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := fmt.Sprintf("%s\x00%d", name, P)
+	if j, ok := m.traces[key]; ok {
+		return j, nil
+	}
+	f, err := workload.OpenTrace(m.data, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := workload.Read(f, workload.ReadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: %w", name, err)
+	}
+	jobs, _, err := workload.Convert(t.Records, workload.Conventions{Size: "alloc", Estimate: "exact", Invalid: "repair", MaxSize: P})
+	if err != nil {
+		return nil, fmt.Errorf("trace %s: %w", name, err)
+	}
+	m.traces[key] = jobs
+	return jobs, nil
+}
+
+func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	P := orDefault(p.Int("m"), 512)
+	n := orDefault(p.Int("n_tasks"), 8000)
+	var tasks []MoldTask
+	var err error
+	target := math.NaN()
+	switch wl := p.String("workload"); wl {
+	case "ssm":
+		target = p.Float("load")
+		if hi := p.Float("load_hi"); hi > target {
+			target = rngBand(seed, target, hi)
+		}
+		tasks, err = SSMInstance(n, P, target, DefaultSSM, seed)
+	default:
+		var jobs []workload.Job
+		jobs, err = m.trace(traceFiles[wl], P)
+		if err == nil {
+			tasks, err = DowneyInstance(jobs, n, P, seed)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg := MoldConfig{P: P, Algorithm: p.String("algorithm"), Rho: p.Float("rho"), Tol: p.Float("tol")}
+	t0 := time.Now() // measured outside the simulated clock; reported as sched_wall_ms only
+	out, err := SimulateMoldable(ctx, tasks, cfg)
+	if err != nil {
+		return nil, err
+	}
+	wall := float64(time.Since(t0).Microseconds()) / 1000
+	nt := len(tasks)
+	rel, size := make([]float64, nt), make([]float64, nt)
+	lo, hi := math.Inf(1), 0.0
+	for i := range tasks {
+		rel[i], size[i] = tasks[i].Release, tasks[i].Seq()
+		lo, hi = math.Min(lo, size[i]), math.Max(hi, size[i])
+	}
+	st := Measure(rel, size, out.End)
+	if math.IsNaN(target) {
+		target = MoldLoad(tasks)
+	}
+	res := &simcore.Result{Metrics: map[string]any{
+		"tasks_run": int64(nt), "max_stretch": st.MaxStretch, "mean_stretch": st.MeanStretch,
+		"max_flow": st.MaxFlow, "mean_flow": st.MeanFlow, "realised_load": MoldLoad(tasks),
+		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(0),
+		"best_x": int64(0), "best_t": 0.0, "decisions": int64(out.Decisions), "sched_wall_ms": wall,
+	}}
+	for k, v := range Fairness(rel, size, out.End) {
+		res.Metrics[k] = v
+	}
+	node, part := make([]int64, nt), make([]int64, nt)
+	for i := range node {
+		node[i] = -1
+	}
+	res.Tables = tables(p, rel, size, out.Start, out.End, intsOf(out.Procs), node, part)
+	return res, nil
+}

@@ -1,0 +1,95 @@
+package stretch
+
+import "math"
+
+// scojo approximates SCOJO-P (Barsanti & Sodan 2006) from its published
+// description (seed 003 §5.5, SPECS.md §4.3; the original is a Java program
+// that was never published): on arrival a task gets its "optimal" size n*
+// (minimum n/S(n)², i.e. runtime over efficiency), scaled so that about
+// U* = 95% of the processors are predicted busy during its run; the
+// prediction adds running work, queued work and the work expected to
+// arrive (rate and mean work of the last 100 arrivals). The task starts at
+// once if it fits, or at once on fewer processors (down to half) if that
+// ends it earlier than waiting; otherwise it keeps its size and is placed
+// by conservative backfilling. Sizes are fixed from then on.
+type scojo struct {
+	size   []int
+	start  []float64
+	window []int // last arrivals (task indices), oldest first
+}
+
+const (
+	scojoTarget = 0.95
+	scojoWindow = 100
+)
+
+func newScojo(n int) *scojo {
+	return &scojo{size: make([]int, n), start: make([]float64, n)}
+}
+
+// optimalSize is n* = argmin n·T(n)² (ties: smaller n) and the smallest
+// size reaching the minimum runtime.
+func optimalSize(T []float64) (nstar, nmax int) {
+	best := math.Inf(1)
+	for n := 1; n <= len(T); n++ {
+		if v := float64(n) * T[n-1] * T[n-1]; v < best {
+			best, nstar = v, n
+		}
+	}
+	nmax = len(T)
+	for nmax > 1 && T[nmax-2] <= T[len(T)-1] {
+		nmax--
+	}
+	return nstar, nmax
+}
+
+func (sc *scojo) arrive(i int, t float64, st *moldState) {
+	T := st.tasks[i].Times[:st.P]
+	nstar, nmax := optimalSize(T)
+	span := T[nstar-1]
+	// Predicted busy processor-time over [t, t+span).
+	busy := 0.0
+	for _, r := range st.running {
+		busy += float64(r.node) * math.Min(math.Max(r.end-t, 0), span)
+	}
+	others := st.pending[:len(st.pending)-1] // i was appended last
+	for _, k := range others {
+		busy += float64(sc.size[k]) * st.tasks[k].Times[sc.size[k]-1]
+	}
+	if len(sc.window) >= 2 {
+		first, last := st.tasks[sc.window[0]].Release, st.tasks[sc.window[len(sc.window)-1]].Release
+		if last > first {
+			rate := float64(len(sc.window)-1) / (last - first)
+			w := 0.0
+			for _, k := range sc.window {
+				w += st.tasks[k].Seq()
+			}
+			busy += rate * w / float64(len(sc.window)) * span
+		}
+	}
+	u := busy / (float64(st.P) * span)
+	n := int(math.Round(float64(nstar) * scojoTarget / math.Max(u, 0.05)))
+	n = max(1, min(n, st.P, nmax))
+	prof := st.baseProfile(t)
+	conservative(prof, t, st.tasks, others, sc.size, sc.start)
+	if !prof.FitsAt(n, T[n-1], t) {
+		wait, _ := prof.EarliestFit(n, T[n-1], t)
+		bestEnd, bestN := wait+T[n-1], n
+		for k := max(1, n/2); k < n; k++ {
+			if prof.FitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
+				bestEnd, bestN = t+T[k-1], k
+			}
+		}
+		n = bestN
+	}
+	sc.size[i] = n
+	sc.window = append(sc.window, i)
+	if len(sc.window) > scojoWindow {
+		sc.window = sc.window[1:]
+	}
+}
+
+func (sc *scojo) plan(t float64, st *moldState) []startNow {
+	conservative(st.baseProfile(t), t, st.tasks, st.pending, sc.size, sc.start)
+	return startsAt(t, st.pending, sc.start, sc.size)
+}

@@ -1,0 +1,344 @@
+package stretch
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Task is one sequential task (seed 003 §2.1): released at Release, it runs
+// for Size time units on one processor.
+type Task struct {
+	Release, Size float64
+}
+
+// Sequential algorithm names (seed 003 §3).
+const (
+	FCFS   = "FCFS"
+	DASEDF = "DASEDF"
+)
+
+// SeqConfig selects the algorithm and the reservation scheme of §4.
+type SeqConfig struct {
+	M         int    // processors
+	Algorithm string // FCFS or DASEDF
+	// X auxiliary machines and threshold T of the reservation scheme (§4);
+	// X = 0 disables it.
+	X int
+	T float64
+	// Tol is the relative precision of DASEDF's binary search on S.
+	Tol float64
+}
+
+// SeqOutcome is the executed schedule of a sequential run.
+type SeqOutcome struct {
+	Start, End []float64
+	Node       []int // processor the task ran on (0..M-1, auxiliary last)
+	Part       []int // 0: main part, 1: auxiliary part
+	Decisions  int   // DASEDF binary searches performed
+	Checks     int   // Lemma 3.2 feasibility checks performed
+}
+
+// part is one independently scheduled group of processors: the whole
+// cluster, or the main or the auxiliary part of the reservation scheme.
+type part struct {
+	m       int
+	base    int       // first node index
+	free    []int     // idle node indices (a stack)
+	running endHeap   // (end, node, task) of running tasks
+	pending []int     // task indices in release order
+	dasedf  *dasedf   // DASEDF state (nil for FCFS)
+	scratch []float64 // processor free times for plans
+	fcfs    *fcfsPlan // FCFS plan kept incrementally (reservation scheme)
+}
+
+// fcfsPlan is the FCFS schedule of a part, kept up to date as tasks are
+// appended: FCFS executes exactly its plan (sizes are known on release and
+// the queue order never changes), so the plan only grows at the back and
+// shrinks at the front. free holds the planned free time of each processor
+// after every pending task; best is a monotone deque of (task, planned
+// stretch) giving the largest planned stretch of the pending tasks in O(1)
+// amortised per task, instead of re-planning the queue at every release.
+type fcfsPlan struct {
+	free floatHeap
+	best []planned
+}
+
+type planned struct {
+	task    int
+	stretch float64
+}
+
+// add plans task i at the back of the queue at time t, commits it if
+// commit, and returns the new largest planned stretch of the queue.
+func (f *fcfsPlan) add(tasks []Task, i int, t float64, commit bool) float64 {
+	start := math.Max(f.free[0], t)
+	s := (start + tasks[i].Size - tasks[i].Release) / tasks[i].Size
+	worst := s
+	if len(f.best) > 0 {
+		worst = math.Max(worst, f.best[0].stretch)
+	}
+	if commit {
+		f.free[0] = start + tasks[i].Size
+		heap.Fix(&f.free, 0)
+		for len(f.best) > 0 && f.best[len(f.best)-1].stretch <= s {
+			f.best = f.best[:len(f.best)-1]
+		}
+		f.best = append(f.best, planned{i, s})
+	}
+	return worst
+}
+
+// started drops the tasks before the first still pending one (first < 0:
+// none pending).
+func (f *fcfsPlan) started(first int) {
+	for len(f.best) > 0 && (first < 0 || f.best[0].task < first) {
+		f.best = f.best[1:]
+	}
+}
+
+type runEntry struct {
+	end  float64
+	node int
+	task int
+}
+
+type endHeap []runEntry
+
+func (h endHeap) Len() int { return len(h) }
+func (h endHeap) Less(i, j int) bool {
+	if h[i].end != h[j].end {
+		return h[i].end < h[j].end
+	}
+	return h[i].task < h[j].task
+}
+func (h endHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *endHeap) Push(x any)   { *h = append(*h, x.(runEntry)) }
+func (h *endHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func newPart(m, base int, alg string, tol float64) *part {
+	p := &part{m: m, base: base}
+	for n := m - 1; n >= 0; n-- {
+		p.free = append(p.free, base+n)
+	}
+	if alg == DASEDF {
+		p.dasedf = &dasedf{tol: tol}
+	} else {
+		p.fcfs = &fcfsPlan{free: make(floatHeap, m)}
+	}
+	return p
+}
+
+// residual returns the remaining work of the running tasks at t and the
+// processor free times (t for idle processors), sorted.
+func (p *part) freeTimes(t float64) (resid float64, f []float64) {
+	f = p.scratch[:0]
+	for range p.free {
+		f = append(f, t)
+	}
+	for _, r := range p.running {
+		f = append(f, r.end)
+		resid += r.end - t
+	}
+	sort.Float64s(f)
+	p.scratch = f
+	return resid, f
+}
+
+// SimulateSeq runs the online scheduler over the tasks (sorted by release)
+// and returns the executed schedule. The scheduler is invoked at every
+// release and completion (§2.1); the reservation scheme assigns each
+// released task to the main or the auxiliary part (§4).
+func SimulateSeq(ctx context.Context, tasks []Task, cfg SeqConfig) (*SeqOutcome, error) {
+	if cfg.M < 1 {
+		return nil, fmt.Errorf("stretch: m = %d processors; need at least 1", cfg.M)
+	}
+	if cfg.Algorithm != FCFS && cfg.Algorithm != DASEDF {
+		return nil, fmt.Errorf("stretch: algorithm %q; want %s or %s", cfg.Algorithm, FCFS, DASEDF)
+	}
+	if cfg.X < 0 || cfg.X >= cfg.M {
+		return nil, fmt.Errorf("stretch: reservation X = %d must be in [0, m-1] = [0, %d]", cfg.X, cfg.M-1)
+	}
+	if cfg.Tol <= 0 {
+		cfg.Tol = 1e-4
+	}
+	for i := 1; i < len(tasks); i++ {
+		if tasks[i].Release < tasks[i-1].Release {
+			return nil, fmt.Errorf("stretch: tasks not sorted by release (task %d at %v after %v)", i, tasks[i].Release, tasks[i-1].Release)
+		}
+	}
+	for i, tk := range tasks {
+		if !(tk.Size > 0) || math.IsInf(tk.Size, 0) || math.IsNaN(tk.Release) {
+			return nil, fmt.Errorf("stretch: task %d has size %v, release %v; sizes must be positive and finite", i, tk.Size, tk.Release)
+		}
+	}
+	n := len(tasks)
+	out := &SeqOutcome{Start: make([]float64, n), End: make([]float64, n), Node: make([]int, n), Part: make([]int, n)}
+	parts := []*part{newPart(cfg.M-cfg.X, 0, cfg.Algorithm, cfg.Tol)}
+	if cfg.X > 0 {
+		parts = append(parts, newPart(cfg.X, cfg.M-cfg.X, cfg.Algorithm, cfg.Tol))
+	}
+	next := 0
+	for step := 0; ; step++ {
+		if step&1023 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// Next event time: the earliest completion or release.
+		t := math.Inf(1)
+		if next < n {
+			t = tasks[next].Release
+		}
+		for _, p := range parts {
+			if len(p.running) > 0 && p.running[0].end < t {
+				t = p.running[0].end
+			}
+		}
+		if math.IsInf(t, 1) {
+			break
+		}
+		for _, p := range parts {
+			for len(p.running) > 0 && p.running[0].end <= t {
+				r := heap.Pop(&p.running).(runEntry)
+				p.free = append(p.free, r.node)
+			}
+		}
+		for next < n && tasks[next].Release <= t {
+			k := 0
+			if len(parts) == 2 {
+				k = chooseSide(parts, tasks, next, t, cfg, out)
+			}
+			if f := parts[k].fcfs; f != nil {
+				f.add(tasks, next, t, true)
+			}
+			parts[k].pending = append(parts[k].pending, next)
+			out.Part[next] = k
+			next++
+		}
+		for _, p := range parts {
+			p.dispatch(tasks, t, cfg, out)
+		}
+	}
+	return out, nil
+}
+
+// chooseSide is the reservation scheme of §4: the new task goes to the main
+// part when the main part's new schedule has a maximum stretch below T;
+// otherwise to the part whose new schedule has the smaller maximum stretch
+// (the main part on a tie).
+func chooseSide(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, out *SeqOutcome) int {
+	sMain := parts[0].planWith(tasks, i, t, out)
+	if sMain < cfg.T {
+		return 0
+	}
+	sAux := parts[1].planWith(tasks, i, t, out)
+	if sAux < sMain {
+		return 1
+	}
+	return 0
+}
+
+// planWith returns the maximum stretch of the part's schedule of its pending
+// tasks plus task i, as the part's algorithm would build it at t.
+func (p *part) planWith(tasks []Task, i int, t float64, out *SeqOutcome) float64 {
+	if p.fcfs != nil {
+		return p.fcfs.add(tasks, i, t, false)
+	}
+	p.pending = append(p.pending, i)
+	defer func() { p.pending = p.pending[:len(p.pending)-1] }()
+	resid, f := p.freeTimes(t)
+	p.dasedf.search(tasks, p.pending, t, resid, f)
+	out.Decisions++
+	out.Checks += p.dasedf.checks
+	return listStretch(tasks, p.dasedf.order, f)
+}
+
+// dispatch starts pending tasks on idle processors: in release order for
+// FCFS, in EDF order at DASEDF's best target stretch otherwise.
+func (p *part) dispatch(tasks []Task, t float64, cfg SeqConfig, out *SeqOutcome) {
+	k := len(p.free)
+	if k == 0 || len(p.pending) == 0 {
+		return
+	}
+	var chosen []int
+	if p.dasedf != nil && len(p.pending) > k {
+		resid, f := p.freeTimes(t)
+		p.dasedf.search(tasks, p.pending, t, resid, f)
+		out.Decisions++
+		out.Checks += p.dasedf.checks
+		chosen = append(chosen, p.dasedf.order[:k]...)
+	} else {
+		if k > len(p.pending) {
+			k = len(p.pending)
+		}
+		chosen = append(chosen, p.pending[:k]...)
+	}
+	for _, i := range chosen {
+		node := p.free[len(p.free)-1]
+		p.free = p.free[:len(p.free)-1]
+		out.Start[i], out.End[i], out.Node[i] = t, t+tasks[i].Size, node
+		heap.Push(&p.running, runEntry{end: t + tasks[i].Size, node: node, task: i})
+	}
+	if p.dasedf != nil && len(chosen) < len(p.pending) {
+		started := make(map[int]bool, len(chosen))
+		for _, i := range chosen {
+			started[i] = true
+		}
+		kept := p.pending[:0]
+		for _, i := range p.pending {
+			if !started[i] {
+				kept = append(kept, i)
+			}
+		}
+		p.pending = kept
+	} else {
+		p.pending = append(p.pending[:0], p.pending[len(chosen):]...)
+	}
+	if p.fcfs != nil {
+		first := -1
+		if len(p.pending) > 0 {
+			first = p.pending[0]
+		}
+		p.fcfs.started(first)
+	}
+}
+
+// listStretch list-schedules the tasks in the given order, each on the
+// processor free earliest (free times f, sorted ascending; f is consumed),
+// and returns the largest stretch (C − r)/p. O(n log m).
+func listStretch(tasks []Task, order []int, f []float64) float64 {
+	h := floatHeap(f)
+	heap.Init(&h)
+	worst := 0.0
+	for _, i := range order {
+		s := h[0]
+		c := s + tasks[i].Size
+		h[0] = c
+		heap.Fix(&h, 0)
+		if st := (c - tasks[i].Release) / tasks[i].Size; st > worst {
+			worst = st
+		}
+	}
+	return worst
+}
+
+type floatHeap []float64
+
+func (h floatHeap) Len() int           { return len(h) }
+func (h floatHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h floatHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *floatHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *floatHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func heapPop(h *endHeap) runEntry { return heap.Pop(h).(runEntry) }

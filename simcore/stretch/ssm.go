@@ -1,0 +1,88 @@
+package stretch
+
+import "math"
+
+// SSM is the short-sequence-mapping runtime model of SPECS.md §5.2 (an
+// assumption: the IPDPS-2009 cost model of seed 003's ref. [6] was not
+// retrievable). The work is cut into x genome parts, y read parts and z
+// seed-template parts on x·y·z processors:
+//
+//	T(x,y,z) = a·(R/y)·kz + b·(G/x)·kz + c·(G/x)·(R/y)·kz + [xyz > 1]·(d·ln(xyz) + e),  kz = ⌈K/z⌉
+//
+// and the runtime on p processors is the minimum over x·y·z ≤ p, which puts
+// steps in the speedup (seed 003 §7).
+type SSM struct {
+	A, B, C, D, E float64
+	K             int
+}
+
+// DefaultSSM holds SPECS.md §5.2's constants (seconds).
+var DefaultSSM = SSM{A: 3e-6, B: 5e-6, C: 3.125e-14, D: 2, E: 2, K: 4}
+
+// T is the runtime of a task (genome G bp, R reads) on an x·y·z grid.
+func (s SSM) T(G, R float64, x, y, z int) float64 {
+	kz := float64((s.K + z - 1) / z)
+	t := s.A*(R/float64(y))*kz + s.B*(G/float64(x))*kz + s.C*(G/float64(x))*(R/float64(y))*kz
+	if n := x * y * z; n > 1 {
+		t += s.D*math.Log(float64(n)) + s.E
+	}
+	return t
+}
+
+// Times fills times[p-1] with the best runtime on at most p processors,
+// p = 1..len(times): best(p) = min(best(p−1), min over x·y·z = p), z ≤ K.
+func (s SSM) Times(times []float64, G, R float64) {
+	s.grid(len(times)).times(s, times, G, R)
+}
+
+// ssmGrid lists, for p = 1..P, the factorizations x·y·z = p with z ≤ K
+// (a few thousand for P = 512), so a task's table costs one evaluation of
+// T per factorization.
+type ssmGrid struct {
+	first []int // factorizations of p are fac[first[p-1]:first[p]]
+	fac   []ssmFac
+}
+
+// ssmFac is one factorization with the parts of T that do not depend on
+// the task: 1/x, 1/y, ⌈K/z⌉ and the start-up overhead.
+type ssmFac struct {
+	ix, iy, kz, over float64
+}
+
+func (s SSM) grid(P int) *ssmGrid {
+	g := &ssmGrid{first: make([]int, P+1)}
+	for p := 1; p <= P; p++ {
+		for z := 1; z <= s.K && z <= p; z++ {
+			if p%z != 0 {
+				continue
+			}
+			q := p / z
+			for x := 1; x <= q; x++ {
+				if q%x == 0 {
+					y := q / x
+					over := 0.0
+					if p > 1 {
+						over = s.D*math.Log(float64(p)) + s.E
+					}
+					g.fac = append(g.fac, ssmFac{1 / float64(x), 1 / float64(y), float64((s.K + z - 1) / z), over})
+				}
+			}
+		}
+		g.first[p] = len(g.fac)
+	}
+	return g
+}
+
+func (g *ssmGrid) times(s SSM, times []float64, G, R float64) {
+	best := math.Inf(1)
+	for p := 1; p <= len(times); p++ {
+		for _, f := range g.fac[g.first[p-1]:g.first[p]] {
+			// T(x, y, z) of SSM.T, with the task-independent parts precomputed.
+			gx, ry := G*f.ix, R*f.iy
+			if t := (s.A*ry+s.B*gx+s.C*gx*ry)*f.kz + f.over; t < best {
+				best = t
+			}
+		}
+		times[p-1] = best
+	}
+}
