@@ -499,38 +499,12 @@ func TestForeignMessages(t *testing.T) {
 	}
 	// The foreign messages are gone from the queue once their deliveries ran
 	// out (unknown model, wrong version) or at once (malformed).
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		info, err := c.Farm.Jobs.Info(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.State.Msgs == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d foreign messages still queued", info.State.Msgs)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	fails, err := coordinator.ListFailures(ctx, c.Farm, rep.Run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reasons := map[string]string{}
-	for _, fl := range fails {
-		reasons[fl.Job] = fl.Error
-	}
-	for id, want := range map[string]string{
+	fails := expectFailures(t, c, rep.Run, map[string]string{
 		"11111111-1111-1111-1111-111111111111": "malformed job message",
 		"22222222-2222-2222-2222-222222222222": "not built into this worker",
 		"33333333-3333-3333-3333-333333333333": "version 999 requested",
 		"44444444-4444-4444-4444-444444444444": "malformed job message",
-	} {
-		if !strings.Contains(reasons[id], want) {
-			t.Errorf("job %s: recorded reason %q, want %q", id, reasons[id], want)
-		}
-	}
+	})
 	if st := ws.List[0].Stats(); st.Done != 10 {
 		t.Errorf("worker stats %+v, want 10 done", st)
 	}
@@ -798,4 +772,41 @@ func TestLongJobDoesNotHoldResults(t *testing.T) {
 	if st := ws.List[0].Stats(); p.Done != 2 || st.Done != 2 {
 		t.Fatalf("progress %+v, worker ran %d jobs (want 2: nothing redelivered)", p, st.Done)
 	}
+}
+
+// expectFailures waits until the jobs stream of c is empty (foreign messages
+// leave it when their deliveries run out, malformed ones at once), then
+// checks that each job of want was recorded as failed for run with a reason
+// containing want's text. It returns the recorded failures, job → reason.
+func expectFailures(t *testing.T, c *Coordinator, run string, want map[string]string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		info, err := c.Farm.Jobs.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d foreign messages still queued", info.State.Msgs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	fails, err := coordinator.ListFailures(ctx, c.Farm, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, fl := range fails {
+		reasons[fl.Job] = fl.Error
+	}
+	for id, w := range want {
+		if !strings.Contains(reasons[id], w) {
+			t.Errorf("job %s: recorded reason %q, want %q", id, reasons[id], w)
+		}
+	}
+	return reasons
 }

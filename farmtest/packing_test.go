@@ -462,36 +462,10 @@ func TestPackingForeignPack(t *testing.T) {
 	if _, err := c.Farm.JS.Publish(ctx, c.Farm.Names.JobSubject(rep.Run), []byte(pack)); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		info, err := c.Farm.Jobs.Info(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.State.Msgs == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the foreign pack is still queued")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	fails, err := coordinator.ListFailures(ctx, c.Farm, rep.Run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reasons := map[string]string{}
-	for _, fl := range fails {
-		reasons[fl.Job] = fl.Error
-	}
-	for id, want := range map[string]string{
+	reasons := expectFailures(t, c, rep.Run, map[string]string{
 		"11111111-1111-1111-1111-111111111111": "malformed job message",
 		"22222222-2222-2222-2222-222222222222": "not built into this worker",
-	} {
-		if !strings.Contains(reasons[id], want) {
-			t.Errorf("job %s: recorded reason %q, want %q", id, reasons[id], want)
-		}
-	}
+	})
 	if _, failed := reasons["55555555-5555-5555-5555-555555555555"]; failed {
 		t.Error("the good job of the pack was recorded as failed")
 	}
