@@ -178,7 +178,22 @@ func (a *app) packing() (coordinator.Packing, error) {
 
 // registry returns every model built into this binary.
 func (a *app) registry() *simcore.Registry {
-	return buildRegistry(simcore.Dirs(a.v.GetStringSlice("data-dir")))
+	return buildRegistry(a.dataDirs())
+}
+
+// dataDirs is --data-dir as a list. A flag or config list arrives split;
+// SCHEDFARM_DATA_DIR=a,b reaches viper as the one string "a,b", so every
+// element is split on commas here.
+func (a *app) dataDirs() simcore.Dirs {
+	var out simcore.Dirs
+	for _, d := range a.v.GetStringSlice("data-dir") {
+		for _, part := range strings.Split(d, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
 }
 
 func buildRegistry(data simcore.DataDir) *simcore.Registry {

@@ -787,3 +787,38 @@ func TestLocalFlagsFromConfig(t *testing.T) {
 		os.RemoveAll(".schedfarm")
 	}
 }
+
+// TestRunLocksStateDir: a second `run` on a state dir another run holds is
+// refused (exit 2, naming the dir) instead of sharing its JetStream store;
+// the lock goes with the first run.
+func TestRunLocksStateDir(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	unlock, err := lockStateDir(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := execute(t, "run", "--workers", "1", "--state-dir", state, "--results-dir", t.TempDir(), smokeFile)
+	if second.code() != exitUsage || !strings.Contains(second.String(), "is in use by another `schedfarm run`") {
+		t.Errorf("second run on a held state dir:\n%s", second)
+	}
+	unlock()
+	if again, err := lockStateDir(state); err != nil {
+		t.Errorf("the lock outlived its holder: %v", err)
+	} else {
+		again()
+	}
+}
+
+// TestDataDirFromEnv: SCHEDFARM_DATA_DIR takes a comma-separated list, like
+// the flag; viper hands it over as one string, which used to be one
+// (nonexistent) directory.
+func TestDataDirFromEnv(t *testing.T) {
+	// Not parallel: t.Setenv.
+	t.Setenv("SCHEDFARM_DATA_DIR", "/nonexistent, ../../../shared")
+	out := execute(t, "traces")
+	mustSucceed(t, out)
+	if !regexp.MustCompile(`CTC-SP2-1996-3.1-cln.swf.gz\s+\d+\s+ok`).MatchString(out.stdout) {
+		t.Errorf("the second directory of SCHEDFARM_DATA_DIR was not searched:\n%s", out.stdout)
+	}
+}

@@ -56,6 +56,11 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 	if workers < 1 {
 		return &exitError{exitUsage, fmt.Errorf("--workers must be at least 1")}
 	}
+	unlock, err := lockStateDir(stateDir)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	defer unlock()
 	ns, err := broker.StartServer(broker.ServerConfig{Port: -1, StoreDir: filepath.Join(stateDir, "nats"), Logger: a.logger()})
 	if err != nil {
 		return fmt.Errorf("embedded NATS under %s: %w (is another `schedfarm run` using this state dir? pass --state-dir)", stateDir, err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"schedfarm/simcore"
 	"schedfarm/simcore/workload"
 )
 
@@ -21,7 +20,7 @@ func (a *app) tracesCmd() *cobra.Command {
   schedfarm traces --data-dir ../shared --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dirs := simcore.Dirs(a.v.GetStringSlice("data-dir"))
+			dirs := a.dataDirs()
 			st := workload.CheckKnown(dirs)
 			out := cmd.OutOrStdout()
 			if asJSON {
