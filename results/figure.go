@@ -29,6 +29,10 @@ type Figure struct {
 	// for its mean (with the ci95 column as error bar, and its
 	// min/q1/median/q3/max for box plots). CDF and hist use X only.
 	X, Y string
+	// XOrder is the order of categorical x values: the enum of the x
+	// parameter, in the model's order (the paper's order of its
+	// algorithms), when it has one; other values follow, sorted.
+	XOrder []string
 	// Series splits the data into one line/colour per value (usually the
 	// algorithm); Facet into one panel per value. Both optional.
 	Series, Facet string
@@ -150,6 +154,9 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 		return c
 	}
 	f.X = col("x", true)
+	if prm, ok := p.schema.Param(f.X); ok {
+		f.XOrder = prm.Enum
+	}
 	switch f.Kind {
 	case KindCDF, KindHist:
 		if e, ok := m["y"]; ok {

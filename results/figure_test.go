@@ -431,3 +431,23 @@ func TestLineCategoricalX(t *testing.T) {
 		}
 	}
 }
+
+// TestCategoryOrder: categorical x values follow the declared order (the
+// x parameter's enum: the paper's order of its algorithms), then the
+// undeclared ones sorted; without a declared order, all sorted.
+func TestCategoryOrder(t *testing.T) {
+	fr := frameOf(nil, "algorithm", []string{"SELFISH", "C4", "CRA_WORK", "zeta", "alpha", "C4"})
+	rows := map[string][]int{"": {0, 1, 2, 3, 4, 5}}
+	cases := []struct {
+		order []string
+		want  string
+	}{
+		{[]string{"SELFISH", "CRA_WORK", "C4"}, "SELFISH,CRA_WORK,C4,alpha,zeta"},
+		{nil, "C4,CRA_WORK,SELFISH,alpha,zeta"},
+	}
+	for _, c := range cases {
+		if got := strings.Join(categories(fr, 0, []string{""}, rows, c.order), ","); got != c.want {
+			t.Errorf("order %v: categories %s, want %s", c.order, got, c.want)
+		}
+	}
+}

@@ -413,8 +413,9 @@ func lineStyle(l *draw.LineStyle, pal *Palette, s string) {
 	l.Dashes = pal.dashes(s)
 }
 
-// categories returns the distinct x labels of the series' rows, sorted.
-func categories(fr *Frame, xi int, names []string, by map[string][]int) []string {
+// categories returns the distinct x labels of the series' rows: those of
+// order first, in its order, then the others sorted.
+func categories(fr *Frame, xi int, names []string, by map[string][]int, order []string) []string {
 	var cats []string
 	seen := map[string]bool{}
 	for _, s := range names {
@@ -425,7 +426,18 @@ func categories(fr *Frame, xi int, names []string, by map[string][]int) []string
 			}
 		}
 	}
-	slices.SortFunc(cats, compareLabels)
+	rank := func(l string) int {
+		if i := slices.Index(order, l); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortFunc(cats, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return compareLabels(a, b)
+	})
 	return cats
 }
 
@@ -463,7 +475,7 @@ func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 	// 0, 1, 2, ... in sorted order, labelled on the axis.
 	xOf := func(r int) (float64, bool) { return fr.cellFloat(xi, r) }
 	if _, isString := fr.Cols[xi].([]string); isString {
-		cats := categories(fr, xi, names, by)
+		cats := categories(fr, xi, names, by, f.XOrder)
 		pos := make(map[string]float64, len(cats))
 		ticks := make([]plot.Tick, len(cats))
 		for i, c := range cats {
@@ -631,7 +643,7 @@ func drawBoxes(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 	if xi < 0 {
 		xi = valueCol(fr, f.X)
 	}
-	cats := categories(fr, xi, names, by)
+	cats := categories(fr, xi, names, by, f.XOrder)
 	pos := map[string]int{}
 	for i, c := range cats {
 		pos[c] = i
