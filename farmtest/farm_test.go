@@ -201,17 +201,8 @@ func TestRestartMidPublication(t *testing.T) {
 	c1 := f.StartCoordinator("coord1")
 	rep := submit(t, c1.Coordinator, benchSweep("midpub", 40, 5, 0, ""), false)
 	c1.Stop()
-	bf := f.Connect("tamper")
+	markPublishing(t, f, rep.Run)
 	ctx := context.Background()
-	e, err := bf.Runs.Get(ctx, rep.Run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Put the record back as a crashed publisher would have left it.
-	text := strings.Replace(string(e.Value()), `"status":"running"`, `"status":"publishing"`, 1)
-	if _, err := bf.Runs.Put(ctx, rep.Run, []byte(text)); err != nil {
-		t.Fatal(err)
-	}
 	c2 := f.StartCoordinator("coord2")
 	info, err := c2.Farm.Jobs.Info(ctx)
 	if err != nil {
@@ -809,4 +800,20 @@ func expectFailures(t *testing.T, c *Coordinator, run string, want map[string]st
 		}
 	}
 	return reasons
+}
+
+// markPublishing puts a run's record back as a coordinator that crashed
+// while publishing would have left it: status "publishing".
+func markPublishing(t *testing.T, f *Farm, run string) {
+	t.Helper()
+	bf := f.Connect("tamper")
+	ctx := context.Background()
+	e, err := bf.Runs.Get(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(e.Value()), `"status":"running"`, `"status":"publishing"`, 1)
+	if _, err := bf.Runs.Put(ctx, run, []byte(text)); err != nil {
+		t.Fatal(err)
+	}
 }

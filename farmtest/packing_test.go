@@ -335,16 +335,8 @@ func TestPackingRestartMidPublication(t *testing.T) {
 	c1 := f.StartCoordinatorWith("coord1", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 10}})
 	rep := submit(t, c1.Coordinator, benchSweep("midpub", 40, 5, 0, ""), false)
 	c1.Stop()
-	bf := f.Connect("tamper")
+	markPublishing(t, f, rep.Run)
 	ctx := context.Background()
-	e, err := bf.Runs.Get(ctx, rep.Run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(e.Value()), `"status":"running"`, `"status":"publishing"`, 1)
-	if _, err := bf.Runs.Put(ctx, rep.Run, []byte(text)); err != nil {
-		t.Fatal(err)
-	}
 	c2 := f.StartCoordinator("coord2") // packing off: the record's k holds
 	info, err := c2.Farm.Jobs.Info(ctx)
 	if err != nil {
