@@ -680,16 +680,7 @@ func TestCancelAndDrain(t *testing.T) {
 		t.Fatalf("%d jobs still queued after cancel", info.State.Msgs)
 	}
 	// Drain through the control subject, as `schedfarm drain` does.
-	if _, err := c.Farm.NC.Request(c.Farm.Names.ControlSubject(ws.List[0].Name()), []byte("drain"), 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { ws.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("drained worker did not return")
-	}
+	drainAndWait(t, c, ws, 10*time.Second)
 	t.Logf("cancelled after %d of 50 jobs; the queue held %d; the worker drained", p.Done, info.State.Msgs)
 }
 
@@ -815,5 +806,22 @@ func markPublishing(t *testing.T, f *Farm, run string) {
 	text := strings.Replace(string(e.Value()), `"status":"running"`, `"status":"publishing"`, 1)
 	if _, err := bf.Runs.Put(ctx, run, []byte(text)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// drainAndWait asks the first worker of ws to drain through its control
+// subject, as `schedfarm drain` does, and waits up to limit for the
+// workers to return.
+func drainAndWait(t *testing.T, c *Coordinator, ws *Workers, limit time.Duration) {
+	t.Helper()
+	if _, err := c.Farm.NC.Request(c.Farm.Names.ControlSubject(ws.List[0].Name()), []byte("drain"), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { ws.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatal("drained worker did not return")
 	}
 }

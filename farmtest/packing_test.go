@@ -372,16 +372,7 @@ func TestPackingDrain(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := c.Farm.NC.Request(c.Farm.Names.ControlSubject(ws.List[0].Name()), []byte("drain"), 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { ws.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("drained worker did not return")
-	}
+	drainAndWait(t, c, ws, 20*time.Second)
 	// The drained worker finished its pack: 5 results stored, 5 queued.
 	deadline = time.Now().Add(10 * time.Second)
 	for {
