@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -142,7 +143,7 @@ func (a *app) benchModels(ctx context.Context, log io.Writer, reg *simcore.Regis
 		schema := m.Schema()
 		for _, rep := range b.Representatives() {
 			row := benchRow{model: m.Name(), rep: rep}
-			p, err := schema.Complete(maps(rep.Params))
+			p, err := schema.Complete(maps.Clone(rep.Params)) // Complete must not alter the model's map
 			if err != nil {
 				row.err = err
 				rows = append(rows, row)
@@ -159,15 +160,6 @@ func (a *app) benchModels(ctx context.Context, log io.Writer, reg *simcore.Regis
 		}
 	}
 	return rows
-}
-
-// maps copies params, so that Complete cannot alter a model's own map.
-func maps(p simcore.Params) simcore.Params {
-	out := simcore.Params{}
-	for k, v := range p {
-		out[k] = v
-	}
-	return out
 }
 
 func printBenchRows(out io.Writer, rows []benchRow, workers int, markdown bool) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"testing"
 
 	"schedfarm/results"
@@ -45,7 +46,7 @@ func TestEveryModelHasValidLayouts(t *testing.T) {
 			continue
 		}
 		for _, r := range b.Representatives() {
-			if _, err := s.Complete(maps(r.Params)); err != nil || r.Doc == "" {
+			if _, err := s.Complete(maps.Clone(r.Params)); err != nil || r.Doc == "" {
 				t.Errorf("model %s: representative %q: %v", m.Name(), r.Doc, err)
 			}
 		}
