@@ -18,9 +18,10 @@ const (
 	ClaimMonotone  = "monotone"  // a metric increases/decreases with a parameter
 	ClaimConverge  = "converge"  // |A − B| falls below eps as a parameter grows
 	ClaimPublished = "published" // a value lies within a tolerance of a published number
+	ClaimArgBest   = "argbest"   // the value of a parameter that gives the best metric moves monotonically with another
 )
 
-var claimKinds = []string{ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished}
+var claimKinds = []string{ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished, ClaimArgBest}
 
 // Aggregations of a compare claim over the matched points.
 const (
@@ -59,8 +60,8 @@ type Claim struct {
 	// always lower" literally: one instance where A is worse fails the point,
 	// and a point where every instance ties is undecided.
 	PerInstance bool
-	// In is the parameter (monotone) and Direction increasing/decreasing;
-	// Strict requires every step to be significant.
+	// In is the parameter (monotone, argbest) and Direction
+	// increasing/decreasing; Strict requires every step to be significant.
 	In, Direction string
 	Strict        bool
 	// As is the parameter that grows (converge), Eps the bound.
@@ -68,17 +69,21 @@ type Claim struct {
 	Eps float64
 	// Value and Tol: the published number and the tolerance (published).
 	Value, Tol float64
+	// Of is the parameter whose best value is sought (argbest) and Goal
+	// says whether best is the lowest ("min") or highest ("max") metric.
+	Of, Goal string
 
 	File      string
 	Line, Col int
 }
 
 var (
-	claimKeys     = []string{"id", "source", "text", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished}
+	claimKeys     = []string{"id", "source", "text", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished, ClaimArgBest}
 	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
 	publishedKeys = []string{"metric", "where", "value", "tol"}
+	argBestKeys   = []string{"metric", "of", "in", "goal", "direction", "where"}
 	shareRE       = regexp.MustCompile(`^share\s*>=\s*([0-9]*\.?[0-9]+)(%?)$`)
 )
 
@@ -143,7 +148,7 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		return nil
 	}
 	bk := join(key, c.Kind)
-	allowed := map[string][]string{ClaimCompare: compareKeys, ClaimMonotone: monotoneKeys, ClaimConverge: convergeKeys, ClaimPublished: publishedKeys}[c.Kind]
+	allowed := map[string][]string{ClaimCompare: compareKeys, ClaimMonotone: monotoneKeys, ClaimConverge: convergeKeys, ClaimPublished: publishedKeys, ClaimArgBest: argBestKeys}[c.Kind]
 	b, ok := p.mapping(body.v, bk, allowed)
 	if !ok {
 		return nil
@@ -282,6 +287,20 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		c.Eps = number("eps")
 		if c.Eps <= 0 {
 			p.errf(at, join(bk, "eps"), "", "eps must be positive")
+		}
+	case ClaimArgBest:
+		c.Of = param("of", true)
+		c.In = param("in", true)
+		if c.Of != "" && c.Of == c.In {
+			p.errf(at, join(bk, "in"), "name two different parameters", "of and in are both %q", c.Of)
+		}
+		c.Goal = "min"
+		if e, ok := b["goal"]; ok {
+			c.Goal, _ = p.oneOf(e.v, join(bk, "goal"), "min", "max")
+		}
+		c.Direction = "increasing"
+		if e, ok := b["direction"]; ok {
+			c.Direction, _ = p.oneOf(e.v, join(bk, "direction"), "increasing", "decreasing")
 		}
 	case ClaimPublished:
 		c.Value = number("value")

@@ -81,6 +81,21 @@ func TestEvaluateClaims(t *testing.T) {
 		{"converge/pass", `converge: {metric: value, series: variant, a: A, b: B, as: size, eps: 0.1}`, cat(series("A", 0.01, 1, 2, 3), series("B", 0.01, 2, 2.5, 3.02)), Pass, "at size=3 (largest)"},
 		{"converge/fail", `converge: {metric: value, series: variant, a: A, b: B, as: size, eps: 0.1}`, cat(series("A", 0.01, 1, 2, 3), series("B", 0.01, 2, 2.5, 3.5)), Fail, "1 fail"},
 		{"converge/inconclusive", `converge: {metric: value, series: variant, a: A, b: B, as: size, eps: 0.1}`, cat(series("A", 0.1, 1, 2, 3), series("B", 0.1, 2, 2.5, 3.05)), Inconclusive, "1 inconclusive"},
+		// argbest: the best variant (A < B < C) by lowest value, per size
+		{"argbest/pass", `argbest: {metric: value, of: variant, in: size}`,
+			cat(series("A", 0.1, 1, 3, 5), series("B", 0.1, 2, 2, 4), series("C", 0.1, 3, 4, 3)), Pass, "best variant by min value: A (size=1), B (size=2), C (size=3)"},
+		{"argbest/fail", `argbest: {metric: value, of: variant, in: size}`,
+			cat(series("A", 0.1, 3, 1), series("B", 0.1, 1, 3)), Fail, "no choice of plausible bests"},
+		{"argbest/decreasing-pass", `argbest: {metric: value, of: variant, in: size, direction: decreasing}`,
+			cat(series("A", 0.1, 3, 1), series("B", 0.1, 1, 3)), Pass, "B (size=1), A (size=2)"},
+		{"argbest/inconclusive-overlap", `argbest: {metric: value, of: variant, in: size}`,
+			cat(series("A", 1, 1, 1.5), series("B", 1, 1.2, 1)), Inconclusive, "the ends' plausible bests overlap"},
+		{"argbest/inconclusive-dip", `argbest: {metric: value, of: variant, in: size}`,
+			// best A, C, B, C: C→B goes the wrong way, but B and C overlap at size 3
+			cat(series("A", 0.1, 1, 5, 5, 5), series("B", 0.3, 2, 3, 2, 3), series("C", 0.3, 3, 2, 2.2, 1)), Inconclusive, "do not move increasingly"},
+		{"argbest/max", `argbest: {metric: value, of: variant, in: size, goal: max}`,
+			cat(series("A", 0.1, 5, 1), series("B", 0.1, 1, 5)), Pass, "best variant by max value: A (size=1), B (size=2)"},
+		{"argbest/one-value", `argbest: {metric: value, of: variant, in: size}`, series("A", 0.1, 1, 2), Inconclusive, "0/1 groups"},
 		// published
 		{"published/pass", `published: {metric: value, where: {size: 2}, value: 2.0, tol: 0.5}`, series("A", 0.1, 1, 2.1, 3), Pass, "1/1 points within tolerance"},
 		{"published/fail", `published: {metric: value, where: {size: 2}, value: 3.0, tol: 0.5}`, series("A", 0.1, 1, 2.1, 3), Fail, "deviation 0.9"},

@@ -142,6 +142,8 @@ func EvaluateClaims(sum, jobs *Frame, schema *simcore.Schema, claims []*Claim) [
 			r = cf.converge(c)
 		case ClaimPublished:
 			r = cf.published(c)
+		case ClaimArgBest:
+			r = cf.argBest(c)
 		}
 		r.Claim, r.ID, r.Source, r.Text = c, c.ID, c.Source, c.Text
 		for _, p := range r.Points {
