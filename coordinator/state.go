@@ -19,13 +19,16 @@ const (
 	StatusFailed   = "failed"
 )
 
-// jobState is one job of one run as the coordinator sees it. It is stored
-// in go-memdb and treated as immutable: an update inserts a modified copy.
+// jobState is one job of one run as the coordinator sees it.
 //
-// It is kept small because a coordinator holds every job of every run in
-// progress: the key is the run's short alias and the job's index rather
-// than two UUID strings, the job ID is 16 bytes, and the sweep name and
-// status strings are shared between jobs.
+// Every job of a run in progress is tracked, but at two depths, because a
+// coordinator holds every job of every run in progress and most jobs only
+// ever go from queued to done: the run's entry keeps one status byte per
+// job (runEntry.status, with the job-ID index ids), and go-memdb holds a
+// jobState only for the jobs with a history worth listing — a failed
+// attempt (retrying) or a final failure — with its error, worker and
+// attempts. lookup merges the two. In memdb a jobState is treated as
+// immutable: an update inserts a modified copy.
 type jobState struct {
 	Key      string // <run alias>/<index>
 	Run      string // run alias
@@ -37,6 +40,31 @@ type jobState struct {
 	Worker   string // set when an attempt failed
 	Error    string
 }
+
+// Status codes of runEntry.status, one byte per job.
+const (
+	codeQueued uint8 = iota
+	codeRetrying
+	codeDone
+	codeFailed
+)
+
+var statusNames = [...]string{codeQueued: StatusQueued, codeRetrying: StatusRetrying, codeDone: StatusDone, codeFailed: StatusFailed}
+
+func statusCode(s string) uint8 {
+	switch s {
+	case StatusRetrying:
+		return codeRetrying
+	case StatusDone:
+		return codeDone
+	case StatusFailed:
+		return codeFailed
+	}
+	return codeQueued
+}
+
+// detailed reports whether a job in that state is kept in memdb.
+func detailed(code uint8) bool { return code == codeRetrying || code == codeFailed }
 
 // workerState is the last heartbeat of a worker.
 type workerState struct {

@@ -3,7 +3,6 @@ package sweep
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"strings"
 
@@ -204,12 +203,10 @@ func (s *Sweep) appendJobs(jobs []Job) ([]Job, error) {
 		}
 		seen[pointID] = w.ordinal
 		for r := 0; r < s.Replicates; r++ {
+			// The replicates of a point share one map (read-only, see
+			// Job.Params): a coordinator holds every job of a submission
+			// at once, and the map is most of a job's size.
 			p := params
-			if r > 0 {
-				// Each job owns its map, so a caller may annotate one
-				// without touching its siblings.
-				p = maps.Clone(params)
-			}
 			seed := instanceSeedCanonical(s.Seed, r, wcanon)
 			jobs = append(jobs, Job{
 				ID:           jobIDCanonical(s.Model, version, canon, r, seed),

@@ -26,7 +26,9 @@ type Job struct {
 	Model        string `json:"model"`
 	ModelVersion string `json:"model_version"`
 	// Params is complete: every parameter of the model's schema, defaults
-	// filled in, derived parameters computed.
+	// filled in, derived parameters computed. The jobs Expand returns for
+	// the replicates of one point share this map: treat it as read-only
+	// (copy it with maps.Clone to change a job's parameters).
 	Params    simcore.Params `json:"params"`
 	Replicate int            `json:"replicate"`
 	// Seed is the instance seed: derived from the master seed, the replicate
