@@ -1,0 +1,133 @@
+package coordinator
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"schedfarm/broker"
+	"schedfarm/sweep"
+)
+
+func newTestCoordinator(t *testing.T) *Coordinator {
+	t.Helper()
+	db, err := newDB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Coordinator{db: db, log: slog.Default(), runs: map[string]*runEntry{}, done: map[uuid.UUID]struct{}{}}
+}
+
+func testJobs(n int, sweeps ...string) []sweep.Job {
+	jobs := make([]sweep.Job, n)
+	for i := range jobs {
+		jobs[i] = sweep.Job{ID: uuid.New(), Index: i, Sweep: sweeps[i%len(sweeps)]}
+	}
+	return jobs
+}
+
+// A job's state moves between the status byte and memdb: details only
+// while it has a failed attempt, and lookup sees one merged state.
+func TestJobStateTransitions(t *testing.T) {
+	c := newTestCoordinator(t)
+	jobs := testJobs(4, "a", "b")
+	jobs[3].ID = jobs[1].ID // the same job in two sweeps: tracked once
+	c.addRun(broker.RunRecord{ID: "r"}, jobs, map[uuid.UUID]bool{jobs[2].ID: true})
+	if got := c.TrackedJobs(); got != 3 {
+		t.Fatalf("tracked %d jobs, want 3 (one duplicate)", got)
+	}
+	rows := func() int {
+		it, err := c.db.Txn(false).Get("jobs", "id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			n++
+		}
+		return n
+	}
+	check := func(id uuid.UUID, status, sweep string, wantRows int) *jobState {
+		t.Helper()
+		st := c.lookup(c.db.Txn(false), "r", id)
+		if st == nil || st.Status != status || st.Sweep != sweep || st.Job != id {
+			t.Fatalf("lookup = %+v, want status %s sweep %s", st, status, sweep)
+		}
+		if n := rows(); n != wantRows {
+			t.Fatalf("%d memdb rows, want %d", n, wantRows)
+		}
+		return st
+	}
+	check(jobs[0].ID, StatusQueued, "a", 0)
+	check(jobs[1].ID, StatusQueued, "b", 0)
+	check(jobs[2].ID, StatusDone, "a", 0) // skipped at submission
+	if c.lookup(c.db.Txn(false), "r", uuid.New()) != nil || c.lookup(c.db.Txn(false), "other", jobs[0].ID) != nil {
+		t.Fatal("lookup of an unknown job or run must be nil")
+	}
+
+	update := func(id uuid.UUID, f func(*jobState)) {
+		txn := c.db.Txn(true)
+		st := c.lookup(txn, "r", id)
+		f(st)
+		c.store(txn, "r", st)
+		txn.Commit()
+	}
+	update(jobs[1].ID, func(st *jobState) { st.Status, st.Error, st.Worker, st.Attempts = StatusRetrying, "boom", "w1", 1 })
+	st := check(jobs[1].ID, StatusRetrying, "b", 1)
+	if st.Error != "boom" || st.Worker != "w1" || st.Attempts != 1 {
+		t.Fatalf("details lost: %+v", st)
+	}
+	update(jobs[1].ID, func(st *jobState) { st.Status, st.Error = StatusFailed, "boom twice" })
+	if st := check(jobs[1].ID, StatusFailed, "b", 1); st.Error != "boom twice" || st.Attempts != 1 {
+		t.Fatalf("details lost: %+v", st)
+	}
+	update(jobs[1].ID, func(st *jobState) { st.Status, st.Error = StatusDone, "" })
+	check(jobs[1].ID, StatusDone, "b", 0) // done: the details go
+	update(jobs[0].ID, func(st *jobState) { st.Status = StatusDone })
+	check(jobs[0].ID, StatusDone, "a", 0)
+}
+
+// Forgetting a run drops exactly its jobs' details: a run whose alias is a
+// prefix of another's ("1" and "10") keeps the other's.
+func TestForgetDropsOnlyItsRun(t *testing.T) {
+	c := newTestCoordinator(t)
+	var first, tenth string
+	var firstJobs, tenthJobs []sweep.Job
+	for i := 1; i <= 36; i++ {
+		run := uuid.NewString()
+		jobs := testJobs(2, "s")
+		c.addRun(broker.RunRecord{ID: run}, jobs, nil)
+		switch c.runs[run].alias {
+		case "1":
+			first, firstJobs = run, jobs
+		case "10":
+			tenth, tenthJobs = run, jobs
+		}
+	}
+	if first == "" || tenth == "" {
+		t.Fatal("aliases 1 and 10 not handed out")
+	}
+	fail := func(run string, id uuid.UUID) {
+		txn := c.db.Txn(true)
+		st := c.lookup(txn, run, id)
+		st.Status, st.Error = StatusFailed, "x"
+		c.store(txn, run, st)
+		txn.Commit()
+	}
+	fail(first, firstJobs[0].ID)
+	fail(tenth, tenthJobs[1].ID)
+	c.forget(first)
+	if st := c.lookup(c.db.Txn(false), tenth, tenthJobs[1].ID); st == nil || st.Status != StatusFailed || st.Error != "x" {
+		t.Fatalf("run 10's failed job after forgetting run 1: %+v", st)
+	}
+	if got, want := c.TrackedJobs(), 35*2; got != want {
+		t.Fatalf("tracked %d jobs, want %d", got, want)
+	}
+	for run := range c.runs {
+		c.forget(run)
+	}
+	if got := c.TrackedJobs(); got != 0 {
+		t.Fatalf("tracked %d jobs after forgetting every run", got)
+	}
+}
