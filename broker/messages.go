@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -77,7 +78,7 @@ func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, erro
 	if raw.Attempts < 0 {
 		return nil, nil, fmt.Errorf("job message with %d earlier attempts", raw.Attempts)
 	}
-	e := decodeJob(raw.Run, raw.Job, reg)
+	e := decodeJob(raw.Run, raw.Job, reg, nil)
 	if e.Err != nil {
 		return nil, nil, e.Err
 	}
@@ -85,17 +86,31 @@ func DecodeJob(data []byte, reg *simcore.Registry) (*JobMsg, simcore.Model, erro
 	return e.Msg, e.Model, nil
 }
 
+// paramsMemo remembers the last parameter object decoded in a message:
+// the replicates of a point travel side by side in a pack with
+// byte-identical parameters, so each distinct object is decoded, checked
+// and completed once per message.
+type paramsMemo struct {
+	raw   []byte
+	model simcore.Model
+	full  simcore.Params
+}
+
 // decodeJob decodes one job of a message of run. The entry's Msg is set
-// even on error, with whatever identity could be read.
-func decodeJob(run string, data json.RawMessage, reg *simcore.Registry) Entry {
+// even on error, with whatever identity could be read. memo may be nil.
+func decodeJob(run string, data json.RawMessage, reg *simcore.Registry, memo *paramsMemo) Entry {
 	var raw struct {
 		sweep.Job
-		Params map[string]json.RawMessage `json:"params"`
+		Params json.RawMessage `json:"params"`
 	}
 	if len(data) == 0 {
 		return Entry{Msg: &JobMsg{Run: run}, Err: fmt.Errorf("job message without a valid run and job ID")}
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	err := json.Unmarshal(data, &raw)
+	if p := bytes.TrimSpace(raw.Params); err == nil && len(p) > 0 && p[0] != '{' && !bytes.Equal(p, []byte("null")) {
+		err = fmt.Errorf("parameters are %s, not an object", p[:min(len(p), 20)])
+	}
+	if err != nil {
 		m := &JobMsg{Run: run}
 		_ = json.Unmarshal(data, &struct {
 			ID    *uuid.UUID `json:"id"`
@@ -117,9 +132,19 @@ func decodeJob(run string, data json.RawMessage, reg *simcore.Registry) Entry {
 		return fail(fmt.Errorf("job %s: model %s version %s requested, this worker has version %s: %w",
 			raw.Job.ID, m.Name(), raw.Job.ModelVersion, m.Version(), ErrNotRunnableHere))
 	}
+	msg := &JobMsg{Run: run, Job: raw.Job}
+	if memo != nil && memo.model == m && bytes.Equal(memo.raw, raw.Params) {
+		// each job owns its map: a model may not see its siblings' changes
+		msg.Job.Params = maps.Clone(memo.full)
+		return Entry{Msg: msg, Model: m}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw.Params, &fields); len(raw.Params) > 0 && err != nil {
+		return fail(fmt.Errorf("job %s: parameters: %w", raw.Job.ID, err))
+	}
 	schema := m.Schema()
-	params := make(simcore.Params, len(raw.Params))
-	for name, rv := range raw.Params {
+	params := make(simcore.Params, len(fields))
+	for name, rv := range fields {
 		p, ok := schema.Param(name)
 		if !ok {
 			return fail(fmt.Errorf("job %s: unknown parameter %q for model %s", raw.Job.ID, name, m.Name()))
@@ -134,7 +159,9 @@ func decodeJob(run string, data json.RawMessage, reg *simcore.Registry) Entry {
 	if err != nil {
 		return fail(fmt.Errorf("job %s: %w", raw.Job.ID, err))
 	}
-	msg := &JobMsg{Run: run, Job: raw.Job}
+	if memo != nil {
+		*memo = paramsMemo{raw: raw.Params, model: m, full: maps.Clone(full)}
+	}
 	msg.Job.Params = full
 	return Entry{Msg: msg, Model: m}
 }
@@ -228,15 +255,16 @@ func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
 	var out []Entry
 	switch {
 	case raw.Jobs == nil:
-		out = []Entry{decodeJob(raw.Run, raw.Job, reg)}
+		out = []Entry{decodeJob(raw.Run, raw.Job, reg, nil)}
 	case raw.Job != nil:
 		return "", nil, fmt.Errorf("job message with both a job and a pack of jobs")
 	case len(raw.Jobs) == 0 || len(raw.Jobs) > MaxPack:
 		return "", nil, fmt.Errorf("pack message of %d jobs (want 1 to %d)", len(raw.Jobs), MaxPack)
 	default:
 		out = make([]Entry, len(raw.Jobs))
+		var memo paramsMemo
 		for i, j := range raw.Jobs {
-			out[i] = decodeJob(raw.Run, j, reg)
+			out[i] = decodeJob(raw.Run, j, reg, &memo)
 		}
 	}
 	for _, e := range out {

@@ -437,6 +437,47 @@ func TestPackRoundTrip(t *testing.T) {
 	}
 }
 
+// TestPackSharedParams: the replicates of a pack carry byte-identical
+// parameters, decoded once per message; each job still owns its map, and a
+// job with other parameters (or a failed one between) is decoded afresh.
+func TestPackSharedParams(t *testing.T) {
+	reg := testRegistry(t)
+	var jobs []*sweep.Job
+	for i := 0; i < 5; i++ {
+		p := fullBenchParams()
+		if i == 3 {
+			p["rows"] = int64(9)
+		}
+		j := benchJob(p)
+		j.ID = uuid.NewSHA1(uuid.Nil, []byte{byte(i)})
+		j.Index, j.Replicate = i, i
+		jobs = append(jobs, j)
+	}
+	data, err := broker.EncodePack("r1", jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, entries, err := broker.DecodeJobs(data, reg)
+	if err != nil || len(entries) != len(jobs) {
+		t.Fatalf("DecodeJobs: %d entries, %v", len(entries), err)
+	}
+	for i, e := range entries {
+		if e.Err != nil || !reflect.DeepEqual(e.Msg.Job, *jobs[i]) {
+			t.Fatalf("job %d: got %+v (%v), want %+v", i, e.Msg.Job, e.Err, *jobs[i])
+		}
+	}
+	entries[0].Msg.Job.Params["rows"] = int64(42)
+	if entries[1].Msg.Job.Params["rows"] != int64(3) || entries[2].Msg.Job.Params["rows"] != int64(3) {
+		t.Error("jobs of a pack share a parameter map")
+	}
+	// identical parameters after a job that failed to decode them
+	bad := `{"id":"56a972f0-979b-5b28-b8e1-03f2770e6168","index":1,"sweep":"s","model":"bench","model_version":"1","params":{"size":-1}}`
+	data = []byte(`{"run":"r1","jobs":[` + bad + `,` + strings.Replace(bad, "56a9", "66a9", 1) + `]}`)
+	if _, entries, err = broker.DecodeJobs(data, reg); err != nil || entries[0].Err == nil || entries[1].Err == nil {
+		t.Errorf("a repeated bad parameter set: %v; entries %+v", err, entries)
+	}
+}
+
 // TestDecodeJobsPerJobErrors: one bad job of a pack spoils neither the
 // others nor the identity needed to record its failure.
 func TestDecodeJobsPerJobErrors(t *testing.T) {
