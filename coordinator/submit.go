@@ -250,6 +250,10 @@ func packsOf(jobs []*sweep.Job, k int) [][]*sweep.Job {
 	return out
 }
 
+// maxInflightBytes bounds the encoded job messages awaiting JetStream's
+// acknowledgement.
+const maxInflightBytes = 4 << 20
+
 // publish sends messages of one job or a pack of jobs each, asynchronously
 // with a bounded number in flight; each carries Nats-Msg-Id = run.job (for
 // a pack: its first job and size), so that a republish inside the dedup
@@ -261,7 +265,7 @@ func (c *Coordinator) publish(ctx context.Context, run string, units [][]*sweep.
 		unit []*sweep.Job
 	}
 	var inflight []pending
-	sent := 0
+	inflightBytes, sent := 0, 0
 	drain := func() error {
 		select {
 		case <-c.farm.JS.PublishAsyncComplete():
@@ -283,7 +287,7 @@ func (c *Coordinator) publish(ctx context.Context, run string, units [][]*sweep.
 				sent += len(p.unit)
 			}
 		}
-		inflight = inflight[:0]
+		inflight, inflightBytes = inflight[:0], 0
 		return nil
 	}
 	for len(units) > 0 {
@@ -304,7 +308,10 @@ func (c *Coordinator) publish(ctx context.Context, run string, units [][]*sweep.
 			return sent, fmt.Errorf("publish job %s: %w", u[0].ID, err)
 		}
 		inflight = append(inflight, pending{fut: fut, unit: u})
-		if len(inflight) >= 2048 {
+		inflightBytes += len(data)
+		// Bounded by count and by bytes: packs of large jobs would
+		// otherwise hold a whole run's encoding in memory at once.
+		if len(inflight) >= 2048 || inflightBytes >= maxInflightBytes {
 			if err := drain(); err != nil {
 				return sent, err
 			}
