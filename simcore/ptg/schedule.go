@@ -181,17 +181,38 @@ func compact(pb *problem, P int, origin float64, pl *plan) (moved int, err error
 		}
 	}
 	for _, v := range pl.order {
-		d := pl.end[v] - pl.start[v]
-		if err := prof.Release(pl.start[v], pl.end[v], pl.alloc[v]); err != nil {
-			return 0, fmt.Errorf("compaction: %w", err)
-		}
+		s, e, k := pl.start[v], pl.end[v], pl.alloc[v]
+		d := e - s
 		tr := math.Max(origin, pl.readyTime(pb, v))
-		t, ok := prof.EarliestFit(pl.alloc[v], d, tr)
-		if ok && t < pl.start[v] {
+		var t float64
+		var ok bool
+		if d > 0 && s+d == e {
+			// Most tasks do not move: ask for a fit before s as if the
+			// task's own reservation were released, without touching the
+			// profile (releasing and re-reserving one interval leaves the
+			// merged step function, hence the profile, unchanged).
+			t, ok = prof.EarliestFitBefore(k, d, tr, s)
+			if !ok {
+				continue
+			}
+			if err := prof.Release(s, e, k); err != nil {
+				return 0, fmt.Errorf("compaction: %w", err)
+			}
+		} else {
+			// An empty task, or s + (e − s) rounding away from e (where
+			// EarliestFitBefore would see [s, s+d) released): release and
+			// refit as the definition says.
+			if err := prof.Release(s, e, k); err != nil {
+				return 0, fmt.Errorf("compaction: %w", err)
+			}
+			t, ok = prof.EarliestFit(k, d, tr)
+			ok = ok && t < s
+		}
+		if ok {
 			pl.start[v], pl.end[v] = t, t+d
 			moved++
 		}
-		if err := prof.Reserve(pl.start[v], pl.end[v], pl.alloc[v]); err != nil {
+		if err := prof.Reserve(pl.start[v], pl.end[v], k); err != nil {
 			return 0, fmt.Errorf("compaction: task %d: %w", v, err)
 		}
 	}
