@@ -72,28 +72,48 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 	}
 	blocked := make([]bool, n)
 	bl := pb.bottomLevels(alloc, nil)
+	// dirty marks the tasks whose bottom level must be recomputed: the
+	// changed task, then the predecessors of every task whose bottom level
+	// did change (the others keep theirs: same inputs, same value).
+	dirty := make([]bool, n)
+	var entries []int // in topological order, so ties go as over pb.topo
+	for _, v := range pb.topo {
+		if len(pb.pred[v]) == 0 {
+			entries = append(entries, v)
+		}
+	}
 	path := make([]int, 0, 64)
 	changed := -1
 	need := 1
 	for {
 		if changed >= 0 {
-			// Only the changed task and the tasks before it in topological
-			// order (its ancestors among them) can change bottom level.
+			// Only the changed task and its ancestors, which all come
+			// before it in topological order, can change bottom level.
+			dirty[changed] = true
 			for i := pos[changed]; i >= 0; i-- {
 				v := pb.topo[i]
+				if !dirty[v] {
+					continue
+				}
+				dirty[v] = false
 				m := 0.0
 				for _, w := range pb.succ[v] {
 					if bl[w] > m {
 						m = bl[w]
 					}
 				}
-				bl[v] = pb.dur(v, alloc[v]) + m
+				if b := pb.dur(v, alloc[v]) + m; b != bl[v] {
+					bl[v] = b
+					for _, u := range pb.pred[v] {
+						dirty[u] = true
+					}
+				}
 			}
 		}
 		// The critical path starts at the entry with the largest bottom level.
 		start, tcp := -1, -1.0
-		for _, v := range pb.topo {
-			if len(pb.pred[v]) == 0 && bl[v] > tcp {
+		for _, v := range entries {
+			if bl[v] > tcp {
 				start, tcp = v, bl[v]
 			}
 		}
