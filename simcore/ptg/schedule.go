@@ -83,7 +83,12 @@ func (m *mapper) place(p int, d, tr float64) float64 {
 // mapStatic places the tasks in the given order (a parent before its
 // children) on P processors from time origin, with the given allocations.
 func mapStatic(pb *problem, alloc []int, order []int, P int, origin float64, pl *plan) {
-	m := newMapper(P, origin)
+	mapStaticOn(newMapper(P, origin), pb, alloc, order, P, origin, pl)
+}
+
+// mapStaticOn is mapStatic on a fresh mapper m of P processors free from
+// origin (a caller mapping many times reuses one buffer).
+func mapStaticOn(m *mapper, pb *problem, alloc []int, order []int, P int, origin float64, pl *plan) {
 	for _, v := range order {
 		p := min(alloc[v], P)
 		d := pb.dur(v, p)
