@@ -72,6 +72,30 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 	}
 	blocked := make([]bool, n)
 	bl := pb.bottomLevels(alloc, nil)
+	// heir[v] is the successor the critical path takes from v: the first
+	// one with the largest bottom level (-1 for an exit task).
+	heir := make([]int, n)
+	for v := range n {
+		heir[v] = heaviest(pb.succ[v], bl)
+	}
+	// next[v], inflated[v] and gain[v] are what the candidate scan needs
+	// of task v at its current allocation, computed when it changes.
+	next := make([]float64, n)
+	inflated := make([]bool, n)
+	gain := make([]float64, n)
+	score := func(v int) {
+		p := alloc[v]
+		next[v] = pb.dur(v, p+1)
+		inflated[v] = opt.MaxInflation > 0 && next[v]*float64(p+1) > opt.MaxInflation*pb.seq[v]
+		if opt.SeedRule {
+			gain[v] = -next[v] / float64(p+1)
+		} else {
+			gain[v] = pb.dur(v, p)/float64(p) - next[v]/float64(p+1)
+		}
+	}
+	for v := range n {
+		score(v)
+	}
 	// dirty marks the tasks whose bottom level must be recomputed: the
 	// changed task, then the predecessors of every task whose bottom level
 	// did change (the others keep theirs: same inputs, same value).
@@ -96,11 +120,11 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 					continue
 				}
 				dirty[v] = false
+				h := heaviest(pb.succ[v], bl)
+				heir[v] = h
 				m := 0.0
-				for _, w := range pb.succ[v] {
-					if bl[w] > m {
-						m = bl[w]
-					}
+				if h >= 0 && bl[h] > m {
+					m = bl[h]
 				}
 				if b := pb.dur(v, alloc[v]) + m; b != bl[v] {
 					bl[v] = b
@@ -125,17 +149,10 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 			return alloc
 		}
 		path = path[:0]
-		for v := start; v >= 0; {
+		for v := start; v >= 0; v = heir[v] {
 			path = append(path, v)
-			next, best := -1, -1.0
-			for _, w := range pb.succ[v] {
-				if bl[w] > best {
-					next, best = w, bl[w]
-				}
-			}
-			v = next
 		}
-		pick, score := -1, 0.0
+		pick, best := -1, 0.0
 		for _, v := range path {
 			p := alloc[v]
 			if blocked[v] || p >= P {
@@ -144,29 +161,20 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 			if opt.LevelCap && levelUse[pb.depth[v]]+1 > P {
 				continue
 			}
-			next := pb.dur(v, p+1)
-			if opt.MaxInflation > 0 && next*float64(p+1) > opt.MaxInflation*pb.seq[v] {
+			if inflated[v] {
 				blocked[v] = true // inflation only grows with p
 				continue
 			}
-			var s float64
-			if opt.SeedRule {
-				s = -next / float64(p+1)
-				if pick < 0 || s > score {
-					pick, score = v, s
-				}
-				continue
-			}
-			s = pb.dur(v, p)/float64(p) - next/float64(p+1)
-			if s > score {
-				pick, score = v, s
+			if gain[v] > best || opt.SeedRule && pick < 0 {
+				pick, best = v, gain[v]
 			}
 		}
 		if pick < 0 {
 			return alloc
 		}
-		area += pb.dur(pick, alloc[pick]+1)*float64(alloc[pick]+1) - pb.dur(pick, alloc[pick])*float64(alloc[pick])
+		area += next[pick]*float64(alloc[pick]+1) - pb.dur(pick, alloc[pick])*float64(alloc[pick])
 		alloc[pick]++
+		score(pick)
 		levelUse[pb.depth[pick]]++
 		changed = pick
 		if tr != nil {
@@ -178,6 +186,18 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 			tr.need = append(tr.need, need)
 		}
 	}
+}
+
+// heaviest returns the first of ws with the largest bottom level (-1 if
+// ws is empty): the critical path's next task.
+func heaviest(ws []int, bl []float64) int {
+	h, best := -1, -1.0
+	for _, w := range ws {
+		if bl[w] > best {
+			h, best = w, bl[w]
+		}
+	}
+	return h
 }
 
 // allocateAll returns allocate(pb, p, opt) for every p = 1..P (index p−1)
