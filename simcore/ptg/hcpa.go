@@ -114,12 +114,14 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 			// Only the changed task and its ancestors, which all come
 			// before it in topological order, can change bottom level.
 			dirty[changed] = true
-			for i := pos[changed]; i >= 0; i-- {
+			pending := 1 // dirty tasks not yet recomputed
+			for i := pos[changed]; pending > 0; i-- {
 				v := pb.topo[i]
 				if !dirty[v] {
 					continue
 				}
 				dirty[v] = false
+				pending--
 				h := heaviest(pb.succ[v], bl)
 				heir[v] = h
 				m := 0.0
@@ -129,7 +131,10 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 				if b := pb.dur(v, alloc[v]) + m; b != bl[v] {
 					bl[v] = b
 					for _, u := range pb.pred[v] {
-						dirty[u] = true
+						if !dirty[u] {
+							dirty[u] = true
+							pending++
+						}
 					}
 				}
 			}
