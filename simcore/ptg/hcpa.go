@@ -106,7 +106,6 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 			entries = append(entries, v)
 		}
 	}
-	path := make([]int, 0, 64)
 	changed := -1
 	need := 1
 	for {
@@ -153,12 +152,9 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 		if tcp <= area/float64(P) {
 			return alloc
 		}
-		path = path[:0]
-		for v := start; v >= 0; v = heir[v] {
-			path = append(path, v)
-		}
+		// Walk the critical path (from start along heir) and pick on it.
 		pick, best := -1, 0.0
-		for _, v := range path {
+		for v := start; v >= 0; v = heir[v] {
 			p := alloc[v]
 			if blocked[v] || p >= P {
 				continue
