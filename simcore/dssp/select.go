@@ -152,16 +152,22 @@ func DPProfits(items []Item, profits []int64, capacity, epsilon float64) ([]bool
 	for k, i := range order {
 		pi, wi := p[i], items[i].Weight
 		row := take[int64(k)*words : int64(k+1)*words]
-		top := reach + pi
-		for q := top; q >= pi; q-- {
-			if w := minW[q-pi] + wi; w < minW[q] && w <= limit {
-				minW[q] = w
+		// q runs from reach + p_i down to p_i: dst[j] is minW[q], src[j]
+		// is minW[q − p_i] with j = q − p_i. Descending j reads each src
+		// entry before this item can have written it (0/1 knapsack); the
+		// two equal-length slices let the compiler drop the bounds checks.
+		dst := minW[pi : reach+pi+1]
+		src := minW[:len(dst)]
+		newReach := reach
+		for j := len(dst) - 1; j >= 0; j-- {
+			if w := src[j] + wi; w < dst[j] && w <= limit {
+				dst[j] = w
+				q := int64(j) + pi
 				row[q>>6] |= 1 << uint(q&63)
-				if q > reach {
-					reach = q
-				}
+				newReach = max(newReach, q)
 			}
 		}
+		reach = newReach
 	}
 	best := int64(0)
 	for q := total; q > 0; q-- {
