@@ -55,7 +55,8 @@ func tol(x float64) float64 { return 1e-9 * math.Max(1, math.Abs(x)) }
 // homogeneous cluster with the real sequential transmission delays.
 func Simulate(ctx context.Context, c Cluster, alg Algorithm, opt Options, tasks []Task, pieces bool) (*Run, error) {
 	s := &simulator{c: c, alg: alg, opt: opt, tasks: tasks, rel: make([]float64, c.N),
-		run: &Run{Outcomes: make([]Outcome, len(tasks))}, pieces: pieces, order: make([]int, c.N)}
+		run: &Run{Outcomes: make([]Outcome, len(tasks))}, pieces: pieces, order: make([]int, c.N),
+		start: make([]float64, c.N), txEnd: make([]float64, c.N), finish: make([]float64, c.N)}
 	s.pl = planner{c: c, alg: alg, opt: opt, a: make([]float64, c.N)}
 	var sim engine.Sim[event]
 	if len(tasks) > 0 {
@@ -111,6 +112,8 @@ type simulator struct {
 	run    *Run
 	pieces bool
 	order  []int
+	// dispatch scratch, N long
+	start, txEnd, finish []float64
 }
 
 // arrive runs the schedulability test for t at time now and reports
@@ -175,22 +178,9 @@ func (s *simulator) arrive(t *Task, now float64) bool {
 // chunk order) and run with the real sequential transmissions.
 func (s *simulator) dispatch(j *job) error {
 	c, t, pl := s.c, j.t, &j.pl
-	for k := range s.order {
-		s.order[k] = k
-	}
-	slices.SortStableFunc(s.order, func(x, y int) int {
-		if s.rel[x] != s.rel[y] {
-			if s.rel[x] < s.rel[y] {
-				return -1
-			}
-			return 1
-		}
-		return x - y
-	})
+	s.sortNodes()
 	n := pl.n
-	start := make([]float64, n)
-	txEnd := make([]float64, n)
-	finish := make([]float64, n)
+	start, txEnd, finish := s.start[:n], s.txEnd[:n], s.finish[:n]
 	switch {
 	case pl.alpha == nil: // User-Split, Eq. 15
 		c.SplitSchedule(t.Sigma, pl.r, start, finish)
@@ -235,6 +225,28 @@ func (s *simulator) dispatch(j *job) error {
 	}
 	s.run.LastFinish = math.Max(s.run.LastFinish, out.Act)
 	return nil
+}
+
+// sortNodes puts the node IDs in s.order by release time, ties by ID: an
+// insertion sort (N is small) with no comparison closure; the key is a
+// total order, so the result is that of any sort.
+func (s *simulator) sortNodes() {
+	o, rel := s.order, s.rel
+	for k := range o {
+		o[k] = k
+	}
+	for i := 1; i < len(o); i++ {
+		x := o[i]
+		j := i
+		for ; j > 0; j-- {
+			y := o[j-1]
+			if rel[y] < rel[x] || rel[y] == rel[x] && y < x {
+				break
+			}
+			o[j] = y
+		}
+		o[j] = x
+	}
 }
 
 func alphaOf(pl *plan, k int) float64 {
