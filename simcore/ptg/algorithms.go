@@ -149,7 +149,7 @@ func Schedule(ctx context.Context, inst Instance, alg string, opt HCPAOptions, t
 	out := &Outcome{Alloc: pl.alloc, Start: pl.start, End: pl.end, Procs: procs, PTG: st.u.ptg, Local: st.u.local,
 		Offset: st.off, CStar: st.cstar, C: make([]float64, len(st.parts)), Moved: moved}
 	for v := range st.u.len() {
-		out.C[st.u.ptg[v]] = math.Max(out.C[st.u.ptg[v]], pl.end[v])
+		out.C[st.u.ptg[v]] = max(out.C[st.u.ptg[v]], pl.end[v])
 		for _, w := range st.u.succ[v] {
 			out.Edges = append(out.Edges, [2]int{v, w})
 		}
@@ -312,7 +312,7 @@ func (st *state) fairness(f2 bool) *plan {
 		m := 0.0
 		for v := st.off[i]; v < st.off[i]+st.parts[i].len(); v++ {
 			if !placed[v] {
-				m = math.Max(m, bl[v])
+				m = max(m, bl[v])
 			}
 		}
 		return m

@@ -1,7 +1,5 @@
 package ptg
 
-import "math"
-
 // HCPAOptions are the open readings of the improved HCPA allocation
 // (SPECS.md §6.3–6.4).
 type HCPAOptions struct {
@@ -241,7 +239,7 @@ func criticalPath(pb *problem, alloc []int) float64 {
 	bl := pb.bottomLevels(alloc, nil)
 	m := 0.0
 	for _, x := range bl {
-		m = math.Max(m, x)
+		m = max(m, x)
 	}
 	return m
 }

@@ -247,7 +247,7 @@ func mrt(jobs []*moldableJob, m int) (float64, []int) {
 	}
 	lb /= float64(m)
 	for _, j := range jobs {
-		lb = math.Max(lb, j.time(m))
+		lb = max(lb, j.time(m))
 	}
 	allot, ok := mrtTest(jobs, m, ub)
 	for !ok { // cannot happen with monotone times; guard against rounding
@@ -296,7 +296,7 @@ func kShelves(jobs []*moldableJob, m int, omega float64, mrtAllot []int) []box {
 	n := len(jobs)
 	tmin := math.Inf(1)
 	for _, j := range jobs {
-		tmin = math.Min(tmin, j.time(m))
+		tmin = min(tmin, j.time(m))
 	}
 	K := 1
 	if omega > tmin && tmin > 0 {

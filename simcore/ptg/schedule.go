@@ -25,7 +25,7 @@ func newPlan(n int) *plan {
 func (pl *plan) makespan() float64 {
 	m := 0.0
 	for _, e := range pl.end {
-		m = math.Max(m, e)
+		m = max(m, e)
 	}
 	return m
 }
@@ -34,7 +34,7 @@ func (pl *plan) makespan() float64 {
 func (pl *plan) readyTime(pb *problem, v int) float64 {
 	t := 0.0
 	for _, u := range pb.pred[v] {
-		t = math.Max(t, pl.end[u])
+		t = max(t, pl.end[u])
 	}
 	return t
 }
@@ -66,7 +66,7 @@ func (m *mapper) place(p int, d, tr float64) float64 {
 	k := sort.Search(len(f), func(i int) bool { return f[i] > tr })
 	lo := k - min(p, k)
 	hi := lo + p
-	start := math.Max(tr, f[hi-1])
+	start := max(tr, f[hi-1])
 	end := start + d
 	// Remove the window [lo, hi) and insert p copies of end in order.
 	j := hi
@@ -92,7 +92,7 @@ func mapStaticOn(m *mapper, pb *problem, alloc []int, order []int, P int, origin
 	for _, v := range order {
 		p := min(alloc[v], P)
 		d := pb.dur(v, p)
-		tr := math.Max(origin, pl.readyTime(pb, v))
+		tr := max(origin, pl.readyTime(pb, v))
 		s := m.place(p, d, tr)
 		pl.alloc[v], pl.start[v], pl.end[v] = p, s, s+d
 		pl.order = append(pl.order, v)
@@ -188,7 +188,7 @@ func compact(pb *problem, P int, origin float64, pl *plan) (moved int, err error
 	for _, v := range pl.order {
 		s, e, k := pl.start[v], pl.end[v], pl.alloc[v]
 		d := e - s
-		tr := math.Max(origin, pl.readyTime(pb, v))
+		tr := max(origin, pl.readyTime(pb, v))
 		var t float64
 		var ok bool
 		if d > 0 && s+d == e {
@@ -246,7 +246,7 @@ func assignProcessors(pl *plan, P int) ([][]int, error) {
 	for _, v := range byStart {
 		got := make([]int, 0, pl.alloc[v])
 		for i := 0; i < P && len(got) < pl.alloc[v]; i++ {
-			if free[i] <= pl.start[v]+1e-9*math.Max(1, math.Abs(pl.start[v])) {
+			if free[i] <= pl.start[v]+1e-9*max(1, math.Abs(pl.start[v])) {
 				got = append(got, i)
 			}
 		}
