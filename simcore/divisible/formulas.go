@@ -91,7 +91,7 @@ func (c Cluster) dltPartition(sigma float64, r []float64, alpha []float64, integ
 	cps := func(i int) float64 { // Eq. 1
 		v := e / (e + rn - r[i]) * c.Cps
 		if integer {
-			v = math.Min(math.Ceil(v-1e-9), c.Cps) // Cps_i <= Cps (Assertion 3)
+			v = min(math.Ceil(v-1e-9), c.Cps) // Cps_i <= Cps (Assertion 3)
 		}
 		return v
 	}
@@ -123,7 +123,7 @@ func (c Cluster) dltPartition(sigma float64, r []float64, alpha []float64, integ
 func (c Cluster) DLTExecute(sigma float64, r, alpha, start, txEnd, finish []float64) {
 	prev := math.Inf(-1)
 	for i := range r {
-		s := math.Max(r[i], prev)
+		s := max(r[i], prev)
 		start[i] = s
 		prev = s + alpha[i]*sigma*c.Cms
 		txEnd[i] = prev
@@ -172,7 +172,7 @@ func (c Cluster) splitSchedule(sigma float64, r, start, finish []float64, intege
 	for i := range r {
 		s := r[i]
 		if i > 0 {
-			s = math.Max(r[i], start[i-1]+tx)
+			s = max(r[i], start[i-1]+tx)
 		}
 		start[i] = s
 		finish[i] = s + run

@@ -76,7 +76,7 @@ type planner struct {
 	merge, start, txEnd []float64
 }
 
-func (p *planner) avail(k int) float64 { return math.Max(p.a[k], p.head) }
+func (p *planner) avail(k int) float64 { return max(p.a[k], p.head) }
 
 // count returns AN(τ): how many nodes are available by τ.
 func (p *planner) count(tau float64) int {

@@ -48,7 +48,7 @@ const (
 type event struct{ idx, gen int }
 
 // tol absorbs floating-point rounding in deadline and Theorem 4 checks.
-func tol(x float64) float64 { return 1e-9 * math.Max(1, math.Abs(x)) }
+func tol(x float64) float64 { return 1e-9 * max(1, math.Abs(x)) }
 
 // Simulate runs algorithm alg on the tasks (ordered by arrival) and returns
 // every task's outcome. Execution follows the admitted plans on the
@@ -162,10 +162,10 @@ func (s *simulator) arrive(t *Task, now float64) bool {
 	})
 	p := &s.pl
 	for k, r := range s.rel {
-		p.a[k] = math.Max(r, now)
+		p.a[k] = max(r, now)
 	}
 	slices.Sort(p.a)
-	p.head = math.Max(s.head, now)
+	p.head = max(s.head, now)
 	planned, ok := p.test(list)
 	if !ok {
 		return false
@@ -200,7 +200,7 @@ func (s *simulator) dispatch(j *job) error {
 			return fmt.Errorf("divisible: task %d: node %d free at %v, head at %v, but planned from %v (internal error)",
 				t.ID, node, s.rel[node], s.head, pl.r[k])
 		}
-		out.Act = math.Max(out.Act, finish[k])
+		out.Act = max(out.Act, finish[k])
 		if s.alg.Part == DLT && finish[k] > pl.est+tol(pl.est) {
 			s.run.Thm4Violations++
 		}
@@ -223,7 +223,7 @@ func (s *simulator) dispatch(j *job) error {
 	if out.Act > dl+tol(dl) {
 		s.run.DeadlineMisses++
 	}
-	s.run.LastFinish = math.Max(s.run.LastFinish, out.Act)
+	s.run.LastFinish = max(s.run.LastFinish, out.Act)
 	return nil
 }
 
