@@ -2,7 +2,6 @@ package dssp
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	"schedfarm/simcore/rng"
@@ -73,7 +72,7 @@ func (d *Dispatch) WorkBefore(t float64) float64 {
 	w := 0.0
 	for _, s := range d.spans {
 		if s[0] < t {
-			w += math.Min(s[1], t) - s[0]
+			w += min(s[1], t) - s[0]
 		}
 	}
 	return w
@@ -111,7 +110,7 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 		for g := len(st) - 1; g >= 0; g-- {
 			m := 0.0
 			for _, l := range st[g] {
-				m = math.Max(m, l)
+				m = max(m, l)
 			}
 			tail[g] = tail[g+1] + m
 		}

@@ -225,7 +225,7 @@ func gamma(r *rng.Rand, shape float64) float64 {
 func poisson(r *rng.Rand, lambda float64) int {
 	n := 0
 	for lambda > 0 {
-		step := math.Min(lambda, 500)
+		step := min(lambda, 500)
 		lambda -= step
 		l, p := math.Exp(-step), 1.0
 		for {

@@ -281,7 +281,7 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 		// Theorem 4: r = 1 − (1 − 1/P)·T∞max/D over the candidates.
 		tmax := 0.0
 		for _, i := range cand {
-			tmax = math.Max(tmax, keys[i].TInf)
+			tmax = max(tmax, keys[i].TInf)
 		}
 		capacity = (1 - (1-1/float64(cfg.P))*tmax/cfg.D) * float64(cfg.P) * cfg.D
 	}
@@ -335,7 +335,7 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 			return nil, fmt.Errorf("night %d: selection gap: %w", night.ID, err)
 		}
 		if opt > 0 {
-			out.Gap = math.Max(0, (opt-out.SelectedReward)/opt)
+			out.Gap = max(0, (opt-out.SelectedReward)/opt)
 		}
 	}
 	var jobs []Job
@@ -403,7 +403,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 		dropped += int64(o.Dropped)
 		selected += int64(len(o.Jobs))
 		selReward += o.SelectedReward
-		gap = math.Max(gap, o.Gap)
+		gap = max(gap, o.Gap)
 		total += o.TotalReward
 		d := o.Dispatch
 		for k, i := range o.Jobs {
@@ -417,7 +417,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 				late++
 			}
 		}
-		makespan = math.Max(makespan, d.Makespan)
+		makespan = max(makespan, d.Makespan)
 		sumMakespan += d.Makespan
 		work += d.Work
 		pdTotal += float64(cfg.P) * cfg.D

@@ -19,7 +19,7 @@ type Item struct {
 // capacity (CPU-hours).
 const capTol = 1e-9
 
-func fits(used, w, capacity float64) bool { return used+w <= capacity+capTol*math.Max(1, capacity) }
+func fits(used, w, capacity float64) bool { return used+w <= capacity+capTol*max(1, capacity) }
 
 // Ties says how greedy selection orders jobs of equal R/T1. It decides the
 // whole selection under size-dependent rewards (R = T1: every ratio is 1).
@@ -147,7 +147,7 @@ func DPProfits(items []Item, profits []int64, capacity, epsilon float64) ([]bool
 	// entries above it stay +Inf, so the scan starts at reach + p_i, and an
 	// entry that would exceed the capacity is never written (it could only
 	// grow heavier later).
-	limit := capacity + capTol*math.Max(1, capacity)
+	limit := capacity + capTol*max(1, capacity)
 	var reach int64
 	for k, i := range order {
 		pi, wi := p[i], items[i].Weight
@@ -229,12 +229,12 @@ func BranchAndBound(items []Item, capacity float64, teamCaps map[int]float64, no
 		for k := from; k < n && used < capacity; k++ {
 			room := capacity - used
 			if t := team[k]; t >= 0 {
-				room = math.Min(room, caps[t]-scratch[t])
+				room = min(room, caps[t]-scratch[t])
 			}
 			if room <= 0 {
 				continue
 			}
-			f := math.Min(1, room/w[k])
+			f := min(1, room/w[k])
 			b += f * r[k]
 			used += f * w[k]
 			if t := team[k]; t >= 0 {
