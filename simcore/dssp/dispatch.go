@@ -187,21 +187,11 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 		return t, true
 	}
 
-	idle := &minHeap[int]{less: func(a, b int) bool { return a < b }, items: make([]int, 0, p)}
+	idle := &procHeap{items: make([]int, 0, p)}
 	for i := 0; i < p; i++ {
 		idle.items = append(idle.items, i) // ascending: already a heap
 	}
-	type running struct {
-		end  float64
-		proc int
-		task int
-	}
-	run := &minHeap[running]{less: func(a, b running) bool {
-		if a.end != b.end {
-			return a.end < b.end
-		}
-		return a.proc < b.proc
-	}}
+	run := &runHeap{items: make([]running, 0, p)}
 	for j := range jobs {
 		ready(j)
 	}
