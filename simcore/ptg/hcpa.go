@@ -30,7 +30,7 @@ var DefaultHCPA = HCPAOptions{LevelCap: true, MaxInflation: 3}
 // path of its longest entry. Each iteration costs O(V + E); the number of
 // iterations is the number of processors handed out.
 func allocate(pb *problem, P int, opt HCPAOptions) []int {
-	return hcpa(pb, P, opt, nil, nil)
+	return hcpa(pb, P, opt, nil, nil, nil)
 }
 
 // hcpaTrace records one allocation run: the task picked at each step, and
@@ -44,9 +44,47 @@ type hcpaTrace struct {
 	need      []int
 }
 
+// hcpaBuf holds hcpa's working slices, so that allocateAll's runs (one per
+// bound) allocate them once. pos and entries depend on the problem only.
+type hcpaBuf struct {
+	pb                           *problem
+	pos, entries, levelUse, heir []int
+	blocked, inflated, dirty     []bool
+	bl, next, gain               []float64
+}
+
+// reset sizes the slices for pb and clears those hcpa accumulates into.
+func (b *hcpaBuf) reset(pb *problem) {
+	n := pb.len()
+	if b.pb != pb {
+		b.pb = pb
+		b.pos = grow(b.pos, n) // position in the topological order
+		for i, v := range pb.topo {
+			b.pos[v] = i
+		}
+		b.entries = b.entries[:0] // in topological order, so ties go as over pb.topo
+		for _, v := range pb.topo {
+			if len(pb.pred[v]) == 0 {
+				b.entries = append(b.entries, v)
+			}
+		}
+	}
+	b.levelUse = grow(b.levelUse, n)
+	clear(b.levelUse)
+	b.heir = grow(b.heir, n)
+	b.blocked = grow(b.blocked, n)
+	clear(b.blocked)
+	b.inflated = grow(b.inflated, n)
+	b.dirty = grow(b.dirty, n)
+	clear(b.dirty)
+	b.bl = grow(b.bl, n)
+	b.next = grow(b.next, n)
+	b.gain = grow(b.gain, n)
+}
+
 // hcpa runs the allocation loop from init (all ones if nil), recording it
-// in tr if not nil.
-func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int {
+// in tr if not nil, in buf's slices (fresh ones if nil).
+func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace, buf *hcpaBuf) []int {
 	n := pb.len()
 	alloc := make([]int, n)
 	for v := range alloc {
@@ -58,29 +96,27 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 	if n == 0 {
 		return alloc
 	}
-	area := 0.0
-	levelUse := make([]int, n)
-	pos := make([]int, n) // position in the topological order
-	for i, v := range pb.topo {
-		pos[v] = i
+	if buf == nil {
+		buf = &hcpaBuf{}
 	}
+	buf.reset(pb)
+	area := 0.0
+	levelUse, pos := buf.levelUse, buf.pos
 	for v := range n {
 		area += pb.dur(v, alloc[v]) * float64(alloc[v])
 		levelUse[pb.depth[v]] += alloc[v]
 	}
-	blocked := make([]bool, n)
-	bl := pb.bottomLevels(alloc, nil)
+	blocked := buf.blocked
+	bl := pb.bottomLevels(alloc, buf.bl)
 	// heir[v] is the successor the critical path takes from v: the first
 	// one with the largest bottom level (-1 for an exit task).
-	heir := make([]int, n)
+	heir := buf.heir
 	for v := range n {
 		heir[v] = heaviest(pb.succ[v], bl)
 	}
 	// next[v], inflated[v] and gain[v] are what the candidate scan needs
 	// of task v at its current allocation, computed when it changes.
-	next := make([]float64, n)
-	inflated := make([]bool, n)
-	gain := make([]float64, n)
+	next, inflated, gain := buf.next, buf.inflated, buf.gain
 	score := func(v int) {
 		p := alloc[v]
 		next[v] = pb.dur(v, p+1)
@@ -97,13 +133,7 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 	// dirty marks the tasks whose bottom level must be recomputed: the
 	// changed task, then the predecessors of every task whose bottom level
 	// did change (the others keep theirs: same inputs, same value).
-	dirty := make([]bool, n)
-	var entries []int // in topological order, so ties go as over pb.topo
-	for _, v := range pb.topo {
-		if len(pb.pred[v]) == 0 {
-			entries = append(entries, v)
-		}
-	}
+	dirty, entries := buf.dirty, buf.entries
 	changed := -1
 	need := 1
 	for {
@@ -209,7 +239,8 @@ func heaviest(ws []int, bl []float64) int {
 func allocateAll(pb *problem, P int, opt HCPAOptions) [][]int {
 	out := make([][]int, P)
 	tr := &hcpaTrace{}
-	out[P-1] = hcpa(pb, P, opt, nil, tr)
+	var buf hcpaBuf
+	out[P-1] = hcpa(pb, P, opt, nil, tr, &buf)
 	for p := 1; p < P; p++ {
 		k := 0
 		for ; k < len(tr.picks); k++ {
@@ -228,7 +259,7 @@ func allocateAll(pb *problem, P int, opt HCPAOptions) [][]int {
 			out[p-1] = alloc
 			continue
 		}
-		out[p-1] = hcpa(pb, p, opt, alloc, nil)
+		out[p-1] = hcpa(pb, p, opt, alloc, nil, &buf)
 	}
 	return out
 }
