@@ -50,7 +50,7 @@ type hcpaBuf struct {
 	pb                           *problem
 	pos, entries, levelUse, heir []int
 	blocked, inflated, dirty     []bool
-	bl, next, gain               []float64
+	bl, cur, next, gain          []float64
 }
 
 // reset sizes the slices for pb and clears those hcpa accumulates into.
@@ -80,6 +80,7 @@ func (b *hcpaBuf) reset(pb *problem) {
 	b.bl = grow(b.bl, n)
 	b.next = grow(b.next, n)
 	b.gain = grow(b.gain, n)
+	b.cur = grow(b.cur, n)
 }
 
 // hcpa runs the allocation loop from init (all ones if nil), recording it
@@ -116,15 +117,17 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace, buf *h
 	}
 	// next[v], inflated[v] and gain[v] are what the candidate scan needs
 	// of task v at its current allocation, computed when it changes.
-	next, inflated, gain := buf.next, buf.inflated, buf.gain
+	// cur[v] is T(v, p_v), next[v] T(v, p_v + 1).
+	cur, next, inflated, gain := buf.cur, buf.next, buf.inflated, buf.gain
 	score := func(v int) {
 		p := alloc[v]
+		cur[v] = pb.dur(v, p)
 		next[v] = pb.dur(v, p+1)
 		inflated[v] = opt.MaxInflation > 0 && next[v]*float64(p+1) > opt.MaxInflation*pb.seq[v]
 		if opt.SeedRule {
 			gain[v] = -next[v] / float64(p+1)
 		} else {
-			gain[v] = pb.dur(v, p)/float64(p) - next[v]/float64(p+1)
+			gain[v] = cur[v]/float64(p) - next[v]/float64(p+1)
 		}
 	}
 	for v := range n {
@@ -155,7 +158,7 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace, buf *h
 				if h >= 0 && bl[h] > m {
 					m = bl[h]
 				}
-				if b := pb.dur(v, alloc[v]) + m; b != bl[v] {
+				if b := cur[v] + m; b != bl[v] {
 					bl[v] = b
 					for _, u := range pb.pred[v] {
 						if !dirty[u] {
@@ -201,7 +204,7 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace, buf *h
 		if pick < 0 {
 			return alloc
 		}
-		area += next[pick]*float64(alloc[pick]+1) - pb.dur(pick, alloc[pick])*float64(alloc[pick])
+		area += next[pick]*float64(alloc[pick]+1) - cur[pick]*float64(alloc[pick])
 		alloc[pick]++
 		score(pick)
 		levelUse[pb.depth[pick]]++

@@ -63,7 +63,17 @@ func newMapper(P int, origin float64) *mapper {
 // returns its start. O(log P + P).
 func (m *mapper) place(p int, d, tr float64) float64 {
 	f := m.free
-	k := sort.Search(len(f), func(i int) bool { return f[i] > tr })
+	// k = sort.Search(len(f), func(i int) bool { return f[i] > tr }),
+	// without the closure.
+	k, hi0 := 0, len(f)
+	for k < hi0 {
+		h := int(uint(k+hi0) >> 1)
+		if f[h] > tr {
+			hi0 = h
+		} else {
+			k = h + 1
+		}
+	}
 	lo := k - min(p, k)
 	hi := lo + p
 	start := max(tr, f[hi-1])
