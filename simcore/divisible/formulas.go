@@ -45,6 +45,11 @@ func (c Cluster) OPRFractions(n int) []float64 {
 // Eq. 14 and the text below it of the divisible-load paper (seed 001); the
 // same formula is n_min of OPR-MN (SPECS.md §1.4).
 func (c Cluster) NMin(sigma, dl, start float64) (n int, ok bool) {
+	return c.nMin(sigma, dl, start, math.Log(c.Beta()))
+}
+
+// nMin is NMin with ln β given (the schedulability test computes it once).
+func (c Cluster) nMin(sigma, dl, start, logBeta float64) (n int, ok bool) {
 	slack := dl - start
 	if slack <= 0 {
 		return 0, false
@@ -53,7 +58,7 @@ func (c Cluster) NMin(sigma, dl, start float64) (n int, ok bool) {
 	if gamma <= 0 {
 		return 0, false
 	}
-	x := math.Ceil(math.Log(gamma) / math.Log(c.Beta()))
+	x := math.Ceil(math.Log(gamma) / logBeta)
 	if x < 1 {
 		x = 1
 	}

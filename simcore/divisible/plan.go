@@ -65,13 +65,14 @@ const (
 // planner runs the schedulability test of Figure 2 (seed 001 §4.2) on a
 // snapshot of the availability of the nodes.
 type planner struct {
-	c    Cluster
-	alg  Algorithm
-	opt  Options
-	a    []float64 // node availabilities, ascending
-	head float64   // head node free time
-	buf  []float64 // scratch
-	buf2 []float64
+	c       Cluster
+	alg     Algorithm
+	opt     Options
+	a       []float64 // node availabilities, ascending
+	head    float64   // head node free time
+	logBeta float64   // ln β of c, for NMin; set by the simulator
+	buf     []float64 // scratch
+	buf2    []float64
 	// merge is commit's scratch; start and txEnd are dltPlan's (N each).
 	merge, start, txEnd []float64
 }
@@ -205,7 +206,7 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 		}
 		return p.oprPlan(t, c.N, s), fit
 	case OPRMN:
-		n, ok := c.NMin(t.Sigma, dl, tau)
+		n, ok := c.nMin(t.Sigma, dl, tau, p.logBeta)
 		if !ok {
 			return plan{}, impossible
 		}
@@ -218,7 +219,7 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 		}
 		return plan{}, notYet
 	case DLT:
-		n, ok := c.NMin(t.Sigma, dl, tau) // ñ_min with r_n = τ, Eq. 14
+		n, ok := c.nMin(t.Sigma, dl, tau, p.logBeta) // ñ_min with r_n = τ, Eq. 14
 		if !ok {
 			return plan{}, impossible
 		}

@@ -57,7 +57,7 @@ func Simulate(ctx context.Context, c Cluster, alg Algorithm, opt Options, tasks 
 	s := &simulator{c: c, alg: alg, opt: opt, tasks: tasks, rel: make([]float64, c.N),
 		run: &Run{Outcomes: make([]Outcome, len(tasks))}, pieces: pieces, order: make([]int, c.N),
 		start: make([]float64, c.N), txEnd: make([]float64, c.N), finish: make([]float64, c.N)}
-	s.pl = planner{c: c, alg: alg, opt: opt, a: make([]float64, c.N)}
+	s.pl = planner{c: c, alg: alg, opt: opt, a: make([]float64, c.N), logBeta: math.Log(c.Beta())}
 	var sim engine.Sim[event]
 	if len(tasks) > 0 {
 		sim.Schedule(tasks[0].A, evArrival, event{idx: 0})
