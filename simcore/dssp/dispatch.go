@@ -102,7 +102,11 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 		return nil, fmt.Errorf("dispatch: RANDOM needs a random stream")
 	}
 	// Flat task table: stageStart[j][g] indexes the first task of stage g.
-	var tasks []runTask
+	nt := 0
+	for j := range jobs {
+		nt += jobs[j].NTasks()
+	}
+	tasks := make([]runTask, 0, nt)
 	stageStart := make([][]int, len(jobs))
 	for j := range jobs {
 		st := jobs[j].Stages
