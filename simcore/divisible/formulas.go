@@ -45,6 +45,11 @@ func (c Cluster) OPRFractions(n int) []float64 {
 // Eq. 14 and the text below it of the divisible-load paper (seed 001); the
 // same formula is n_min of OPR-MN (SPECS.md §1.4).
 func (c Cluster) NMin(sigma, dl, start float64) (n int, ok bool) {
+	return c.nMin(sigma, dl, start, math.Log(c.Beta()))
+}
+
+// nMin is NMin with ln β given (the schedulability test computes it once).
+func (c Cluster) nMin(sigma, dl, start, logBeta float64) (n int, ok bool) {
 	slack := dl - start
 	if slack <= 0 {
 		return 0, false
@@ -53,7 +58,7 @@ func (c Cluster) NMin(sigma, dl, start float64) (n int, ok bool) {
 	if gamma <= 0 {
 		return 0, false
 	}
-	x := math.Ceil(math.Log(gamma) / math.Log(c.Beta()))
+	x := math.Ceil(math.Log(gamma) / logBeta)
 	if x < 1 {
 		x = 1
 	}
@@ -91,7 +96,7 @@ func (c Cluster) dltPartition(sigma float64, r []float64, alpha []float64, integ
 	cps := func(i int) float64 { // Eq. 1
 		v := e / (e + rn - r[i]) * c.Cps
 		if integer {
-			v = math.Min(math.Ceil(v-1e-9), c.Cps) // Cps_i <= Cps (Assertion 3)
+			v = min(math.Ceil(v-1e-9), c.Cps) // Cps_i <= Cps (Assertion 3)
 		}
 		return v
 	}
@@ -123,7 +128,7 @@ func (c Cluster) dltPartition(sigma float64, r []float64, alpha []float64, integ
 func (c Cluster) DLTExecute(sigma float64, r, alpha, start, txEnd, finish []float64) {
 	prev := math.Inf(-1)
 	for i := range r {
-		s := math.Max(r[i], prev)
+		s := max(r[i], prev)
 		start[i] = s
 		prev = s + alpha[i]*sigma*c.Cms
 		txEnd[i] = prev
@@ -172,7 +177,7 @@ func (c Cluster) splitSchedule(sigma float64, r, start, finish []float64, intege
 	for i := range r {
 		s := r[i]
 		if i > 0 {
-			s = math.Max(r[i], start[i-1]+tx)
+			s = max(r[i], start[i-1]+tx)
 		}
 		start[i] = s
 		finish[i] = s + run

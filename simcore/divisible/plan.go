@@ -65,16 +65,19 @@ const (
 // planner runs the schedulability test of Figure 2 (seed 001 §4.2) on a
 // snapshot of the availability of the nodes.
 type planner struct {
-	c    Cluster
-	alg  Algorithm
-	opt  Options
-	a    []float64 // node availabilities, ascending
-	head float64   // head node free time
-	buf  []float64 // scratch
-	buf2 []float64
+	c       Cluster
+	alg     Algorithm
+	opt     Options
+	a       []float64 // node availabilities, ascending
+	head    float64   // head node free time
+	logBeta float64   // ln β of c, for NMin; set by the simulator
+	buf     []float64 // scratch
+	buf2    []float64
+	// merge is commit's scratch; start and txEnd are dltPlan's (N each).
+	merge, start, txEnd []float64
 }
 
-func (p *planner) avail(k int) float64 { return math.Max(p.a[k], p.head) }
+func (p *planner) avail(k int) float64 { return max(p.a[k], p.head) }
 
 // count returns AN(τ): how many nodes are available by τ.
 func (p *planner) count(tau float64) int {
@@ -153,10 +156,31 @@ func (p *planner) test(list []*job) (planned []*job, ok bool) {
 // commit reserves the plan's nodes and the head node.
 func (p *planner) commit(j *job, pl plan) {
 	j.pl = pl
-	for k := 0; k < pl.n; k++ {
-		p.a[k] = pl.nodeEnd[k]
+	// p.a is sorted; its first n entries become the plan's node ends. Sort
+	// those few (usually already in order) and merge them with the sorted
+	// rest: the sorted multiset, as sorting all of p.a would give.
+	n := pl.n
+	if len(p.merge) < len(p.a) {
+		p.merge = make([]float64, len(p.a))
 	}
-	slices.Sort(p.a)
+	ends, rest := p.merge[:n], p.merge[n:len(p.a)]
+	copy(ends, pl.nodeEnd[:n])
+	copy(rest, p.a[n:])
+	for i := 1; i < n; i++ {
+		for k := i; k > 0 && ends[k] < ends[k-1]; k-- {
+			ends[k], ends[k-1] = ends[k-1], ends[k]
+		}
+	}
+	i, k := 0, 0
+	for o := range p.a {
+		if k == len(rest) || i < n && ends[i] <= rest[k] {
+			p.a[o] = ends[i]
+			i++
+		} else {
+			p.a[o] = rest[k]
+			k++
+		}
+	}
 	p.head = pl.dd
 }
 
@@ -168,6 +192,8 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 	if cap(p.buf) < c.N {
 		p.buf = make([]float64, c.N)
 		p.buf2 = make([]float64, c.N)
+		p.start = make([]float64, c.N)
+		p.txEnd = make([]float64, c.N)
 	}
 	switch p.alg.Part {
 	case OPRAN:
@@ -180,7 +206,7 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 		}
 		return p.oprPlan(t, c.N, s), fit
 	case OPRMN:
-		n, ok := c.NMin(t.Sigma, dl, tau)
+		n, ok := c.nMin(t.Sigma, dl, tau, p.logBeta)
 		if !ok {
 			return plan{}, impossible
 		}
@@ -193,7 +219,7 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 		}
 		return plan{}, notYet
 	case DLT:
-		n, ok := c.NMin(t.Sigma, dl, tau) // ñ_min with r_n = τ, Eq. 14
+		n, ok := c.nMin(t.Sigma, dl, tau, p.logBeta) // ñ_min with r_n = τ, Eq. 14
 		if !ok {
 			return plan{}, impossible
 		}
@@ -260,8 +286,7 @@ func (p *planner) oprPlan(t *Task, n int, s float64) plan {
 func (p *planner) dltPlan(t *Task, r, alpha []float64, est float64) plan {
 	n := len(r)
 	pl := plan{n: n, r: slices.Clone(r), alpha: slices.Clone(alpha), nodeEnd: make([]float64, n), est: est, first: r[0]}
-	start := make([]float64, n)
-	txEnd := make([]float64, n)
+	start, txEnd := p.start[:n], p.txEnd[:n]
 	p.c.DLTExecute(t.Sigma, pl.r, pl.alpha, start, txEnd, pl.nodeEnd)
 	pl.dd = txEnd[n-1]
 	for k := range pl.nodeEnd {

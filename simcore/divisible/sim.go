@@ -48,15 +48,16 @@ const (
 type event struct{ idx, gen int }
 
 // tol absorbs floating-point rounding in deadline and Theorem 4 checks.
-func tol(x float64) float64 { return 1e-9 * math.Max(1, math.Abs(x)) }
+func tol(x float64) float64 { return 1e-9 * max(1, math.Abs(x)) }
 
 // Simulate runs algorithm alg on the tasks (ordered by arrival) and returns
 // every task's outcome. Execution follows the admitted plans on the
 // homogeneous cluster with the real sequential transmission delays.
 func Simulate(ctx context.Context, c Cluster, alg Algorithm, opt Options, tasks []Task, pieces bool) (*Run, error) {
 	s := &simulator{c: c, alg: alg, opt: opt, tasks: tasks, rel: make([]float64, c.N),
-		run: &Run{Outcomes: make([]Outcome, len(tasks))}, pieces: pieces, order: make([]int, c.N)}
-	s.pl = planner{c: c, alg: alg, opt: opt, a: make([]float64, c.N)}
+		run: &Run{Outcomes: make([]Outcome, len(tasks))}, pieces: pieces, order: make([]int, c.N),
+		start: make([]float64, c.N), txEnd: make([]float64, c.N), finish: make([]float64, c.N)}
+	s.pl = planner{c: c, alg: alg, opt: opt, a: make([]float64, c.N), logBeta: math.Log(c.Beta())}
 	var sim engine.Sim[event]
 	if len(tasks) > 0 {
 		sim.Schedule(tasks[0].A, evArrival, event{idx: 0})
@@ -111,6 +112,8 @@ type simulator struct {
 	run    *Run
 	pieces bool
 	order  []int
+	// dispatch scratch, N long
+	start, txEnd, finish []float64
 }
 
 // arrive runs the schedulability test for t at time now and reports
@@ -159,10 +162,10 @@ func (s *simulator) arrive(t *Task, now float64) bool {
 	})
 	p := &s.pl
 	for k, r := range s.rel {
-		p.a[k] = math.Max(r, now)
+		p.a[k] = max(r, now)
 	}
 	slices.Sort(p.a)
-	p.head = math.Max(s.head, now)
+	p.head = max(s.head, now)
 	planned, ok := p.test(list)
 	if !ok {
 		return false
@@ -175,22 +178,9 @@ func (s *simulator) arrive(t *Task, now float64) bool {
 // chunk order) and run with the real sequential transmissions.
 func (s *simulator) dispatch(j *job) error {
 	c, t, pl := s.c, j.t, &j.pl
-	for k := range s.order {
-		s.order[k] = k
-	}
-	slices.SortStableFunc(s.order, func(x, y int) int {
-		if s.rel[x] != s.rel[y] {
-			if s.rel[x] < s.rel[y] {
-				return -1
-			}
-			return 1
-		}
-		return x - y
-	})
+	s.sortNodes()
 	n := pl.n
-	start := make([]float64, n)
-	txEnd := make([]float64, n)
-	finish := make([]float64, n)
+	start, txEnd, finish := s.start[:n], s.txEnd[:n], s.finish[:n]
 	switch {
 	case pl.alpha == nil: // User-Split, Eq. 15
 		c.SplitSchedule(t.Sigma, pl.r, start, finish)
@@ -210,7 +200,7 @@ func (s *simulator) dispatch(j *job) error {
 			return fmt.Errorf("divisible: task %d: node %d free at %v, head at %v, but planned from %v (internal error)",
 				t.ID, node, s.rel[node], s.head, pl.r[k])
 		}
-		out.Act = math.Max(out.Act, finish[k])
+		out.Act = max(out.Act, finish[k])
 		if s.alg.Part == DLT && finish[k] > pl.est+tol(pl.est) {
 			s.run.Thm4Violations++
 		}
@@ -233,8 +223,30 @@ func (s *simulator) dispatch(j *job) error {
 	if out.Act > dl+tol(dl) {
 		s.run.DeadlineMisses++
 	}
-	s.run.LastFinish = math.Max(s.run.LastFinish, out.Act)
+	s.run.LastFinish = max(s.run.LastFinish, out.Act)
 	return nil
+}
+
+// sortNodes puts the node IDs in s.order by release time, ties by ID: an
+// insertion sort (N is small) with no comparison closure; the key is a
+// total order, so the result is that of any sort.
+func (s *simulator) sortNodes() {
+	o, rel := s.order, s.rel
+	for k := range o {
+		o[k] = k
+	}
+	for i := 1; i < len(o); i++ {
+		x := o[i]
+		j := i
+		for ; j > 0; j-- {
+			y := o[j-1]
+			if rel[y] < rel[x] || rel[y] == rel[x] && y < x {
+				break
+			}
+			o[j] = y
+		}
+		o[j] = x
+	}
 }
 
 func alphaOf(pl *plan, k int) float64 {

@@ -68,12 +68,12 @@ func Generate(c Cluster, w Workload, st rng.Streams) []Task {
 		}
 		var sigma float64
 		if w.SigmaDist == "uniform" {
-			hi := int(math.Max(1, math.Round(2*w.AvgSigma-1)))
+			hi := int(max(1, math.Round(2*w.AvgSigma-1)))
 			sigma = float64(siz.IntRange(1, hi))
 		} else {
 			sigma = siz.NormalAbove(w.AvgSigma, w.AvgSigma, 0)
 			if w.Integer {
-				sigma = math.Max(1, math.Round(sigma))
+				sigma = max(1, math.Round(sigma))
 			}
 		}
 		eMin := c.E(sigma, c.N)

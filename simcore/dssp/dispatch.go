@@ -2,7 +2,6 @@ package dssp
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	"schedfarm/simcore/rng"
@@ -73,7 +72,7 @@ func (d *Dispatch) WorkBefore(t float64) float64 {
 	w := 0.0
 	for _, s := range d.spans {
 		if s[0] < t {
-			w += math.Min(s[1], t) - s[0]
+			w += min(s[1], t) - s[0]
 		}
 	}
 	return w
@@ -103,7 +102,11 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 		return nil, fmt.Errorf("dispatch: RANDOM needs a random stream")
 	}
 	// Flat task table: stageStart[j][g] indexes the first task of stage g.
-	var tasks []runTask
+	nt := 0
+	for j := range jobs {
+		nt += jobs[j].NTasks()
+	}
+	tasks := make([]runTask, 0, nt)
 	stageStart := make([][]int, len(jobs))
 	for j := range jobs {
 		st := jobs[j].Stages
@@ -111,7 +114,7 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 		for g := len(st) - 1; g >= 0; g-- {
 			m := 0.0
 			for _, l := range st[g] {
-				m = math.Max(m, l)
+				m = max(m, l)
 			}
 			tail[g] = tail[g+1] + m
 		}
@@ -188,21 +191,11 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 		return t, true
 	}
 
-	idle := &minHeap[int]{less: func(a, b int) bool { return a < b }, items: make([]int, 0, p)}
+	idle := &procHeap{items: make([]int, 0, p)}
 	for i := 0; i < p; i++ {
 		idle.items = append(idle.items, i) // ascending: already a heap
 	}
-	type running struct {
-		end  float64
-		proc int
-		task int
-	}
-	run := &minHeap[running]{less: func(a, b running) bool {
-		if a.end != b.end {
-			return a.end < b.end
-		}
-		return a.proc < b.proc
-	}}
+	run := &runHeap{items: make([]running, 0, p)}
 	for j := range jobs {
 		ready(j)
 	}

@@ -225,7 +225,7 @@ func gamma(r *rng.Rand, shape float64) float64 {
 func poisson(r *rng.Rand, lambda float64) int {
 	n := 0
 	for lambda > 0 {
-		step := math.Min(lambda, 500)
+		step := min(lambda, 500)
 		lambda -= step
 		l, p := math.Exp(-step), 1.0
 		for {
@@ -246,11 +246,40 @@ func poisson(r *rng.Rand, lambda float64) int {
 // copies of jobs until a pass adds nothing. Jobs are renumbered 1.. in draw
 // order.
 func Subset(trace []Night, tinfMax, target float64, r *rng.Rand) (Night, error) {
-	var pool []*Job
-	for n := range trace {
-		for j := range trace[n].Jobs {
-			if trace[n].Jobs[j].TInf() <= tinfMax {
-				pool = append(pool, &trace[n].Jobs[j])
+	return newJobStats(trace).subset(tinfMax, target, r)
+}
+
+// jobStats is a workload with every job's T∞ and T1 computed once: a model
+// keeps it with its cached trace, and every subset draws from it.
+type jobStats struct {
+	nights   []Night
+	tinf, t1 [][]float64 // [night][job]
+}
+
+func newJobStats(nights []Night) *jobStats {
+	s := &jobStats{nights: nights, tinf: make([][]float64, len(nights)), t1: make([][]float64, len(nights))}
+	for n := range nights {
+		s.tinf[n] = make([]float64, len(nights[n].Jobs))
+		s.t1[n] = make([]float64, len(nights[n].Jobs))
+		for j := range nights[n].Jobs {
+			s.tinf[n][j] = nights[n].Jobs[j].TInf()
+			s.t1[n][j] = nights[n].Jobs[j].T1()
+		}
+	}
+	return s
+}
+
+// subset is Subset over the stored T∞ and T1 (the same values).
+func (s *jobStats) subset(tinfMax, target float64, r *rng.Rand) (Night, error) {
+	type cand struct {
+		job *Job
+		t1  float64
+	}
+	var pool []cand
+	for n := range s.nights {
+		for j := range s.nights[n].Jobs {
+			if s.tinf[n][j] <= tinfMax {
+				pool = append(pool, cand{&s.nights[n].Jobs[j], s.t1[n][j]})
 			}
 		}
 	}
@@ -264,8 +293,8 @@ func Subset(trace []Night, tinfMax, target float64, r *rng.Rand) (Night, error) 
 		for k := len(pool) - 1; k >= 0; k-- {
 			i := r.IntN(k + 1)
 			pool[i], pool[k] = pool[k], pool[i]
-			j := *pool[k]
-			if t1 := j.T1(); used+t1 <= target {
+			if t1 := pool[k].t1; used+t1 <= target {
+				j := *pool[k].job
 				j.ID = len(out.Jobs) + 1
 				out.Jobs = append(out.Jobs, j)
 				used += t1

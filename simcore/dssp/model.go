@@ -18,8 +18,8 @@ type Model struct {
 	data simcore.DataDir
 
 	mu     sync.Mutex
-	traces map[traceKey][]Night // generated traces, read-only once stored
-	files  map[string][]Night   // parsed night files, read-only once stored
+	traces map[traceKey]*jobStats // generated traces, read-only once stored
+	files  map[string][]Night     // parsed night files, read-only once stored
 }
 
 type traceKey struct {
@@ -33,7 +33,7 @@ const maxCached = 8
 // New returns the model; data is where night files are opened (may be nil
 // when only synthetic workloads are run).
 func New(data simcore.DataDir) *Model {
-	return &Model{data: data, traces: map[traceKey][]Night{}, files: map[string][]Night{}}
+	return &Model{data: data, traces: map[traceKey]*jobStats{}, files: map[string][]Night{}}
 }
 
 // Name implements simcore.Model.
@@ -143,6 +143,7 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 // file in decreasing demand, or one random subset.
 func (m *Model) nights(cfg Config, seed uint64) ([]Night, error) {
 	var all []Night
+	var stats *jobStats
 	switch cfg.Workload {
 	case "file":
 		var err error
@@ -150,10 +151,11 @@ func (m *Model) nights(cfg Config, seed uint64) ([]Night, error) {
 			return nil, err
 		}
 	default:
-		all = m.trace(cfg.TraceSeed, cfg.EstimateSigma)
+		stats = m.trace(cfg.TraceSeed, cfg.EstimateSigma)
+		all = stats.nights
 	}
 	if cfg.Workload == "subsets" {
-		sub, err := Subset(all, cfg.TInfMax, cfg.SubsetDemand*float64(cfg.P)*cfg.D, rng.New(seed).Stream("subset"))
+		sub, err := stats.subset(cfg.TInfMax, cfg.SubsetDemand*float64(cfg.P)*cfg.D, rng.New(seed).Stream("subset"))
 		if err != nil {
 			return nil, fmt.Errorf("parameter tinf_max_h: %w", err)
 		}
@@ -181,7 +183,7 @@ func (m *Model) nights(cfg Config, seed uint64) ([]Night, error) {
 	return kept, nil
 }
 
-func (m *Model) trace(seed uint64, sigma float64) []Night {
+func (m *Model) trace(seed uint64, sigma float64) *jobStats {
 	k := traceKey{seed, sigma}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -190,7 +192,7 @@ func (m *Model) trace(seed uint64, sigma float64) []Night {
 	}
 	g := DefaultGenerator()
 	g.EstimateSigma = sigma
-	t := g.Trace(seed)
+	t := newJobStats(g.Trace(seed))
 	if len(m.traces) >= maxCached {
 		clear(m.traces)
 	}
@@ -281,7 +283,7 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 		// Theorem 4: r = 1 − (1 − 1/P)·T∞max/D over the candidates.
 		tmax := 0.0
 		for _, i := range cand {
-			tmax = math.Max(tmax, keys[i].TInf)
+			tmax = max(tmax, keys[i].TInf)
 		}
 		capacity = (1 - (1-1/float64(cfg.P))*tmax/cfg.D) * float64(cfg.P) * cfg.D
 	}
@@ -335,7 +337,7 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 			return nil, fmt.Errorf("night %d: selection gap: %w", night.ID, err)
 		}
 		if opt > 0 {
-			out.Gap = math.Max(0, (opt-out.SelectedReward)/opt)
+			out.Gap = max(0, (opt-out.SelectedReward)/opt)
 		}
 	}
 	var jobs []Job
@@ -403,7 +405,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 		dropped += int64(o.Dropped)
 		selected += int64(len(o.Jobs))
 		selReward += o.SelectedReward
-		gap = math.Max(gap, o.Gap)
+		gap = max(gap, o.Gap)
 		total += o.TotalReward
 		d := o.Dispatch
 		for k, i := range o.Jobs {
@@ -417,7 +419,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 				late++
 			}
 		}
-		makespan = math.Max(makespan, d.Makespan)
+		makespan = max(makespan, d.Makespan)
 		sumMakespan += d.Makespan
 		work += d.Work
 		pdTotal += float64(cfg.P) * cfg.D

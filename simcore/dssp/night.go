@@ -42,7 +42,7 @@ func (j *Job) TInf() float64 {
 	for _, st := range j.Stages {
 		m := 0.0
 		for _, l := range st {
-			m = math.Max(m, l)
+			m = max(m, l)
 		}
 		s += m
 	}

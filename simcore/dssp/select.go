@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -19,7 +20,7 @@ type Item struct {
 // capacity (CPU-hours).
 const capTol = 1e-9
 
-func fits(used, w, capacity float64) bool { return used+w <= capacity+capTol*math.Max(1, capacity) }
+func fits(used, w, capacity float64) bool { return used+w <= capacity+capTol*max(1, capacity) }
 
 // Ties says how greedy selection orders jobs of equal R/T1. It decides the
 // whole selection under size-dependent rewards (R = T1: every ratio is 1).
@@ -98,6 +99,12 @@ var ErrDPTooLarge = errors.New("DP by profits table too large")
 // the selection is then within a factor (1 − epsilon) of optimal. Time and
 // memory O(n · Σ profits).
 func DPProfits(items []Item, profits []int64, capacity, epsilon float64) ([]bool, error) {
+	return dpProfits(items, profits, capacity, epsilon, true)
+}
+
+// dpProfits is DPProfits; prune enables the lower-bound pruning (the
+// tests compare it with the full table).
+func dpProfits(items []Item, profits []int64, capacity, epsilon float64, prune bool) ([]bool, error) {
 	n := len(items)
 	sel := make([]bool, n)
 	if len(profits) != n {
@@ -147,21 +154,42 @@ func DPProfits(items []Item, profits []int64, capacity, epsilon float64) ([]bool
 	// entries above it stay +Inf, so the scan starts at reach + p_i, and an
 	// entry that would exceed the capacity is never written (it could only
 	// grow heavier later).
-	limit := capacity + capTol*math.Max(1, capacity)
+	limit := capacity + capTol*max(1, capacity)
+	// Pruning by a lower bound lb on the optimal profit (a feasible
+	// selection's): the backtracking from the best profit q* >= lb visits,
+	// at item k, a profit of at least q* minus the profits of the items
+	// after k, so the cells below lb − suffix(k) are never read by it, nor
+	// by any cell it reads (a cell at k reads cells at k−1 that are at most
+	// p_k lower, and the bound falls by p_k too). Skipping them leaves every
+	// other cell, every take bit the backtracking reads, and the answer as
+	// the full table has them.
+	var lb int64
+	if prune {
+		lb = lowerBound(items, p, order, limit)
+	}
+	suffix := total // Σ p of the items after the current one
 	var reach int64
 	for k, i := range order {
 		pi, wi := p[i], items[i].Weight
+		suffix -= pi
 		row := take[int64(k)*words : int64(k+1)*words]
-		top := reach + pi
-		for q := top; q >= pi; q-- {
-			if w := minW[q-pi] + wi; w < minW[q] && w <= limit {
-				minW[q] = w
+		// q runs from reach + p_i down to p_i: dst[j] is minW[q], src[j]
+		// is minW[q − p_i] with j = q − p_i. Descending j reads each src
+		// entry before this item can have written it (0/1 knapsack); the
+		// two equal-length slices let the compiler drop the bounds checks.
+		dst := minW[pi : reach+pi+1]
+		src := minW[:len(dst)]
+		lo := max(0, lb-suffix-pi) // q >= lb − suffix
+		newReach := reach
+		for j := int64(len(dst)) - 1; j >= lo; j-- {
+			if w := src[j] + wi; w < dst[j] && w <= limit {
+				dst[j] = w
+				q := int64(j) + pi
 				row[q>>6] |= 1 << uint(q&63)
-				if q > reach {
-					reach = q
-				}
+				newReach = max(newReach, q)
 			}
 		}
+		reach = newReach
 	}
 	best := int64(0)
 	for q := total; q > 0; q-- {
@@ -178,6 +206,45 @@ func DPProfits(items []Item, profits []int64, capacity, epsilon float64) ([]bool
 		}
 	}
 	return sel, nil
+}
+
+// lowerBound returns the profit of a greedy selection (decreasing p/w)
+// whose weight, summed in DP order (order) as the table sums it, is within
+// limit: the table then holds a weight within limit at that profit, so the
+// optimum is at least that. 0 if the check fails.
+func lowerBound(items []Item, p []int64, order []int, limit float64) int64 {
+	byRatio := slices.Clone(order)
+	slices.SortStableFunc(byRatio, func(a, b int) int {
+		// p_a/w_a > p_b/w_b first, without dividing by a zero weight.
+		x, y := float64(p[a])*items[b].Weight, float64(p[b])*items[a].Weight
+		switch {
+		case x > y:
+			return -1
+		case x < y:
+			return 1
+		}
+		return 0
+	})
+	take := make([]bool, len(items))
+	used := 0.0
+	for _, i := range byRatio {
+		if w := items[i].Weight; used+w <= limit*(1-1e-9) {
+			take[i] = true
+			used += w
+		}
+	}
+	var lb int64
+	w := 0.0
+	for _, i := range order {
+		if take[i] {
+			w += items[i].Weight
+			lb += p[i]
+		}
+	}
+	if !(w <= limit) {
+		return 0
+	}
+	return lb
 }
 
 // ErrBnBLimit is returned when branch and bound exceeds its node limit.
@@ -223,12 +290,12 @@ func BranchAndBound(items []Item, capacity float64, teamCaps map[int]float64, no
 		for k := from; k < n && used < capacity; k++ {
 			room := capacity - used
 			if t := team[k]; t >= 0 {
-				room = math.Min(room, caps[t]-scratch[t])
+				room = min(room, caps[t]-scratch[t])
 			}
 			if room <= 0 {
 				continue
 			}
-			f := math.Min(1, room/w[k])
+			f := min(1, room/w[k])
 			b += f * r[k]
 			used += f * w[k]
 			if t := team[k]; t >= 0 {

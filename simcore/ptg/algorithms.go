@@ -149,7 +149,7 @@ func Schedule(ctx context.Context, inst Instance, alg string, opt HCPAOptions, t
 	out := &Outcome{Alloc: pl.alloc, Start: pl.start, End: pl.end, Procs: procs, PTG: st.u.ptg, Local: st.u.local,
 		Offset: st.off, CStar: st.cstar, C: make([]float64, len(st.parts)), Moved: moved}
 	for v := range st.u.len() {
-		out.C[st.u.ptg[v]] = math.Max(out.C[st.u.ptg[v]], pl.end[v])
+		out.C[st.u.ptg[v]] = max(out.C[st.u.ptg[v]], pl.end[v])
 		for _, w := range st.u.succ[v] {
 			out.Edges = append(out.Edges, [2]int{v, w})
 		}
@@ -312,7 +312,7 @@ func (st *state) fairness(f2 bool) *plan {
 		m := 0.0
 		for v := st.off[i]; v < st.off[i]+st.parts[i].len(); v++ {
 			if !placed[v] {
-				m = math.Max(m, bl[v])
+				m = max(m, bl[v])
 			}
 		}
 		return m
@@ -451,27 +451,30 @@ func (st *state) readyList(alloc []int, weight bool) *plan {
 func (st *state) cafm(ctx context.Context, alg string) (*plan, error) {
 	n := len(st.parts)
 	jobs := make([]*moldableJob, n)
-	sched := make([][]*alone, n)
+	// Only the makespans of the P schedules of a PTG are kept; the few
+	// schedules the boxes use are rebuilt at the end (same inputs, same
+	// schedule), which spares holding P plans per PTG.
+	allocs := make([][][]int, n)
+	var w workspace
 	for i, pb := range st.parts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		j := &moldableJob{t: make([]float64, st.P), best: make([]int, st.P)}
-		sched[i] = make([]*alone, st.P)
-		allocs := allocateAll(pb, st.P, st.opt)
+		allocs[i] = allocateAll(pb, st.P, st.opt)
 		for p := 1; p <= st.P; p++ {
-			var a *alone
+			var makespan float64
 			if p == st.P {
-				a = st.alone[i]
+				makespan = st.alone[i].makespan
 			} else {
-				var err error
-				if a, err = scheduleAllocated(pb, p, allocs[p-1], st.tieOf(i)); err != nil {
+				pl, err := w.schedule(pb, p, allocs[i][p-1], st.tieOf(i))
+				if err != nil {
 					return nil, err
 				}
+				makespan = pl.makespan()
 			}
-			sched[i][p-1] = a
-			j.t[p-1], j.best[p-1] = a.makespan, p
-			if p > 1 && j.t[p-2] <= a.makespan {
+			j.t[p-1], j.best[p-1] = makespan, p
+			if p > 1 && j.t[p-2] <= makespan {
 				j.t[p-1], j.best[p-1] = j.t[p-2], j.best[p-2]
 			}
 		}
@@ -516,12 +519,19 @@ func (st *state) cafm(ctx context.Context, alg string) (*plan, error) {
 	}
 	pl := newPlan(st.u.len())
 	for i, b := range boxes {
-		a := sched[i][jobs[i].best[b.procs-1]-1]
+		q := jobs[i].best[b.procs-1]
+		a := st.alone[i].pl
+		if q < st.P {
+			var err error
+			if a, err = w.schedule(st.parts[i], q, allocs[i][q-1], st.tieOf(i)); err != nil {
+				return nil, err
+			}
+		}
 		for v := range st.parts[i].len() {
 			g := st.off[i] + v
-			pl.alloc[g] = a.pl.alloc[v]
-			pl.start[g] = b.start + a.pl.start[v]
-			pl.end[g] = b.start + a.pl.end[v]
+			pl.alloc[g] = a.alloc[v]
+			pl.start[g] = b.start + a.start[v]
+			pl.end[g] = b.start + a.end[v]
 		}
 	}
 	pl.order = make([]int, st.u.len())

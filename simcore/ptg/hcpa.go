@@ -1,7 +1,5 @@
 package ptg
 
-import "math"
-
 // HCPAOptions are the open readings of the improved HCPA allocation
 // (SPECS.md §6.3–6.4).
 type HCPAOptions struct {
@@ -32,7 +30,7 @@ var DefaultHCPA = HCPAOptions{LevelCap: true, MaxInflation: 3}
 // path of its longest entry. Each iteration costs O(V + E); the number of
 // iterations is the number of processors handed out.
 func allocate(pb *problem, P int, opt HCPAOptions) []int {
-	return hcpa(pb, P, opt, nil, nil)
+	return hcpa(pb, P, opt, nil, nil, nil)
 }
 
 // hcpaTrace records one allocation run: the task picked at each step, and
@@ -46,9 +44,48 @@ type hcpaTrace struct {
 	need      []int
 }
 
+// hcpaBuf holds hcpa's working slices, so that allocateAll's runs (one per
+// bound) allocate them once. pos and entries depend on the problem only.
+type hcpaBuf struct {
+	pb                           *problem
+	pos, entries, levelUse, heir []int
+	blocked, inflated, dirty     []bool
+	bl, cur, next, gain          []float64
+}
+
+// reset sizes the slices for pb and clears those hcpa accumulates into.
+func (b *hcpaBuf) reset(pb *problem) {
+	n := pb.len()
+	if b.pb != pb {
+		b.pb = pb
+		b.pos = grow(b.pos, n) // position in the topological order
+		for i, v := range pb.topo {
+			b.pos[v] = i
+		}
+		b.entries = b.entries[:0] // in topological order, so ties go as over pb.topo
+		for _, v := range pb.topo {
+			if len(pb.pred[v]) == 0 {
+				b.entries = append(b.entries, v)
+			}
+		}
+	}
+	b.levelUse = grow(b.levelUse, n)
+	clear(b.levelUse)
+	b.heir = grow(b.heir, n)
+	b.blocked = grow(b.blocked, n)
+	clear(b.blocked)
+	b.inflated = grow(b.inflated, n)
+	b.dirty = grow(b.dirty, n)
+	clear(b.dirty)
+	b.bl = grow(b.bl, n)
+	b.next = grow(b.next, n)
+	b.gain = grow(b.gain, n)
+	b.cur = grow(b.cur, n)
+}
+
 // hcpa runs the allocation loop from init (all ones if nil), recording it
-// in tr if not nil.
-func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int {
+// in tr if not nil, in buf's slices (fresh ones if nil).
+func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace, buf *hcpaBuf) []int {
 	n := pb.len()
 	alloc := make([]int, n)
 	for v := range alloc {
@@ -60,40 +97,82 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 	if n == 0 {
 		return alloc
 	}
-	area := 0.0
-	levelUse := make([]int, n)
-	pos := make([]int, n) // position in the topological order
-	for i, v := range pb.topo {
-		pos[v] = i
+	if buf == nil {
+		buf = &hcpaBuf{}
 	}
+	buf.reset(pb)
+	area := 0.0
+	levelUse, pos := buf.levelUse, buf.pos
 	for v := range n {
 		area += pb.dur(v, alloc[v]) * float64(alloc[v])
 		levelUse[pb.depth[v]] += alloc[v]
 	}
-	blocked := make([]bool, n)
-	bl := pb.bottomLevels(alloc, nil)
-	path := make([]int, 0, 64)
+	blocked := buf.blocked
+	bl := pb.bottomLevels(alloc, buf.bl)
+	// heir[v] is the successor the critical path takes from v: the first
+	// one with the largest bottom level (-1 for an exit task).
+	heir := buf.heir
+	for v := range n {
+		heir[v] = heaviest(pb.succ[v], bl)
+	}
+	// next[v], inflated[v] and gain[v] are what the candidate scan needs
+	// of task v at its current allocation, computed when it changes.
+	// cur[v] is T(v, p_v), next[v] T(v, p_v + 1).
+	cur, next, inflated, gain := buf.cur, buf.next, buf.inflated, buf.gain
+	score := func(v int) {
+		p := alloc[v]
+		cur[v] = pb.dur(v, p)
+		next[v] = pb.dur(v, p+1)
+		inflated[v] = opt.MaxInflation > 0 && next[v]*float64(p+1) > opt.MaxInflation*pb.seq[v]
+		if opt.SeedRule {
+			gain[v] = -next[v] / float64(p+1)
+		} else {
+			gain[v] = cur[v]/float64(p) - next[v]/float64(p+1)
+		}
+	}
+	for v := range n {
+		score(v)
+	}
+	// dirty marks the tasks whose bottom level must be recomputed: the
+	// changed task, then the predecessors of every task whose bottom level
+	// did change (the others keep theirs: same inputs, same value).
+	dirty, entries := buf.dirty, buf.entries
 	changed := -1
 	need := 1
 	for {
 		if changed >= 0 {
-			// Only the changed task and the tasks before it in topological
-			// order (its ancestors among them) can change bottom level.
-			for i := pos[changed]; i >= 0; i-- {
+			// Only the changed task and its ancestors, which all come
+			// before it in topological order, can change bottom level.
+			dirty[changed] = true
+			pending := 1 // dirty tasks not yet recomputed
+			for i := pos[changed]; pending > 0; i-- {
 				v := pb.topo[i]
+				if !dirty[v] {
+					continue
+				}
+				dirty[v] = false
+				pending--
+				h := heaviest(pb.succ[v], bl)
+				heir[v] = h
 				m := 0.0
-				for _, w := range pb.succ[v] {
-					if bl[w] > m {
-						m = bl[w]
+				if h >= 0 && bl[h] > m {
+					m = bl[h]
+				}
+				if b := cur[v] + m; b != bl[v] {
+					bl[v] = b
+					for _, u := range pb.pred[v] {
+						if !dirty[u] {
+							dirty[u] = true
+							pending++
+						}
 					}
 				}
-				bl[v] = pb.dur(v, alloc[v]) + m
 			}
 		}
 		// The critical path starts at the entry with the largest bottom level.
 		start, tcp := -1, -1.0
-		for _, v := range pb.topo {
-			if len(pb.pred[v]) == 0 && bl[v] > tcp {
+		for _, v := range entries {
+			if bl[v] > tcp {
 				start, tcp = v, bl[v]
 			}
 		}
@@ -104,19 +183,9 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 		if tcp <= area/float64(P) {
 			return alloc
 		}
-		path = path[:0]
-		for v := start; v >= 0; {
-			path = append(path, v)
-			next, best := -1, -1.0
-			for _, w := range pb.succ[v] {
-				if bl[w] > best {
-					next, best = w, bl[w]
-				}
-			}
-			v = next
-		}
-		pick, score := -1, 0.0
-		for _, v := range path {
+		// Walk the critical path (from start along heir) and pick on it.
+		pick, best := -1, 0.0
+		for v := start; v >= 0; v = heir[v] {
 			p := alloc[v]
 			if blocked[v] || p >= P {
 				continue
@@ -124,29 +193,20 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 			if opt.LevelCap && levelUse[pb.depth[v]]+1 > P {
 				continue
 			}
-			next := pb.dur(v, p+1)
-			if opt.MaxInflation > 0 && next*float64(p+1) > opt.MaxInflation*pb.seq[v] {
+			if inflated[v] {
 				blocked[v] = true // inflation only grows with p
 				continue
 			}
-			var s float64
-			if opt.SeedRule {
-				s = -next / float64(p+1)
-				if pick < 0 || s > score {
-					pick, score = v, s
-				}
-				continue
-			}
-			s = pb.dur(v, p)/float64(p) - next/float64(p+1)
-			if s > score {
-				pick, score = v, s
+			if gain[v] > best || opt.SeedRule && pick < 0 {
+				pick, best = v, gain[v]
 			}
 		}
 		if pick < 0 {
 			return alloc
 		}
-		area += pb.dur(pick, alloc[pick]+1)*float64(alloc[pick]+1) - pb.dur(pick, alloc[pick])*float64(alloc[pick])
+		area += next[pick]*float64(alloc[pick]+1) - cur[pick]*float64(alloc[pick])
 		alloc[pick]++
+		score(pick)
 		levelUse[pb.depth[pick]]++
 		changed = pick
 		if tr != nil {
@@ -160,6 +220,18 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 	}
 }
 
+// heaviest returns the first of ws with the largest bottom level (-1 if
+// ws is empty): the critical path's next task.
+func heaviest(ws []int, bl []float64) int {
+	h, best := -1, -1.0
+	for _, w := range ws {
+		if bl[w] > best {
+			h, best = w, bl[w]
+		}
+	}
+	return h
+}
+
 // allocateAll returns allocate(pb, p, opt) for every p = 1..P (index p−1)
 // from one recorded run at P: under a bound p the greedy makes the same
 // picks as under P for as long as those picks are allowed under p (a pick
@@ -170,7 +242,8 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace) []int 
 func allocateAll(pb *problem, P int, opt HCPAOptions) [][]int {
 	out := make([][]int, P)
 	tr := &hcpaTrace{}
-	out[P-1] = hcpa(pb, P, opt, nil, tr)
+	var buf hcpaBuf
+	out[P-1] = hcpa(pb, P, opt, nil, tr, &buf)
 	for p := 1; p < P; p++ {
 		k := 0
 		for ; k < len(tr.picks); k++ {
@@ -189,7 +262,7 @@ func allocateAll(pb *problem, P int, opt HCPAOptions) [][]int {
 			out[p-1] = alloc
 			continue
 		}
-		out[p-1] = hcpa(pb, p, opt, alloc, nil)
+		out[p-1] = hcpa(pb, p, opt, alloc, nil, &buf)
 	}
 	return out
 }
@@ -200,7 +273,7 @@ func criticalPath(pb *problem, alloc []int) float64 {
 	bl := pb.bottomLevels(alloc, nil)
 	m := 0.0
 	for _, x := range bl {
-		m = math.Max(m, x)
+		m = max(m, x)
 	}
 	return m
 }

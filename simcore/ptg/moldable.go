@@ -2,6 +2,7 @@ package ptg
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"schedfarm/simcore/profile"
@@ -24,14 +25,56 @@ func scheduleAlone(pb *problem, p int, opt HCPAOptions, tie []float64) (*alone, 
 // scheduleAllocated maps a PTG with the given allocations on p processors
 // (decreasing bottom level, SPECS.md §6.5) and compacts it (§6.6).
 func scheduleAllocated(pb *problem, p int, alloc []int, tie []float64) (*alone, error) {
-	bl := pb.bottomLevels(alloc, nil)
-	order := sortedTasks(pb, func(v int) float64 { return -bl[v] }, nil, tie)
-	pl := newPlan(pb.len())
-	mapStatic(pb, alloc, order, p, 0, pl)
-	if _, err := compact(pb, p, 0, pl); err != nil {
+	var w workspace
+	pl, err := w.schedule(pb, p, alloc, tie)
+	if err != nil {
 		return nil, err
 	}
 	return &alone{pl: pl, makespan: pl.makespan()}, nil
+}
+
+// workspace holds the buffers of scheduleAllocated so that CAFM, which
+// schedules every PTG on p = 1..P processors and keeps only the makespans,
+// allocates them once per PTG rather than once per p.
+type workspace struct {
+	bl    []float64
+	key   []float64
+	order []int
+	free  []float64
+	pl    *plan
+}
+
+// schedule is scheduleAllocated into the workspace's plan, which stays
+// valid until the next call.
+func (w *workspace) schedule(pb *problem, p int, alloc []int, tie []float64) (*plan, error) {
+	n := pb.len()
+	w.bl = pb.bottomLevels(alloc, w.bl)
+	w.key = grow(w.key, n)
+	for v := range n {
+		w.key[v] = -w.bl[v]
+	}
+	w.order = sortTasks(pb, w.key, nil, tie, grow(w.order, n))
+	if w.pl == nil || len(w.pl.start) != n {
+		w.pl = newPlan(n)
+	}
+	w.pl.order = w.pl.order[:0]
+	w.free = grow(w.free, p)
+	for i := range w.free {
+		w.free[i] = 0
+	}
+	mapStaticOn(&mapper{free: w.free}, pb, alloc, w.order, p, 0, w.pl)
+	if _, err := compact(pb, p, 0, w.pl); err != nil {
+		return nil, err
+	}
+	return w.pl, nil
+}
+
+// grow returns s resliced to length n, reallocated if too short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // sortedTasks orders the tasks by key1, then key2 (ascending; nil keys
@@ -40,34 +83,61 @@ func scheduleAllocated(pb *problem, p int, alloc []int, tie []float64) (*alone, 
 // 004 §4.1: "all ties are broken randomly"), then by index.
 func sortedTasks(pb *problem, key1, key2 func(v int) float64, tie []float64) []int {
 	n := pb.len()
-	order := make([]int, n)
-	k1, k2 := make([]float64, n), make([]float64, n)
-	for v := range n {
-		order[v] = v
-		if key1 != nil {
+	var k1, k2 []float64
+	if key1 != nil {
+		k1 = make([]float64, n)
+		for v := range n {
 			k1[v] = key1(v)
 		}
-		if key2 != nil {
+	}
+	if key2 != nil {
+		k2 = make([]float64, n)
+		for v := range n {
 			k2[v] = key2(v)
 		}
 	}
-	sort.Slice(order, func(a, b int) bool {
-		x, y := order[a], order[b]
-		if k1[x] != k1[y] {
-			return k1[x] < k1[y]
+	return sortTasks(pb, k1, k2, tie, make([]int, n))
+}
+
+// sortTasks is sortedTasks over precomputed keys (nil: all zero), into
+// order (length pb.len()). The comparison is a total order (the index
+// breaks the last ties), so the result does not depend on the sorting
+// algorithm.
+func sortTasks(pb *problem, k1, k2, tie []float64, order []int) []int {
+	for v := range order {
+		order[v] = v
+	}
+	key := func(k []float64, v int) float64 {
+		if k == nil {
+			return 0
 		}
-		if k2[x] != k2[y] {
-			return k2[x] < k2[y]
+		return k[v]
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		if a, b := key(k1, x), key(k1, y); a != b {
+			return cmpLess(a < b)
+		}
+		if a, b := key(k2, x), key(k2, y); a != b {
+			return cmpLess(a < b)
 		}
 		if pb.depth[x] != pb.depth[y] {
-			return pb.depth[x] < pb.depth[y]
+			return cmpLess(pb.depth[x] < pb.depth[y])
 		}
 		if tie[x] != tie[y] {
-			return tie[x] < tie[y]
+			return cmpLess(tie[x] < tie[y])
 		}
-		return x < y
+		return cmpLess(x < y)
 	})
 	return order
+}
+
+// cmpLess maps "a < b" to a comparison result for two values known to
+// differ (or be unordered, which the keys never are).
+func cmpLess(less bool) int {
+	if less {
+		return -1
+	}
+	return 1
 }
 
 // moldableJob is a PTG seen as a moldable job: t[p−1] is its execution time
@@ -177,7 +247,7 @@ func mrt(jobs []*moldableJob, m int) (float64, []int) {
 	}
 	lb /= float64(m)
 	for _, j := range jobs {
-		lb = math.Max(lb, j.time(m))
+		lb = max(lb, j.time(m))
 	}
 	allot, ok := mrtTest(jobs, m, ub)
 	for !ok { // cannot happen with monotone times; guard against rounding
@@ -226,7 +296,7 @@ func kShelves(jobs []*moldableJob, m int, omega float64, mrtAllot []int) []box {
 	n := len(jobs)
 	tmin := math.Inf(1)
 	for _, j := range jobs {
-		tmin = math.Min(tmin, j.time(m))
+		tmin = min(tmin, j.time(m))
 	}
 	K := 1
 	if omega > tmin && tmin > 0 {

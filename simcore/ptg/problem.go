@@ -2,7 +2,6 @@ package ptg
 
 import (
 	"fmt"
-	"math"
 
 	"schedfarm/simcore/ptg/dag"
 )
@@ -162,7 +161,7 @@ func (pb *problem) bottomLevels(alloc []int, bl []float64) []float64 {
 		v := pb.topo[i]
 		m := 0.0
 		for _, w := range pb.succ[v] {
-			m = math.Max(m, bl[w])
+			m = max(m, bl[w])
 		}
 		bl[v] = pb.dur(v, alloc[v]) + m
 	}

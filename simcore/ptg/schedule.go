@@ -25,7 +25,7 @@ func newPlan(n int) *plan {
 func (pl *plan) makespan() float64 {
 	m := 0.0
 	for _, e := range pl.end {
-		m = math.Max(m, e)
+		m = max(m, e)
 	}
 	return m
 }
@@ -34,7 +34,7 @@ func (pl *plan) makespan() float64 {
 func (pl *plan) readyTime(pb *problem, v int) float64 {
 	t := 0.0
 	for _, u := range pb.pred[v] {
-		t = math.Max(t, pl.end[u])
+		t = max(t, pl.end[u])
 	}
 	return t
 }
@@ -63,10 +63,20 @@ func newMapper(P int, origin float64) *mapper {
 // returns its start. O(log P + P).
 func (m *mapper) place(p int, d, tr float64) float64 {
 	f := m.free
-	k := sort.Search(len(f), func(i int) bool { return f[i] > tr })
+	// k = sort.Search(len(f), func(i int) bool { return f[i] > tr }),
+	// without the closure.
+	k, hi0 := 0, len(f)
+	for k < hi0 {
+		h := int(uint(k+hi0) >> 1)
+		if f[h] > tr {
+			hi0 = h
+		} else {
+			k = h + 1
+		}
+	}
 	lo := k - min(p, k)
 	hi := lo + p
-	start := math.Max(tr, f[hi-1])
+	start := max(tr, f[hi-1])
 	end := start + d
 	// Remove the window [lo, hi) and insert p copies of end in order.
 	j := hi
@@ -83,11 +93,16 @@ func (m *mapper) place(p int, d, tr float64) float64 {
 // mapStatic places the tasks in the given order (a parent before its
 // children) on P processors from time origin, with the given allocations.
 func mapStatic(pb *problem, alloc []int, order []int, P int, origin float64, pl *plan) {
-	m := newMapper(P, origin)
+	mapStaticOn(newMapper(P, origin), pb, alloc, order, P, origin, pl)
+}
+
+// mapStaticOn is mapStatic on a fresh mapper m of P processors free from
+// origin (a caller mapping many times reuses one buffer).
+func mapStaticOn(m *mapper, pb *problem, alloc []int, order []int, P int, origin float64, pl *plan) {
 	for _, v := range order {
 		p := min(alloc[v], P)
 		d := pb.dur(v, p)
-		tr := math.Max(origin, pl.readyTime(pb, v))
+		tr := max(origin, pl.readyTime(pb, v))
 		s := m.place(p, d, tr)
 		pl.alloc[v], pl.start[v], pl.end[v] = p, s, s+d
 		pl.order = append(pl.order, v)
@@ -181,17 +196,38 @@ func compact(pb *problem, P int, origin float64, pl *plan) (moved int, err error
 		}
 	}
 	for _, v := range pl.order {
-		d := pl.end[v] - pl.start[v]
-		if err := prof.Release(pl.start[v], pl.end[v], pl.alloc[v]); err != nil {
-			return 0, fmt.Errorf("compaction: %w", err)
+		s, e, k := pl.start[v], pl.end[v], pl.alloc[v]
+		d := e - s
+		tr := max(origin, pl.readyTime(pb, v))
+		var t float64
+		var ok bool
+		if d > 0 && s+d == e {
+			// Most tasks do not move: ask for a fit before s as if the
+			// task's own reservation were released, without touching the
+			// profile (releasing and re-reserving one interval leaves the
+			// merged step function, hence the profile, unchanged).
+			t, ok = prof.EarliestFitBefore(k, d, tr, s)
+			if !ok {
+				continue
+			}
+			if err := prof.Release(s, e, k); err != nil {
+				return 0, fmt.Errorf("compaction: %w", err)
+			}
+		} else {
+			// An empty task, or s + (e − s) rounding away from e (where
+			// EarliestFitBefore would see [s, s+d) released): release and
+			// refit as the definition says.
+			if err := prof.Release(s, e, k); err != nil {
+				return 0, fmt.Errorf("compaction: %w", err)
+			}
+			t, ok = prof.EarliestFit(k, d, tr)
+			ok = ok && t < s
 		}
-		tr := math.Max(origin, pl.readyTime(pb, v))
-		t, ok := prof.EarliestFit(pl.alloc[v], d, tr)
-		if ok && t < pl.start[v] {
+		if ok {
 			pl.start[v], pl.end[v] = t, t+d
 			moved++
 		}
-		if err := prof.Reserve(pl.start[v], pl.end[v], pl.alloc[v]); err != nil {
+		if err := prof.Reserve(pl.start[v], pl.end[v], k); err != nil {
 			return 0, fmt.Errorf("compaction: task %d: %w", v, err)
 		}
 	}
@@ -220,7 +256,7 @@ func assignProcessors(pl *plan, P int) ([][]int, error) {
 	for _, v := range byStart {
 		got := make([]int, 0, pl.alloc[v])
 		for i := 0; i < P && len(got) < pl.alloc[v]; i++ {
-			if free[i] <= pl.start[v]+1e-9*math.Max(1, math.Abs(pl.start[v])) {
+			if free[i] <= pl.start[v]+1e-9*max(1, math.Abs(pl.start[v])) {
 				got = append(got, i)
 			}
 		}

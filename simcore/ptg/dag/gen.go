@@ -57,7 +57,7 @@ func PaperCosts(c Complexity) Costs {
 func (c Costs) Draw(r *rng.Rand) Task {
 	s := math.Floor(math.Floor(r.Uniform(c.MinData, c.MaxData))/1024) * 1024
 	if s < 1 {
-		s = math.Max(1, math.Floor(c.MinData))
+		s = max(1, math.Floor(c.MinData))
 	}
 	a := r.Uniform(64, 512)
 	form := int(c.Complexity)

@@ -1,0 +1,107 @@
+package dssp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math"
+	"testing"
+
+	"schedfarm/simcore"
+)
+
+// hashResult writes every non-measured metric and every table column of r
+// into w, floats as their exact bits, in a fixed order.
+func hashResult(w io.Writer, s simcore.Schema, r *simcore.Result) {
+	put := func(name string, v any) {
+		switch x := v.(type) {
+		case float64:
+			fmt.Fprintf(w, "%s=%x;", name, math.Float64bits(x))
+		case []float64:
+			fmt.Fprintf(w, "%s=[", name)
+			for _, f := range x {
+				fmt.Fprintf(w, "%x,", math.Float64bits(f))
+			}
+			fmt.Fprint(w, "];")
+		default:
+			fmt.Fprintf(w, "%s=%v;", name, x)
+		}
+	}
+	for _, c := range s.Metrics {
+		if !c.Measured {
+			put(c.Name, r.Metrics[c.Name])
+		}
+	}
+	for _, t := range s.Tables {
+		tab, ok := r.Tables[t.Name]
+		if !ok {
+			continue
+		}
+		for _, c := range t.Columns {
+			if !c.Measured {
+				put(t.Name+"."+c.Name, tab.Columns[c.Name])
+			}
+		}
+	}
+}
+
+// TestScheduleHashes pins the metrics and the schedule, completion and
+// release tables of every dispatcher under each selector on a few
+// mid-size nights: performance work must leave them bit-identical. The
+// hashes were computed with the code before the pprof-guided
+// optimisations of issue #10; a change of any decision changes them (and
+// must bump the model version).
+func TestScheduleHashes(t *testing.T) {
+	want := map[string]string{
+		"RANDOM":   "f91029af1bbebebc",
+		"FIRST":    "68b2bba0c6639a15",
+		"PRIORITY": "2cae4ad51b84f2d7",
+		"STCPU":    "a29d8c9b78c99654",
+		"LCPF":     "061b72a35e94f567",
+		"CPA":      "00900a4c6374b986",
+	}
+	m := New(simcore.Dirs{"testdata"})
+	s := m.Schema()
+	instances := []simcore.Params{
+		{"min_demand": 1.0, "night_rank": int64(3)},
+		{"min_demand": 1.0, "night_rank": int64(12), "reward": "size", "selector": "dp"},
+		{"min_demand": 1.0, "night_rank": int64(7), "reward": "banded", "selector": "bnb", "team_cap": 0.3},
+		{"workload": "subsets", "tinf_max_h": 4.0, "selector": "none"},
+		{"min_demand": 1.1, "night_rank": int64(2), "selector": "greedy", "budget_rule": "theorem4", "estimates": "predicted"},
+		{"min_demand": 1.0, "night_rank": int64(20), "selector": "maxk", "reward": "unit"},
+	}
+	got := map[string]string{}
+	for _, pol := range Policies {
+		h := sha256.New()
+		for i, inst := range instances {
+			if pol == string(CPA) && inst["estimates"] == "predicted" {
+				continue
+			}
+			p := simcore.Params{"dispatcher": pol, "schedule_table": true, "job_table": true, "proc_table": true}
+			for k, v := range inst {
+				p[k] = v
+			}
+			full, err := s.Complete(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := m.Run(context.Background(), full, uint64(200+i))
+			if err != nil {
+				t.Fatalf("%s on %v: %v", pol, inst, err)
+			}
+			if sc := r.Tables["schedule"]; sc == nil || sc.Len() == 0 {
+				t.Fatalf("%s on %v: no schedule table", pol, inst)
+			}
+			fmt.Fprintf(h, "instance %d:", i)
+			hashResult(h, s, r)
+		}
+		got[pol] = hex.EncodeToString(h.Sum(nil))[:16]
+	}
+	for _, pol := range Policies {
+		if want[pol] != got[pol] {
+			t.Errorf("%s: schedule hash %s, want %s", pol, got[pol], want[pol])
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package ptg
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math"
+	"testing"
+
+	"schedfarm/simcore"
+)
+
+// hashResult writes every non-measured metric and every table column of r
+// into w, floats as their exact bits, in a fixed order.
+func hashResult(w io.Writer, s simcore.Schema, r *simcore.Result) {
+	put := func(name string, v any) {
+		switch x := v.(type) {
+		case float64:
+			fmt.Fprintf(w, "%s=%x;", name, math.Float64bits(x))
+		case []float64:
+			fmt.Fprintf(w, "%s=[", name)
+			for _, f := range x {
+				fmt.Fprintf(w, "%x,", math.Float64bits(f))
+			}
+			fmt.Fprint(w, "];")
+		default:
+			fmt.Fprintf(w, "%s=%v;", name, x)
+		}
+	}
+	for _, c := range s.Metrics {
+		if !c.Measured {
+			put(c.Name, r.Metrics[c.Name])
+		}
+	}
+	for _, t := range s.Tables {
+		tab, ok := r.Tables[t.Name]
+		if !ok {
+			continue
+		}
+		for _, c := range t.Columns {
+			if !c.Measured {
+				put(t.Name+"."+c.Name, tab.Columns[c.Name])
+			}
+		}
+	}
+}
+
+// TestScheduleHashes pins the schedules and metrics of every algorithm on a
+// few mid-size instances (each PTG class, two clusters): performance work
+// must leave them bit-identical. The hashes were computed with the code
+// before the pprof-guided optimisations of issue #10; a change of any
+// decision changes them (and must bump the model version).
+func TestScheduleHashes(t *testing.T) {
+	want := map[string]string{
+		"C1":               "d6231fd7e897c430",
+		"C4":               "ddc9f3842b111609",
+		"CAFM_CRA":         "d6da71d2b619e883",
+		"CAFM_CRA_WEIGHT":  "28a86c09ab748f53",
+		"CAFM_K_SHELVES":   "710a84e5df96016c",
+		"CAFM_LPTF":        "88943aa110d2bb44",
+		"CAFM_SAF":         "c9b40c7825b816ce",
+		"CAFM_SPTF":        "ba5f6b6923d9f9f0",
+		"CRA_NDAGS":        "e7df6bb5eaf7bb91",
+		"CRA_NDAGS_WEIGHT": "c2fefe0bf28b8ac9",
+		"CRA_WIDTH":        "4da8f062e0883bf6",
+		"CRA_WIDTH_WEIGHT": "eedfd9c5075aad15",
+		"CRA_WORK":         "3e87ffb1ca601628",
+		"CRA_WORK_WEIGHT":  "d897e4bd5898d4c4",
+		"F1":               "280773a94da9d797",
+		"F2":               "ca8bac413c0520f3",
+		"SELFISH":          "7722239f6d68f513",
+		"SELFISH_ORDER":    "fe91b41dc73f1ca3",
+		"SELFISH_WEIGHT":   "5be718bb3393d037",
+	}
+	m := New(simcore.Dirs{"testdata"})
+	s := m.Schema()
+	got := map[string]string{}
+	for _, alg := range Algorithms {
+		h := sha256.New()
+		for i, inst := range []struct {
+			class, cluster string
+			n              int64
+		}{{"random", "grillon", 6}, {"strassen", "gdx", 4}, {"fft", "chti", 5}, {"random", "gdx", 8}} {
+			p, err := s.Complete(simcore.Params{"algorithm": alg, "ptg_class": inst.class, "cluster": inst.cluster,
+				"n_ptgs": inst.n, "schedule_table": true, "ptg_table": true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := m.Run(context.Background(), p, uint64(100+i))
+			if err != nil {
+				t.Fatalf("%s on %v: %v", alg, inst, err)
+			}
+			fmt.Fprintf(h, "instance %d:", i)
+			hashResult(h, s, r)
+		}
+		got[alg] = hex.EncodeToString(h.Sum(nil))[:16]
+	}
+	for _, alg := range Algorithms {
+		if want[alg] != got[alg] {
+			t.Errorf("%s: schedule hash %s, want %s", alg, got[alg], want[alg])
+		}
+	}
+}
