@@ -1,0 +1,93 @@
+package stretch
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"testing"
+)
+
+// seqPins are hashes of the executed schedules (start, end, part, node of
+// every task, then best_x and best_t) of the sequential model on a
+// mid-size instance (2,000 tasks, 50 processors, load 49.5 for three Δ, and a
+// lighter load where grid trials tie), computed with
+// the code before the reservation scheme was optimised. Every optimisation
+// must keep them: decisions may not change.
+var seqPins = map[string]uint64{
+	"FCFS/delta=5/load=49.5/none":      0xbb5be548d9524894, // max stretch 3.9082800379091265, X 0, T 0
+	"FCFS/delta=5/load=49.5/fixed":     0xc6eced798fc3a602, // max stretch 3.634800108482472, X 5, T 1.5
+	"FCFS/delta=5/load=49.5/best":      0x6fdf813474cf91e8, // max stretch 3.051706326894489, X 20, T 1.2
+	"DASEDF/delta=5/load=49.5/none":    0xd35118aaf30cfe97, // max stretch 2.2392766109172833, X 0, T 0
+	"DASEDF/delta=5/load=49.5/fixed":   0x35fd2390647052fb, // max stretch 2.399043553022602, X 5, T 1.5
+	"DASEDF/delta=5/load=49.5/best":    0x104c5d5b65906f8c, // max stretch 2.2159848024288245, X 30, T 1.2
+	"FCFS/delta=30/load=49.5/none":     0x620002ebf9a278e3, // max stretch 14.758254410323659, X 0, T 0
+	"FCFS/delta=30/load=49.5/fixed":    0x98dce4efe74b6b5a, // max stretch 10.620787312437633, X 5, T 1.5
+	"FCFS/delta=30/load=49.5/best":     0x13697c49c7b7ded0, // max stretch 5.975137120238681, X 2, T 6
+	"DASEDF/delta=30/load=49.5/none":   0xb9ad384b358602,   // max stretch 2.149828865702396, X 0, T 0
+	"DASEDF/delta=30/load=49.5/fixed":  0xae3e2dd752cce0e1, // max stretch 2.359091374170184, X 5, T 1.5
+	"DASEDF/delta=30/load=49.5/best":   0x4ac925a5e49132da, // max stretch 2.135675176103865, X 1, T 1.2
+	"FCFS/delta=100/load=49.5/none":    0xa661efee0203966c, // max stretch 38.141380288976485, X 0, T 0
+	"FCFS/delta=100/load=49.5/fixed":   0xae6d19d7371e7307, // max stretch 31.855598648413995, X 5, T 1.5
+	"FCFS/delta=100/load=49.5/best":    0xeb8723cb13506403, // max stretch 6.402525603570278, X 2, T 6
+	"DASEDF/delta=100/load=49.5/none":  0x967e1b2a59afb87f, // max stretch 2.3140463203561845, X 0, T 0
+	"DASEDF/delta=100/load=49.5/fixed": 0x5734050204b17142, // max stretch 2.4349717990807638, X 5, T 1.5
+	"DASEDF/delta=100/load=49.5/best":  0x86dd6a4450097c74, // max stretch 2.2666314021527305, X 20, T 1.2
+	"FCFS/delta=20/load=46/none":       0x117035ddadf06174, // max stretch 3.126765463834937, X 0, T 0
+	"FCFS/delta=20/load=46/fixed":      0x68ae9b6bb0d4532a, // max stretch 3.0701061641679406, X 5, T 1.5
+	"FCFS/delta=20/load=46/best":       0x422d6e966b318590, // max stretch 2.4920952005730053, X 1, T 2.5
+	"DASEDF/delta=20/load=46/none":     0xa0de7e965f624433, // max stretch 1.4881981183884212, X 0, T 0
+	"DASEDF/delta=20/load=46/fixed":    0x4e1afec6e0c0273f, // max stretch 1.7071950050132543, X 5, T 1.5
+	"DASEDF/delta=20/load=46/best":     0xdd774d85400f4db2, // max stretch 1.4902940239129052, X 30, T 1.2
+}
+
+// scheduleHash is FNV-1a over the bits of start, end, part and node of
+// every task of the schedule table, then best_x and best_t.
+func scheduleHash(t *testing.T, cols map[string]any, bestX int64, bestT float64) uint64 {
+	t.Helper()
+	h := fnv.New64a()
+	var b [8]byte
+	put := func(u uint64) {
+		for k := range b {
+			b[k] = byte(u >> (8 * k))
+		}
+		h.Write(b[:])
+	}
+	start, end := cols["start"].([]float64), cols["end"].([]float64)
+	part, node := cols["part"].([]int64), cols["node"].([]int64)
+	for i := range start {
+		put(math.Float64bits(start[i]))
+		put(math.Float64bits(end[i]))
+		put(uint64(part[i]))
+		put(uint64(node[i]))
+	}
+	put(uint64(bestX))
+	put(math.Float64bits(bestT))
+	return h.Sum64()
+}
+
+// TestSeqSchedulesPinned runs FCFS and DASEDF without reservation, with a
+// fixed (X, T) and with the best (X, T) of the paper's grids, for four
+// (Δ, load), and compares the schedules with the pinned hashes.
+func TestSeqSchedulesPinned(t *testing.T) {
+	m := New(nil)
+	for _, c := range []struct{ delta, load float64 }{{5, 49.5}, {30, 49.5}, {100, 49.5}, {20, 46}} {
+		for _, alg := range []string{FCFS, DASEDF} {
+			for _, res := range []string{"none", "fixed", "best"} {
+				name := fmt.Sprintf("%s/delta=%v/load=%v/%s", alg, c.delta, c.load, res)
+				p := seqParams(map[string]any{"n_tasks": int64(2000), "m": int64(50), "load": c.load, "delta": c.delta,
+					"algorithm": alg, "reservation": res, "reservation_x": int64(5), "reservation_t": 1.5,
+					"schedule_table": true})
+				r, err := m.Run(context.Background(), p, 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := scheduleHash(t, r.Tables["schedule"].Columns, r.Metrics["best_x"].(int64), r.Metrics["best_t"].(float64))
+				t.Logf("%q: %#x, // max stretch %v, X %v, T %v", name, got, r.Metrics["max_stretch"], r.Metrics["best_x"], r.Metrics["best_t"])
+				if want, ok := seqPins[name]; !ok || got != want {
+					t.Errorf("%s: schedule hash %#x, pinned %#x", name, got, want)
+				}
+			}
+		}
+	}
+}
