@@ -130,3 +130,25 @@ func BenchmarkSeq_Reservation(b *testing.B) {
 		})
 	}
 }
+
+// One reservation: best job of Fig. 2 at paper scale (20,000 tasks, 300
+// processors, Δ = 100, load 310): the whole (X, T) grid of the paper on one
+// instance, as configs/saule/fig2.yaml runs it, through Model.Run.
+func BenchmarkSeq_ReservationBest(b *testing.B) {
+	m := New(nil)
+	for _, alg := range []string{FCFS, DASEDF} {
+		b.Run(alg, func(b *testing.B) {
+			p := seqParams(map[string]any{"n_tasks": int64(20000), "m": int64(300), "delta": 100.0, "load": 310.0,
+				"algorithm": alg, "reservation": "best"})
+			for range b.N {
+				r, err := m.Run(context.Background(), p, 3)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(r.Metrics["max_stretch"].(float64), "max_stretch")
+				b.ReportMetric(float64(r.Metrics["best_x"].(int64)), "best_x")
+				b.ReportMetric(r.Metrics["best_t"].(float64), "best_t")
+			}
+		})
+	}
+}

@@ -77,18 +77,14 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 	procs := orDefault(p.Int("m"), 300)
 	alg := p.String("algorithm")
 	cfg := SeqConfig{M: procs, Algorithm: alg, Tol: p.Float("tol")}
-	type trial struct {
-		x int
-		t float64
-	}
-	trials := []trial{{0, 0}}
+	trials := []Trial{{0, 0}}
 	switch p.String("reservation") {
 	case "fixed":
 		x := int(p.Int("reservation_x"))
 		if x < 1 || x >= procs {
 			return nil, fmt.Errorf("reservation_x = %d: want 1..m-1 = 1..%d with reservation: fixed (or reservation: none)", x, procs-1)
 		}
-		trials = []trial{{x, p.Float("reservation_t")}}
+		trials = []Trial{{x, p.Float("reservation_t")}}
 	case "best":
 		grid := GridTFCFS
 		if alg == DASEDF {
@@ -100,7 +96,7 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 				continue
 			}
 			for _, t := range grid {
-				trials = append(trials, trial{x, t})
+				trials = append(trials, Trial{x, t})
 			}
 		}
 		if len(trials) == 0 {
@@ -108,26 +104,17 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 		}
 	}
 	t0 := time.Now() // measured outside the simulated clock; reported as sched_wall_ms only
-	var best *SeqOutcome
-	var bestStats Stats
-	var bestTrial trial
-	decisions := 0
 	rel, size := make([]float64, len(tasks)), make([]float64, len(tasks))
 	for i, tk := range tasks {
 		rel[i], size[i] = tk.Release, tk.Size
 	}
-	for _, tr := range trials {
-		cfg.X, cfg.T = tr.x, tr.t
-		out, err := SimulateSeq(ctx, tasks, cfg)
-		if err != nil {
-			return nil, err
-		}
-		decisions += out.Decisions
-		st := Measure(rel, size, out.End)
-		if best == nil || st.MaxStretch < bestStats.MaxStretch {
-			best, bestStats, bestTrial = out, st, tr
-		}
+	best, bi, err := bestTrial(ctx, tasks, cfg, trials)
+	if err != nil {
+		return nil, err
 	}
+	bestTrial := trials[bi]
+	bestStats := Measure(rel, size, best.End)
+	decisions := best.Decisions
 	wall := float64(time.Since(t0).Microseconds()) / 1000
 	aux := 0
 	for _, k := range best.Part {
@@ -141,7 +128,7 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 		"tasks_run": int64(len(tasks)), "max_stretch": bestStats.MaxStretch, "mean_stretch": bestStats.MeanStretch,
 		"max_flow": bestStats.MaxFlow, "mean_flow": bestStats.MeanFlow, "realised_load": Load(tasks),
 		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(aux),
-		"best_x": int64(bestTrial.x), "best_t": bestTrial.t, "decisions": int64(decisions), "sched_wall_ms": wall,
+		"best_x": int64(bestTrial.X), "best_t": bestTrial.T, "decisions": int64(decisions), "sched_wall_ms": wall,
 	}}
 	for k, v := range Fairness(rel, size, best.End) {
 		res.Metrics[k] = v
@@ -152,6 +139,42 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 	}
 	res.Tables = tables(p, rel, size, best.Start, best.End, procsCol, intsOf(best.Node), intsOf(best.Part))
 	return res, nil
+}
+
+// Trial is one (X, T) of the reservation scheme; X = 0: no reservation.
+type Trial struct {
+	X int
+	T float64
+}
+
+// bestTrial simulates the trials and returns the outcome of the one with
+// the lowest max stretch, ties to the first in the given order, and its
+// index. A trial is abandoned (SeqConfig.Abandon) as soon as it can no
+// longer win: its max stretch reached the best final one so far (strictly
+// exceeded it, for a trial before the best one in grid order). Only the
+// winner is guaranteed to be simulated to the end; its outcome is the same
+// as without abandoning.
+func bestTrial(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Trial) (*SeqOutcome, int, error) {
+	var best *SeqOutcome
+	bi := -1
+	for j, tr := range trials {
+		cfg.X, cfg.T, cfg.Abandon = tr.X, tr.T, 0
+		if best != nil && len(trials) > 1 {
+			// j > bi always here: a later trial must be strictly better.
+			cfg.Abandon = best.MaxStretch
+		}
+		out, err := SimulateSeq(ctx, tasks, cfg)
+		if err != nil {
+			return nil, 0, err
+		}
+		if out.Abandoned {
+			continue
+		}
+		if best == nil || out.MaxStretch < best.MaxStretch {
+			best, bi = out, j
+		}
+	}
+	return best, bi, nil
 }
 
 func intsOf(x []int) []int64 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -87,6 +88,63 @@ func TestSeqSchedulesPinned(t *testing.T) {
 				if want, ok := seqPins[name]; !ok || got != want {
 					t.Errorf("%s: schedule hash %#x, pinned %#x", name, got, want)
 				}
+			}
+		}
+	}
+}
+
+// bestTrial (which abandons trials that can no longer win) picks the same
+// trial as simulating every trial of the grid to the end and keeping the
+// first with the lowest max stretch (the grid is listed twice, so every
+// trial ties with its twin), and returns that trial's full
+// outcome; an abandoned trial's final max stretch really is at least the
+// bound it was abandoned at.
+func TestBestTrialMatchesExhaustive(t *testing.T) {
+	grids := map[string][]float64{FCFS: GridTFCFS, DASEDF: GridTEDF}
+	for seed, c := range []struct{ delta, load float64 }{{3, 19.6}, {10, 19.6}, {30, 19.6}, {100, 19.6}, {10, 17}, {30, 18}} {
+		tasks, _, err := SeqWorkload{N: 600, A: 1, Delta: c.delta, Load: c.load}.Generate(uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, alg := range []string{FCFS, DASEDF} {
+			var trials []Trial
+			for _, x := range []int{1, 2, 5, 10} {
+				for _, tt := range grids[alg] {
+					trials = append(trials, Trial{x, tt})
+				}
+			}
+			// Ties: the grid again, reversed; each winner has a twin later.
+			for j := len(trials) - 1; j >= 0; j-- {
+				trials = append(trials, trials[j])
+			}
+			cfg := SeqConfig{M: 20, Algorithm: alg}
+			all := make([]*SeqOutcome, len(trials))
+			want := 0
+			for j, tr := range trials {
+				c := cfg
+				c.X, c.T = tr.X, tr.T
+				all[j] = simSeq(t, tasks, c)
+				if all[j].MaxStretch < all[want].MaxStretch {
+					want = j
+				}
+				// The same run with a bound it never reaches is identical.
+				c.Abandon = all[j].MaxStretch + 1
+				if again := simSeq(t, tasks, c); !reflect.DeepEqual(again, all[j]) {
+					t.Fatalf("%s case %d trial %v: a bound not reached changes the run", alg, seed, tr)
+				}
+				// With the bound at its own max stretch, it is abandoned.
+				c.Abandon = all[j].MaxStretch
+				if out, err := SimulateSeq(context.Background(), tasks, c); err != nil || !out.Abandoned {
+					t.Fatalf("%s case %d trial %v: not abandoned at its own max stretch (%v)", alg, seed, tr, err)
+				}
+			}
+			got, gi, err := bestTrial(context.Background(), tasks, cfg, trials)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gi != want || !reflect.DeepEqual(got, all[want]) {
+				t.Errorf("%s case %d: bestTrial chose %v (max stretch %v), exhaustive %v (%v)", alg, seed,
+					trials[gi], got.MaxStretch, trials[want], all[want].MaxStretch)
 			}
 		}
 	}
