@@ -3,7 +3,9 @@ package stretch
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"syscall"
 	"testing"
 
 	"schedfarm/simcore"
@@ -29,7 +31,8 @@ func BenchmarkSeq_Paper(b *testing.B) {
 		for _, delta := range []float64{20, 100} {
 			b.Run(fmt.Sprintf("%s/delta=%v", alg, delta), func(b *testing.B) {
 				tasks := paperInstance(b, delta, 300)
-				b.ResetTimer()
+				c := startCPU(b)
+				defer c.report(b)
 				for range b.N {
 					out, err := SimulateSeq(context.Background(), tasks, SeqConfig{M: 300, Algorithm: alg})
 					if err != nil {
@@ -122,6 +125,8 @@ func BenchmarkSeq_Reservation(b *testing.B) {
 	tasks := paperInstance(b, 100, 300)
 	for _, alg := range []string{FCFS, DASEDF} {
 		b.Run(alg, func(b *testing.B) {
+			c := startCPU(b)
+			defer c.report(b)
 			for range b.N {
 				if _, err := SimulateSeq(context.Background(), tasks, SeqConfig{M: 300, Algorithm: alg, X: 10, T: 1.5}); err != nil {
 					b.Fatal(err)
@@ -140,6 +145,8 @@ func BenchmarkSeq_ReservationBest(b *testing.B) {
 		b.Run(alg, func(b *testing.B) {
 			p := seqParams(map[string]any{"n_tasks": int64(20000), "m": int64(300), "delta": 100.0, "load": 310.0,
 				"algorithm": alg, "reservation": "best"})
+			c := startCPU(b)
+			defer c.report(b)
 			for range b.N {
 				r, err := m.Run(context.Background(), p, 3)
 				if err != nil {
@@ -151,4 +158,26 @@ func BenchmarkSeq_ReservationBest(b *testing.B) {
 			}
 		})
 	}
+}
+
+// cpuTimer reports the process's CPU time per op as cpu-ms/op: the
+// machine is shared, so wall-clock ns/op overstates the work when other
+// processes hold the cores.
+type cpuTimer struct{ start float64 }
+
+func processCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+}
+
+func startCPU(b *testing.B) *cpuTimer {
+	b.ResetTimer()
+	return &cpuTimer{processCPU()}
+}
+
+func (c *cpuTimer) report(b *testing.B) {
+	b.ReportMetric((processCPU()-c.start)/float64(b.N), "cpu-ms/op")
 }

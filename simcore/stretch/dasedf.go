@@ -21,7 +21,9 @@ import "math"
 // the running work, but the search starts from the previous invocation's S
 // (warm start) and doubles from there, which is far tighter.
 //
-// Cost: each check sorts the tasks by d_i and scans the prefix sums. The
+// Cost: each check first tries decide, which settles most checks far from
+// the answer in O(n) from deadline buckets, without sorting. Otherwise it
+// sorts the tasks by d_i and scans the prefix sums. The
 // order of the previous check is kept and re-sorted by insertion sort, which
 // costs O(n + inversions): consecutive checks of one search differ little
 // in S, and consecutive invocations differ by a few tasks, so a check is
@@ -37,6 +39,8 @@ type dasedf struct {
 	lastS  float64 // S of the last check (keys are for it)
 	S      float64 // S chosen by the last invocation
 	checks int     // feasibility checks of the last invocation
+	// Buckets of decide (work, smallest and largest deadline per bucket).
+	bw, bmin, bmax []float64
 }
 
 // search finds the smallest feasible S (to relative precision tol) for the
@@ -53,7 +57,14 @@ func (d *dasedf) search(tasks []Task, pending []int, t, resid float64, f []float
 			lb = s
 		}
 	}
-	if d.feasible(tasks, lb, t, resid, m) {
+	// At LB, a sure "feasible" still needs the sort: the order is the result.
+	lbOK := false
+	if ok, sure := d.decide(tasks, lb, t, resid, m); ok || !sure {
+		lbOK = d.feasible(tasks, lb, t, resid, m)
+	} else {
+		d.checks++
+	}
+	if lbOK {
 		d.S, d.prevS = lb, lb
 		return lb
 	}
@@ -69,12 +80,12 @@ func (d *dasedf) search(tasks []Task, pending []int, t, resid float64, f []float
 	if !(hi > lo) {
 		hi = math.Min(2*lo, ub)
 	}
-	for hi < ub && !d.feasible(tasks, hi, t, resid, m) {
+	for hi < ub && !d.check(tasks, hi, t, resid, m) {
 		lo, hi = hi, math.Min(2*hi, ub)
 	}
 	for hi-lo > d.tol*hi {
 		mid := lo + (hi-lo)/2
-		if d.feasible(tasks, mid, t, resid, m) {
+		if d.check(tasks, mid, t, resid, m) {
 			hi = mid
 		} else {
 			lo = mid
@@ -121,6 +132,98 @@ func (d *dasedf) sync(tasks []Task, pending []int) {
 	}
 	d.keys = d.keys[:len(kept)]
 	d.lastS = math.NaN()
+}
+
+// check is feasible, decided without sorting when the bucket bounds of
+// decide are conclusive (they always give feasible's answer).
+func (d *dasedf) check(tasks []Task, s, t, resid, m float64) bool {
+	if ok, sure := d.decide(tasks, s, t, resid, m); sure {
+		d.checks++
+		return ok
+	}
+	return d.feasible(tasks, s, t, resid, m)
+}
+
+// decide tries to answer feasible(s) in O(n + G) without sorting: the
+// deadlines d_i are split into G buckets by value (a monotone map, so
+// bucket order is deadline order) holding their work and their smallest
+// and largest deadline. With W_g the running work through bucket g, the
+// property fails for certain if t + W_g/m exceeds the tolerance-widened
+// largest deadline of bucket g (the last task of the bucket in EDF order
+// has exactly W_g before and including it), and holds for certain if
+// t + W_g/m stays below the widened smallest deadline of every bucket
+// (every task of bucket g has at most W_g). Both are tested with a margin
+// δ covering the rounding of summing the same works in another order than
+// feasible does, so a sure answer is always feasible's answer; otherwise
+// sure is false.
+func (d *dasedf) decide(tasks []Task, s, t, resid, m float64) (ok, sure bool) {
+	o, k := d.order, d.keys
+	n := len(o)
+	if n < 64 {
+		return false, false // sorting a short queue is as cheap
+	}
+	kmin, kmax := math.Inf(1), math.Inf(-1)
+	for j, i := range o {
+		kj := tasks[i].Release + s*tasks[i].Size
+		k[j] = kj
+		if kj < kmin {
+			kmin = kj
+		}
+		if kj > kmax {
+			kmax = kj
+		}
+	}
+	if !(kmin >= 0) || math.IsInf(kmax, 0) {
+		return false, false // the widening below is monotone only for d ≥ 0
+	}
+	g := min(max(n/4, 16), 512)
+	if cap(d.bw) < g {
+		d.bw, d.bmin, d.bmax = make([]float64, g), make([]float64, g), make([]float64, g)
+	}
+	bw, bmin, bmax := d.bw[:g], d.bmin[:g], d.bmax[:g]
+	for b := range bw {
+		bw[b], bmin[b], bmax[b] = 0, math.Inf(1), math.Inf(-1)
+	}
+	scale := float64(g) / (kmax - kmin)
+	if !(scale < math.MaxFloat64) {
+		scale = 0 // all deadlines (nearly) equal: one bucket
+	}
+	for j, i := range o {
+		kj := k[j]
+		b := int((kj - kmin) * scale)
+		if b >= g {
+			b = g - 1
+		}
+		bw[b] += tasks[i].Size
+		if kj < bmin[b] {
+			bmin[b] = kj
+		}
+		if kj > bmax[b] {
+			bmax[b] = kj
+		}
+	}
+	// feasible sums resid and the n works in EDF order, here they are summed
+	// per bucket then across buckets: each sum of positive terms is within
+	// (n+g+1)·u·W of the exact one (u = 2⁻⁵³), and t + w/m adds two more
+	// roundings; δ is four times what that needs.
+	ulps := float64(8*(n+g) + 64)
+	w := resid
+	ok = true
+	for b := range bw {
+		if bmin[b] > bmax[b] {
+			continue // empty
+		}
+		w += bw[b]
+		lhs := t + w/m
+		delta := ulps * 0x1p-53 * (math.Abs(t) + w/m)
+		if lhs-delta > bmax[b]+1e-9*math.Max(1, math.Abs(bmax[b])) {
+			return false, true
+		}
+		if lhs+delta > bmin[b]+1e-9*math.Max(1, math.Abs(bmin[b])) {
+			ok = false
+		}
+	}
+	return true, ok
 }
 
 // feasible sorts the pending tasks by d_i = r_i + S·p_i and checks the

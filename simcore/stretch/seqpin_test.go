@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 )
@@ -148,4 +149,52 @@ func TestBestTrialMatchesExhaustive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// decide's sure answers are feasible's answers, on random queues and at
+// target stretches from far below to far above S* and within a few
+// tolerances of it (where the bucket bounds are tight).
+func TestDecideAgreesWithFeasible(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 11))
+	sure, unsure := 0, 0
+	for trial := range 60 {
+		m := 1 + r.IntN(300)
+		n := 64 + r.IntN(1500)
+		now := 1000.0
+		tasks := make([]Task, n)
+		pending := make([]int, n)
+		for i := range tasks {
+			tasks[i] = Task{Release: now * r.Float64(), Size: 1 + 99*r.Float64()}
+			if trial%3 == 0 {
+				tasks[i].Size = float64(1 + r.IntN(3)) // many equal deadlines
+			}
+			pending[i] = i
+		}
+		f := make([]float64, m)
+		resid := 0.0
+		for j := range f {
+			f[j] = now + 100*r.Float64()*float64(r.IntN(2))
+			resid += f[j] - now
+		}
+		sortFloats(f)
+		d := &dasedf{tol: 1e-6}
+		star := d.search(tasks, pending, now, resid, f)
+		for _, s := range []float64{star / 4, star / 2, star * (1 - 1e-3), star * (1 - 1e-6), star * (1 - 1e-9),
+			star, star * (1 + 1e-9), star * (1 + 1e-6), star * (1 + 1e-3), star * 2, star * 8, star * r.Float64() * 2} {
+			ok, isSure := d.decide(tasks, s, now, resid, float64(m))
+			want := d.feasible(tasks, s, now, resid, float64(m))
+			if isSure {
+				sure++
+				if ok != want {
+					t.Fatalf("trial %d (m=%d, n=%d), S = %v (S* = %v): decide says %v, feasible %v", trial, m, n, s, star, ok, want)
+				}
+			} else {
+				unsure++
+			}
+		}
+	}
+	if sure == 0 || unsure == 0 {
+		t.Errorf("decide sure %d times, unsure %d: the test does not exercise both", sure, unsure)
+	}
+	t.Logf("decide: %d sure, %d unsure", sure, unsure)
 }
