@@ -41,6 +41,7 @@ type dasedf struct {
 	checks int     // feasibility checks of the last invocation
 	// Buckets of decide (work, smallest and largest deadline per bucket).
 	bw, bmin, bmax []float64
+	dkeys          []float64 // deadlines in d.order at decide's S
 }
 
 // search finds the smallest feasible S (to relative precision tol) for the
@@ -57,14 +58,8 @@ func (d *dasedf) search(tasks []Task, pending []int, t, resid float64, f []float
 			lb = s
 		}
 	}
-	// At LB, a sure "feasible" still needs the sort: the order is the result.
-	lbOK := false
-	if ok, sure := d.decide(tasks, lb, t, resid, m); ok || !sure {
-		lbOK = d.feasible(tasks, lb, t, resid, m)
-	} else {
-		d.checks++
-	}
-	if lbOK {
+	// At LB, a feasible answer needs the sort: the order is the result.
+	if d.check(tasks, lb, t, resid, m, true) {
 		d.S, d.prevS = lb, lb
 		return lb
 	}
@@ -80,12 +75,12 @@ func (d *dasedf) search(tasks []Task, pending []int, t, resid float64, f []float
 	if !(hi > lo) {
 		hi = math.Min(2*lo, ub)
 	}
-	for hi < ub && !d.check(tasks, hi, t, resid, m) {
+	for hi < ub && !d.check(tasks, hi, t, resid, m, false) {
 		lo, hi = hi, math.Min(2*hi, ub)
 	}
 	for hi-lo > d.tol*hi {
 		mid := lo + (hi-lo)/2
-		if d.check(tasks, mid, t, resid, m) {
+		if d.check(tasks, mid, t, resid, m, false) {
 			hi = mid
 		} else {
 			lo = mid
@@ -134,10 +129,19 @@ func (d *dasedf) sync(tasks []Task, pending []int) {
 	d.lastS = math.NaN()
 }
 
-// check is feasible, decided without sorting when the bucket bounds of
-// decide are conclusive (they always give feasible's answer).
-func (d *dasedf) check(tasks []Task, s, t, resid, m float64) bool {
-	if ok, sure := d.decide(tasks, s, t, resid, m); sure {
+// check is feasible, cheaper: the previous order is first insertion-sorted
+// with a budget of moves (enough when S moved little, the common case near
+// the answer); past it, decide tries to settle the check from deadline
+// buckets without sorting (it does far from the answer, where sorting
+// costs O(n²)); otherwise the sort is finished. Every path gives
+// feasible's answer. sorted: a feasible answer must leave d.order sorted
+// at s.
+func (d *dasedf) check(tasks []Task, s, t, resid, m float64, sorted bool) bool {
+	if d.sortAt(tasks, s, 2*len(d.order)+64) {
+		d.checks++
+		return d.scan(tasks, t, resid, m)
+	}
+	if ok, sure := d.decide(tasks, s, t, resid, m); sure && !(ok && sorted) {
 		d.checks++
 		return ok
 	}
@@ -157,8 +161,12 @@ func (d *dasedf) check(tasks []Task, s, t, resid, m float64) bool {
 // feasible does, so a sure answer is always feasible's answer; otherwise
 // sure is false.
 func (d *dasedf) decide(tasks []Task, s, t, resid, m float64) (ok, sure bool) {
-	o, k := d.order, d.keys
+	o := d.order
 	n := len(o)
+	if cap(d.dkeys) < n {
+		d.dkeys = make([]float64, n, 2*n)
+	}
+	k := d.dkeys[:n]
 	if n < 64 {
 		return false, false // sorting a short queue is as cheap
 	}
@@ -230,11 +238,23 @@ func (d *dasedf) decide(tasks []Task, s, t, resid, m float64) (ok, sure bool) {
 // Lemma 3.2 property (see the type's comment).
 func (d *dasedf) feasible(tasks []Task, s, t, resid, m float64) bool {
 	d.checks++
-	d.lastS = s
+	d.sortAt(tasks, s, -1)
+	return d.scan(tasks, t, resid, m)
+}
+
+// sortAt sorts d.order by (d_i, i) at S = s by insertion sort from its
+// current order, giving up (false, d.order still a permutation of the
+// pending tasks) after budget moves; budget < 0: no limit.
+func (d *dasedf) sortAt(tasks []Task, s float64, budget int) bool {
+	if d.lastS == s {
+		return true
+	}
+	d.lastS = math.NaN()
 	o, k := d.order, d.keys
 	for j, i := range o {
 		k[j] = tasks[i].Release + s*tasks[i].Size
 	}
+	moves := 0
 	for j := 1; j < len(o); j++ {
 		ki, ii := k[j], o[j]
 		h := j
@@ -243,11 +263,25 @@ func (d *dasedf) feasible(tasks []Task, s, t, resid, m float64) bool {
 			h--
 		}
 		k[h], o[h] = ki, ii
+		if moves += j - h; budget >= 0 && moves > budget && j+1 < len(o) {
+			return false
+		}
 	}
+	d.lastS = s
+	return true
+}
+
+// scan checks the Lemma 3.2 property on d.order, sorted (keys in d.keys).
+func (d *dasedf) scan(tasks []Task, t, resid, m float64) bool {
 	w := resid
-	for j, i := range o {
+	for j, i := range d.order {
 		w += tasks[i].Size
-		if t+w/m > k[j]+1e-9*math.Max(1, math.Abs(k[j])) {
+		kj := d.keys[j]
+		a := math.Abs(kj) // math.Max(1, |d_j|), inlined
+		if a < 1 {
+			a = 1
+		}
+		if t+w/m > kj+1e-9*a {
 			return false
 		}
 	}
