@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"sync"
 	"time"
 
@@ -148,20 +149,33 @@ type Trial struct {
 }
 
 // bestTrial simulates the trials and returns the outcome of the one with
-// the lowest max stretch, ties to the first in the given order, and its
-// index. A trial is abandoned (SeqConfig.Abandon) as soon as it can no
-// longer win: its max stretch reached the best final one so far (strictly
-// exceeded it, for a trial before the best one in grid order). Only the
-// winner is guaranteed to be simulated to the end; its outcome is the same
-// as without abandoning.
+// the lowest max stretch, ties to the first in the given (grid) order, and
+// its index.
+//
+// The trials are simulated in evalOrder (likely winners first, so the bound
+// below is tight early), and a trial is abandoned (SeqConfig.Abandon) as
+// soon as it can no longer win: once its max stretch reaches the best final
+// one so far, or strictly exceeds it for a trial before the best one in
+// grid order (that one would win the tie). Only the winner is sure to be
+// simulated to the end; its outcome is the same as without abandoning, and
+// the winner is the same as simulating the grid in order.
 func bestTrial(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Trial) (*SeqOutcome, int, error) {
+	return bestTrialIn(ctx, tasks, cfg, trials, evalOrder(trials))
+}
+
+// bestTrialIn is bestTrial simulating the trials in the given order (a
+// permutation of their indices); the result does not depend on it.
+func bestTrialIn(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Trial, order []int) (*SeqOutcome, int, error) {
 	var best *SeqOutcome
 	bi := -1
-	for j, tr := range trials {
+	for _, j := range order {
+		tr := trials[j]
 		cfg.X, cfg.T, cfg.Abandon = tr.X, tr.T, 0
-		if best != nil && len(trials) > 1 {
-			// j > bi always here: a later trial must be strictly better.
+		if best != nil {
 			cfg.Abandon = best.MaxStretch
+			if j < bi {
+				cfg.Abandon = math.Nextafter(best.MaxStretch, math.Inf(1)) // a tie would win: only > loses
+			}
 		}
 		out, err := SimulateSeq(ctx, tasks, cfg)
 		if err != nil {
@@ -170,11 +184,30 @@ func bestTrial(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Trial)
 		if out.Abandoned {
 			continue
 		}
-		if best == nil || out.MaxStretch < best.MaxStretch {
+		if best == nil || out.MaxStretch < best.MaxStretch || out.MaxStretch == best.MaxStretch && j < bi {
 			best, bi = out, j
 		}
 	}
 	return best, bi, nil
+}
+
+// evalOrder is the order bestTrial simulates the trials in: the smallest
+// threshold T first (with DASEDF the best (X, T) of an instance is nearly
+// always at the grid's smallest T, seed 003's 1.2), the largest X first
+// among equal T; grid order otherwise.
+func evalOrder(trials []Trial) []int {
+	order := make([]int, len(trials))
+	for j := range order {
+		order[j] = j
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ta, tb := trials[order[a]], trials[order[b]]
+		if ta.T != tb.T {
+			return ta.T < tb.T
+		}
+		return ta.X > tb.X
+	})
+	return order
 }
 
 func intsOf(x []int) []int64 {

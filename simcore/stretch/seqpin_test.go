@@ -94,7 +94,8 @@ func TestSeqSchedulesPinned(t *testing.T) {
 	}
 }
 
-// bestTrial (which abandons trials that can no longer win) picks the same
+// bestTrial (which abandons trials that can no longer win, in any order of
+// evaluation) picks the same
 // trial as simulating every trial of the grid to the end and keeping the
 // first with the lowest max stretch (the grid is listed twice, so every
 // trial ties with its twin), and returns that trial's full
@@ -139,13 +140,22 @@ func TestBestTrialMatchesExhaustive(t *testing.T) {
 					t.Fatalf("%s case %d trial %v: not abandoned at its own max stretch (%v)", alg, seed, tr, err)
 				}
 			}
-			got, gi, err := bestTrial(context.Background(), tasks, cfg, trials)
-			if err != nil {
-				t.Fatal(err)
+			// In the default order, in reverse grid order (ties are then met
+			// after their winner) and in a random one.
+			rev := make([]int, len(trials))
+			for j := range rev {
+				rev[j] = len(trials) - 1 - j
 			}
-			if gi != want || !reflect.DeepEqual(got, all[want]) {
-				t.Errorf("%s case %d: bestTrial chose %v (max stretch %v), exhaustive %v (%v)", alg, seed,
-					trials[gi], got.MaxStretch, trials[want], all[want].MaxStretch)
+			rnd := rand.New(rand.NewPCG(uint64(seed), 5)).Perm(len(trials))
+			for _, order := range [][]int{evalOrder(trials), rev, rnd} {
+				got, gi, err := bestTrialIn(context.Background(), tasks, cfg, trials, order)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if gi != want || !reflect.DeepEqual(got, all[want]) {
+					t.Errorf("%s case %d, order %v: bestTrial chose %v (max stretch %v), exhaustive %v (%v)", alg, seed, order[:4],
+						trials[gi], got.MaxStretch, trials[want], all[want].MaxStretch)
+				}
 			}
 		}
 	}
