@@ -315,11 +315,11 @@ func chooseSide(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, ou
 		return 0
 	}
 	main.plan(tasks, i, t, out)
-	if !main.list.reaches(tasks, cfg.T) {
+	if main.list.below(tasks, cfg.T) || !main.list.reaches(tasks, cfg.T) {
 		return 0 // the whole plan is below T
 	}
 	sAux := parts[1].planWith(tasks, i, t, out)
-	if main.list.exceeds(tasks, sAux) {
+	if !main.list.below(tasks, sAux) && main.list.exceeds(tasks, sAux) {
 		return 1 // sMain > sAux
 	}
 	return 0
@@ -346,6 +346,7 @@ func (p *part) plan(tasks []Task, i int, t float64, out *SeqOutcome) {
 	out.Decisions++
 	out.Checks += p.dasedf.checks
 	p.list.reset(p.dasedf.order, f)
+	p.list.t, p.list.resid = t, resid
 }
 
 // dispatch starts pending tasks on idle processors: in release order for
@@ -414,12 +415,44 @@ type lister struct {
 	free  []float64
 	next  int     // first task not yet scheduled
 	worst float64 // largest stretch of the scheduled tasks
+	// t and resid (the remaining work of the running tasks, Σ(f − t)) for
+	// below; resid < 0: unknown, below never answers.
+	t, resid float64
 }
 
 // reset starts a list schedule of order on the processors free at f
 // (sorted ascending; f is consumed).
 func (l *lister) reset(order []int, f []float64) {
-	l.order, l.free, l.next, l.worst = order, f, 0, 0
+	l.order, l.free, l.next, l.worst, l.resid = order, f, 0, 0, -1
+}
+
+// below reports whether every task's stretch in the list schedule is
+// certainly below bound, without building it: list scheduling starts task
+// k at the earliest free time, at most the average t + (R + W_k)/m (W_k the
+// work before k in the order), so its stretch is at most
+// (t + (R + W_k)/m + p_k − r_k)/p_k. The margin covers the rounding of the
+// list schedule's sums (at most n + m terms each) and of this one. False
+// means "not certain": the list must decide.
+func (l *lister) below(tasks []Task, bound float64) bool {
+	if l.resid < 0 || l.worst >= bound {
+		return false
+	}
+	m := float64(len(l.free))
+	ulps := float64(16*(len(l.order)+len(l.free))+64) * 0x1p-53
+	at := math.Abs(l.t)
+	w := l.resid
+	for j, i := range l.order {
+		p, r := tasks[i].Size, tasks[i].Release
+		if j >= l.next {
+			avg := l.t + w/m
+			u := (avg + p - r) / p
+			if u+ulps*(at+w/m+p+math.Abs(r))/p >= bound {
+				return false
+			}
+		}
+		w += p
+	}
+	return true
 }
 
 // reaches schedules tasks until one has stretch ≥ bound and reports

@@ -208,3 +208,46 @@ func TestDecideAgreesWithFeasible(t *testing.T) {
 	}
 	t.Logf("decide: %d sure, %d unsure", sure, unsure)
 }
+
+// lister.below answers true only when every stretch of the list schedule
+// is below the bound, also after part of the list is built; and it does
+// answer true for a bound above the average-start bound.
+func TestListerBelow(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 13))
+	yes := 0
+	for trial := range 300 {
+		m := 1 + r.IntN(40)
+		n := 1 + r.IntN(300)
+		now := 500 * r.Float64()
+		tasks := make([]Task, n)
+		order := r.Perm(n)
+		for i := range tasks {
+			tasks[i] = Task{Release: now * r.Float64(), Size: 0.5 + 50*r.Float64()}
+		}
+		f := make([]float64, m)
+		resid := 0.0
+		for j := range f {
+			f[j] = now + 30*r.Float64()*float64(r.IntN(2))
+			resid += f[j] - now
+		}
+		sortFloats(f)
+		exact := listStretch(tasks, order, append([]float64(nil), f...))
+		var l lister
+		l.reset(order, append([]float64(nil), f...))
+		l.t, l.resid = now, resid
+		if trial%2 == 1 {
+			l.reaches(tasks, exact) // part of the list built
+		}
+		for _, bound := range []float64{exact, exact * (1 + 1e-12), exact * 1.01, exact * 1.5, exact * 3, exact + 100} {
+			if l.below(tasks, bound) {
+				yes++
+				if !(exact < bound) {
+					t.Fatalf("trial %d: below(%v) but the list's max stretch is %v", trial, bound, exact)
+				}
+			}
+		}
+	}
+	if yes == 0 {
+		t.Error("below never certain")
+	}
+}
