@@ -67,6 +67,8 @@ type part struct {
 	dasedf  *dasedf   // DASEDF state (nil for FCFS)
 	scratch []float64 // processor free times for plans
 	list    lister    // the plan of the last planWith (DASEDF)
+	chosen  []int     // tasks started by dispatch (reused)
+	started []bool    // per task: started (DASEDF dispatch)
 	fcfs    *fcfsPlan // FCFS plan kept incrementally (reservation scheme)
 }
 
@@ -139,6 +141,49 @@ func (h *endHeap) Pop() any {
 	return x
 }
 
+// push is heap.Push(h, e) without boxing e, step for step the same
+// (container/heap's up), so the heap's layout is unchanged: freeTimes sums
+// the residual work in that layout's order.
+func (h *endHeap) push(e runEntry) {
+	*h = append(*h, e)
+	j := len(*h) - 1
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		j = i
+	}
+}
+
+// pop is heap.Pop(h) without boxing, step for step the same (container/
+// heap's down).
+func (h *endHeap) pop() runEntry {
+	n := len(*h) - 1
+	h.Swap(0, n)
+	i := 0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && h.Less(j2, j1) {
+			j = j2
+		}
+		if !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		i = j
+	}
+	old := *h
+	x := old[n]
+	*h = old[:n]
+	return x
+}
+
 func newPart(m, base int, alg string, tol float64) *part {
 	p := &part{m: m, base: base}
 	for n := m - 1; n >= 0; n-- {
@@ -183,7 +228,7 @@ func (p *part) start(tasks []Task, i int, t float64, out *SeqOutcome) {
 	if s := (end - tasks[i].Release) / tasks[i].Size; s > out.MaxStretch {
 		out.MaxStretch = s
 	}
-	heap.Push(&p.running, runEntry{end: end, node: node, task: i})
+	p.running.push(runEntry{end: end, node: node, task: i})
 	k := sort.SearchFloat64s(p.ends, end)
 	p.ends = append(p.ends, 0)
 	copy(p.ends[k+1:], p.ends[k:])
@@ -194,7 +239,7 @@ func (p *part) start(tasks []Task, i int, t float64, out *SeqOutcome) {
 // nodes.
 func (p *part) complete(t float64) {
 	for len(p.running) > 0 && p.running[0].end <= t {
-		r := heap.Pop(&p.running).(runEntry)
+		r := p.running.pop()
 		p.free = append(p.free, r.node)
 		// r.end is the smallest end: ends[0] holds the same value.
 		p.ends = p.ends[:copy(p.ends, p.ends[1:])]
@@ -356,7 +401,7 @@ func (p *part) dispatch(tasks []Task, t float64, cfg SeqConfig, out *SeqOutcome)
 	if k == 0 || len(p.pending) == 0 {
 		return
 	}
-	var chosen []int
+	chosen := p.chosen[:0]
 	if p.dasedf != nil && len(p.pending) > k {
 		resid, f := p.freeTimes(t)
 		p.dasedf.search(tasks, p.pending, t, resid, f)
@@ -369,17 +414,20 @@ func (p *part) dispatch(tasks []Task, t float64, cfg SeqConfig, out *SeqOutcome)
 		}
 		chosen = append(chosen, p.pending[:k]...)
 	}
+	p.chosen = chosen
 	for _, i := range chosen {
 		p.start(tasks, i, t, out)
 	}
 	if p.dasedf != nil && len(chosen) < len(p.pending) {
-		started := make(map[int]bool, len(chosen))
+		if len(p.started) < len(tasks) {
+			p.started = make([]bool, len(tasks))
+		}
 		for _, i := range chosen {
-			started[i] = true
+			p.started[i] = true
 		}
 		kept := p.pending[:0]
 		for _, i := range p.pending {
-			if !started[i] {
+			if !p.started[i] {
 				kept = append(kept, i)
 			}
 		}
