@@ -251,12 +251,10 @@ func (d *dasedf) sortAt(tasks []Task, s float64, budget int) bool {
 	}
 	d.lastS = math.NaN()
 	o, k := d.order, d.keys
-	for j, i := range o {
-		k[j] = tasks[i].Release + s*tasks[i].Size
-	}
 	moves := 0
-	for j := 1; j < len(o); j++ {
-		ki, ii := k[j], o[j]
+	for j := 0; j < len(o); j++ {
+		ii := o[j]
+		ki := tasks[ii].Release + s*tasks[ii].Size
 		h := j
 		for h > 0 && (k[h-1] > ki || (k[h-1] == ki && o[h-1] > ii)) {
 			k[h], o[h] = k[h-1], o[h-1]
