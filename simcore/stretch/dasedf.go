@@ -21,9 +21,11 @@ import "math"
 // the running work, but the search starts from the previous invocation's S
 // (warm start) and doubles from there, which is far tighter.
 //
-// Cost: each check first tries decide, which settles most checks far from
-// the answer in O(n) from deadline buckets, without sorting. Otherwise it
-// sorts the tasks by d_i and scans the prefix sums. The
+// Cost: a check inside the regions certify proved (from earlier failed
+// checks of the same search) is free; otherwise the previous order is
+// insertion-sorted with a budget of moves, and past it decide settles most
+// checks far from the answer in O(n) from deadline buckets, without
+// sorting; otherwise the sort is finished and the prefix sums scanned. The
 // order of the previous check is kept and re-sorted by insertion sort, which
 // costs O(n + inversions): consecutive checks of one search differ little
 // in S, and consecutive invocations differ by a few tasks, so a check is
@@ -42,6 +44,9 @@ type dasedf struct {
 	// Buckets of decide (work, smallest and largest deadline per bucket).
 	bw, bmin, bmax []float64
 	dkeys          []float64 // deadlines in d.order at decide's S
+	// Every S ≥ above passes the property and every S ≤ below fails it,
+	// for certain (certify); ±Inf when unknown. Reset by each search.
+	above, below float64
 }
 
 // search finds the smallest feasible S (to relative precision tol) for the
@@ -51,6 +56,7 @@ type dasedf struct {
 func (d *dasedf) search(tasks []Task, pending []int, t, resid float64, f []float64) float64 {
 	d.sync(tasks, pending)
 	d.checks = 0
+	d.above, d.below = math.Inf(1), math.Inf(-1)
 	m := float64(len(f))
 	lb := 0.0
 	for _, i := range pending {
@@ -137,15 +143,84 @@ func (d *dasedf) sync(tasks []Task, pending []int) {
 // feasible's answer. sorted: a feasible answer must leave d.order sorted
 // at s.
 func (d *dasedf) check(tasks []Task, s, t, resid, m float64, sorted bool) bool {
+	if !sorted && s >= d.above {
+		d.checks++
+		return true
+	}
+	if s <= d.below {
+		d.checks++
+		return false
+	}
 	if d.sortAt(tasks, s, 2*len(d.order)+64) {
 		d.checks++
-		return d.scan(tasks, t, resid, m)
+		if d.scan(tasks, t, resid, m) {
+			return true
+		}
+		d.certify(tasks, s, t, resid, m)
+		return false
 	}
 	if ok, sure := d.decide(tasks, s, t, resid, m); sure && !(ok && sorted) {
 		d.checks++
 		return ok
 	}
 	return d.feasible(tasks, s, t, resid, m)
+}
+
+// certify narrows the certain regions after a failed check at s (d.order
+// and d.keys sorted at s), with viol_i(S) = t + (R + W_≤i)/m minus i's
+// widened deadline, W_≤i the work up to i in the order at S:
+//
+//   - above: for S' > s, each task i has some task k with viol_i(S') ≤
+//     viol_k(s) − (S' − s)·p_k (k is the last, in the order at s, of the
+//     tasks up to i in the order at S'; k's prefix at s holds them all, and
+//     its deadline at S', at most i's, is its deadline at s plus at least
+//     (S' − s)·p_k). So every S' > s + max_k viol_k(s)/p_k passes.
+//   - below: symmetrically, each task i of the order at s has some k (the
+//     last, in the order at S', of the tasks up to i at s) with
+//     viol_k(S') ≥ viol_i(s) − (S' − s)·p_k·(1 + 10⁻⁹) (the widening adds
+//     10⁻⁹ of the slope), p_k at most the largest size up to i. So every
+//     S' < s + max_i viol_i(s)/(that size) fails.
+//
+// Later checks of the search inside those regions are settled without
+// sorting: a bisection climbing from LB to the previous S fails most of
+// its checks, and this settles three in four of them. The margins cover
+// the rounding of the deadlines and of the prefix sums in either order;
+// the deadlines must be ≥ 0 (the widening is then monotone), else nothing
+// is certified.
+func (d *dasedf) certify(tasks []Task, s, t, resid, m float64) {
+	total := resid
+	for _, i := range d.order {
+		total += tasks[i].Size
+	}
+	ulps := float64(16*len(d.order)+64) * 0x1p-53
+	base := math.Abs(t) + total/m + 1
+	w, g, l, pmax := resid, 0.0, 0.0, 0.0
+	for j, i := range d.order {
+		p := tasks[i].Size
+		w += p
+		pmax = math.Max(pmax, p)
+		kj := d.keys[j]
+		if !(kj >= 0) {
+			return
+		}
+		a := kj
+		if a < 1 {
+			a = 1
+		}
+		viol, margin := t+w/m-(kj+1e-9*a), ulps*(base+kj)
+		if v := (viol + margin) / p; v > g {
+			g = v
+		}
+		if v := (viol - margin) / (pmax * (1 + 4e-9)); v > l {
+			l = v
+		}
+	}
+	if above := (s + g) * (1 + 1e-12); above < d.above {
+		d.above = above
+	}
+	if below := (s + l) * (1 - 1e-12); below > d.below {
+		d.below = below
+	}
 }
 
 // decide tries to answer feasible(s) in O(n + G) without sorting: the

@@ -275,3 +275,66 @@ func TestEndHeapSameLayoutAsContainerHeap(t *testing.T) {
 		}
 	}
 }
+
+// certify's regions are right: after a failed check at s, every S at or
+// above d.above passes and every S at or below d.below fails, tested at
+// the region edges and in them, on random queues (some with many equal
+// sizes, hence equal deadlines).
+func TestCertifyRegions(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 17))
+	hits := 0
+	for trial := range 80 {
+		m := 1 + r.IntN(300)
+		n := 2 + r.IntN(800)
+		now := 1000.0
+		tasks := make([]Task, n)
+		pending := make([]int, n)
+		for i := range tasks {
+			tasks[i] = Task{Release: now * r.Float64(), Size: 1 + 99*r.Float64()}
+			if trial%3 == 0 {
+				tasks[i].Size = float64(1 + r.IntN(3))
+			}
+			pending[i] = i
+		}
+		f := make([]float64, m)
+		resid := 0.0
+		for j := range f {
+			f[j] = now + 100*r.Float64()*float64(r.IntN(2))
+			resid += f[j] - now
+		}
+		sortFloats(f)
+		d := &dasedf{tol: 1e-6}
+		star := d.search(tasks, pending, now, resid, f)
+		for _, frac := range []float64{0.3, 0.9, 0.999, 1 - 1e-6} {
+			s := star * frac
+			if d.feasible(tasks, s, now, resid, float64(m)) {
+				continue
+			}
+			d.above, d.below = math.Inf(1), math.Inf(-1)
+			d.certify(tasks, s, now, resid, float64(m))
+			above, below := d.above, d.below
+			if !(below < above) {
+				t.Fatalf("trial %d: below %v ≥ above %v", trial, below, above)
+			}
+			if !math.IsInf(above, 1) {
+				hits++
+				for _, sp := range []float64{above, math.Nextafter(above, math.Inf(1)), above * (1 + 1e-9), above * 1.1} {
+					if !d.feasible(tasks, sp, now, resid, float64(m)) {
+						t.Fatalf("trial %d: S = %v ≥ above = %v (from s = %v, S* = %v) fails", trial, sp, above, s, star)
+					}
+				}
+			}
+			if below > s {
+				hits++
+				for _, sp := range []float64{below, math.Nextafter(below, math.Inf(-1)), s + (below-s)/2} {
+					if d.feasible(tasks, sp, now, resid, float64(m)) {
+						t.Fatalf("trial %d: S = %v ≤ below = %v (from s = %v, S* = %v) passes", trial, sp, below, s, star)
+					}
+				}
+			}
+		}
+	}
+	if hits < 50 {
+		t.Errorf("certify gave only %d regions", hits)
+	}
+}
