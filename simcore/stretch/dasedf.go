@@ -44,6 +44,13 @@ type dasedf struct {
 	// Buckets of decide (work, smallest and largest deadline per bucket).
 	bw, bmin, bmax []float64
 	dkeys          []float64 // deadlines in d.order at decide's S
+	// lbOrder, lbKeys, lbLastS: a second order, kept for the checks at LB
+	// (consecutive LBs are close, as are consecutive answers, while LB and
+	// the answer can be far apart: one order for each keeps both re-sorts
+	// short).
+	lbOrder []int
+	lbKeys  []float64
+	lbLastS float64
 	// Every S ≥ above passes the property and every S ≤ below fails it,
 	// for certain (certify); ±Inf when unknown. Reset by each search.
 	above, below float64
@@ -65,7 +72,14 @@ func (d *dasedf) search(tasks []Task, pending []int, t, resid float64, f []float
 		}
 	}
 	// At LB, a feasible answer needs the sort: the order is the result.
-	if d.check(tasks, lb, t, resid, m, true) {
+	// The check runs on the LB order; on success it becomes the result.
+	d.swapLB()
+	ok := d.check(tasks, lb, t, resid, m, true)
+	d.swapLB()
+	if ok {
+		d.order = append(d.order[:0], d.lbOrder...)
+		d.keys = append(d.keys[:0], d.lbKeys...)
+		d.lastS = d.lbLastS
 		d.S, d.prevS = lb, lb
 		return lb
 	}
@@ -99,6 +113,12 @@ func (d *dasedf) search(tasks []Task, pending []int, t, resid float64, f []float
 	return hi
 }
 
+func (d *dasedf) swapLB() {
+	d.order, d.lbOrder = d.lbOrder, d.order
+	d.keys, d.lbKeys = d.lbKeys, d.keys
+	d.lastS, d.lbLastS = d.lbLastS, d.lastS
+}
+
 // sync makes d.order hold exactly the pending tasks: those of the previous
 // order that are still pending, in that order, then the new ones.
 func (d *dasedf) sync(tasks []Task, pending []int) {
@@ -106,17 +126,24 @@ func (d *dasedf) sync(tasks []Task, pending []int) {
 		d.mark = make([]int32, len(tasks))
 		d.gen = 0
 	}
-	if d.gen > math.MaxInt32-4 {
+	if d.gen > math.MaxInt32-8 {
 		clear(d.mark)
 		d.gen = 0
 	}
-	inPending, seen := d.gen+1, d.gen+2
-	d.gen += 2
+	d.order, d.keys = d.syncOrder(pending, d.order, d.keys, d.gen+1, d.gen+2)
+	d.lbOrder, d.lbKeys = d.syncOrder(pending, d.lbOrder, d.lbKeys, d.gen+3, d.gen+4)
+	d.gen += 4
+	d.lastS, d.lbLastS = math.NaN(), math.NaN()
+}
+
+// syncOrder keeps the tasks of order that are still pending, in that
+// order, then appends the new ones; inPending and seen are fresh stamps.
+func (d *dasedf) syncOrder(pending, order []int, keys []float64, inPending, seen int32) ([]int, []float64) {
 	for _, i := range pending {
 		d.mark[i] = inPending
 	}
-	kept := d.order[:0]
-	for _, i := range d.order {
+	kept := order[:0]
+	for _, i := range order {
 		if d.mark[i] == inPending {
 			d.mark[i] = seen
 			kept = append(kept, i)
@@ -127,12 +154,10 @@ func (d *dasedf) sync(tasks []Task, pending []int) {
 			kept = append(kept, i)
 		}
 	}
-	d.order = kept
-	if cap(d.keys) < len(kept) {
-		d.keys = make([]float64, len(kept), 2*len(kept))
+	if cap(keys) < len(kept) {
+		keys = make([]float64, len(kept), 2*len(kept))
 	}
-	d.keys = d.keys[:len(kept)]
-	d.lastS = math.NaN()
+	return kept, keys[:len(kept)]
 }
 
 // check is feasible, cheaper: the previous order is first insertion-sorted
