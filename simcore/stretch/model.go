@@ -166,9 +166,22 @@ func bestTrial(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Trial)
 // bestTrialIn is bestTrial simulating the trials in the given order (a
 // permutation of their indices); the result does not depend on it.
 func bestTrialIn(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Trial, order []int) (*SeqOutcome, int, error) {
+	// No trial's max stretch is below floor, every task's stretch when
+	// started at its release (C = fl(r + p) at the earliest; rounding is
+	// monotone): once the best reaches it, only trials before it in grid
+	// order can still win (by a tie), the others need not run at all.
+	floor := 0.0
+	for _, tk := range tasks {
+		if s := (tk.Release + tk.Size - tk.Release) / tk.Size; s > floor {
+			floor = s
+		}
+	}
 	var best *SeqOutcome
 	bi := -1
 	for _, j := range order {
+		if best != nil && best.MaxStretch <= floor && j > bi {
+			continue
+		}
 		tr := trials[j]
 		cfg.X, cfg.T, cfg.Abandon = tr.X, tr.T, 0
 		if best != nil {
@@ -191,17 +204,19 @@ func bestTrialIn(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Tria
 	return best, bi, nil
 }
 
-// evalOrder is the order bestTrial simulates the trials in: the smallest
-// threshold T first (with DASEDF the best (X, T) of an instance is nearly
-// always at the grid's smallest T, seed 003's 1.2), the largest X first
-// among equal T; grid order otherwise.
+// evalOrder is the order bestTrial simulates the trials in: the first of
+// the grid first (at light loads every trial reaches the floor, and the
+// first one wins the tie: no other needs to run), then the smallest
+// threshold T first (at high loads the best (X, T) is nearly always at the
+// grid's smallest T, seed 003's 1.2), the largest X first among equal T.
 func evalOrder(trials []Trial) []int {
 	order := make([]int, len(trials))
 	for j := range order {
 		order[j] = j
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ta, tb := trials[order[a]], trials[order[b]]
+	rest := order[1:]
+	sort.SliceStable(rest, func(a, b int) bool {
+		ta, tb := trials[rest[a]], trials[rest[b]]
 		if ta.T != tb.T {
 			return ta.T < tb.T
 		}
