@@ -48,8 +48,10 @@ func BenchmarkSeq_Paper(b *testing.B) {
 
 // One DASEDF invocation against the queue length n (m = 300, every
 // processor busy with a random residual): the binary search's checks are
-// O(n) each after the first (insertion sort of a nearly sorted order), so
-// the time per invocation should grow about linearly in n.
+// free inside the regions failed checks certify, O(n) otherwise
+// (insertion sort of a nearly sorted order, or deadline buckets), so the
+// time per invocation should grow about linearly in n. checks/op counts
+// the free checks and the final re-sort too.
 func BenchmarkDASEDF_Queue(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
@@ -119,8 +121,9 @@ func BenchmarkMoldable_Paper(b *testing.B) {
 }
 
 // One run of the reservation scheme (X = 10, T = 1.5) on a paper-scale
-// instance at load 300; reservation: best runs 70 (FCFS) or 63 (DASEDF)
-// of these per job.
+// instance at load 300; reservation: best runs up to 70 (FCFS) or 63
+// (DASEDF) of these per job, most abandoned part-way
+// (BenchmarkSeq_ReservationBest).
 func BenchmarkSeq_Reservation(b *testing.B) {
 	tasks := paperInstance(b, 100, 300)
 	for _, alg := range []string{FCFS, DASEDF} {

@@ -30,7 +30,8 @@ import "math"
 // costs O(n + inversions): consecutive checks of one search differ little
 // in S, and consecutive invocations differ by a few tasks, so a check is
 // O(n) in practice (O(n²) worst case) instead of O(n log n). One invocation
-// is O(n · log(S_hi/(tol·S))) checks; measured in BenchmarkDASEDF_Queue.
+// is O(log(S_hi/(tol·S))) checks, most of them free, and O(n) for each one
+// evaluated; measured in BenchmarkDASEDF_Queue.
 type dasedf struct {
 	tol    float64
 	order  []int     // pending tasks sorted by deadline at the last check
