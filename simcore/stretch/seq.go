@@ -477,7 +477,8 @@ func (l *lister) reset(order []int, f []float64) {
 // below reports whether every task's stretch in the list schedule is
 // certainly below bound, without building it: list scheduling starts task
 // k at the earliest free time, at most the average t + (R + W_k)/m (W_k the
-// work before k in the order), so its stretch is at most
+// work before k in the order) and, for k < m, at most the k-th earliest
+// initial free time, so its stretch is at most
 // (t + (R + W_k)/m + p_k − r_k)/p_k. The margin covers the rounding of the
 // list schedule's sums (at most n + m terms each) and of this one. False
 // means "not certain": the list must decide.
@@ -493,6 +494,12 @@ func (l *lister) below(tasks []Task, bound float64) bool {
 		p, r := tasks[i].Size, tasks[i].Release
 		if j >= l.next {
 			avg := l.t + w/m
+			if l.next == 0 && j < len(l.free) && l.free[j] < avg {
+				// Before any task is placed l.free is the sorted free times:
+				// j tasks touch at most j processors, so one of the j+1
+				// earliest is untouched.
+				avg = l.free[j]
+			}
 			u := (avg + p - r) / p
 			if u+ulps*(at+w/m+p+math.Abs(r))/p >= bound {
 				return false
