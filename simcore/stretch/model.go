@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"sync"
 	"time"
 
@@ -77,18 +78,14 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 	procs := orDefault(p.Int("m"), 300)
 	alg := p.String("algorithm")
 	cfg := SeqConfig{M: procs, Algorithm: alg, Tol: p.Float("tol")}
-	type trial struct {
-		x int
-		t float64
-	}
-	trials := []trial{{0, 0}}
+	trials := []Trial{{0, 0}}
 	switch p.String("reservation") {
 	case "fixed":
 		x := int(p.Int("reservation_x"))
 		if x < 1 || x >= procs {
 			return nil, fmt.Errorf("reservation_x = %d: want 1..m-1 = 1..%d with reservation: fixed (or reservation: none)", x, procs-1)
 		}
-		trials = []trial{{x, p.Float("reservation_t")}}
+		trials = []Trial{{x, p.Float("reservation_t")}}
 	case "best":
 		grid := GridTFCFS
 		if alg == DASEDF {
@@ -100,7 +97,7 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 				continue
 			}
 			for _, t := range grid {
-				trials = append(trials, trial{x, t})
+				trials = append(trials, Trial{x, t})
 			}
 		}
 		if len(trials) == 0 {
@@ -108,26 +105,17 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 		}
 	}
 	t0 := time.Now() // measured outside the simulated clock; reported as sched_wall_ms only
-	var best *SeqOutcome
-	var bestStats Stats
-	var bestTrial trial
-	decisions := 0
 	rel, size := make([]float64, len(tasks)), make([]float64, len(tasks))
 	for i, tk := range tasks {
 		rel[i], size[i] = tk.Release, tk.Size
 	}
-	for _, tr := range trials {
-		cfg.X, cfg.T = tr.x, tr.t
-		out, err := SimulateSeq(ctx, tasks, cfg)
-		if err != nil {
-			return nil, err
-		}
-		decisions += out.Decisions
-		st := Measure(rel, size, out.End)
-		if best == nil || st.MaxStretch < bestStats.MaxStretch {
-			best, bestStats, bestTrial = out, st, tr
-		}
+	best, bi, err := bestTrial(ctx, tasks, cfg, trials)
+	if err != nil {
+		return nil, err
 	}
+	bestTrial := trials[bi]
+	bestStats := Measure(rel, size, best.End)
+	decisions := best.Decisions
 	wall := float64(time.Since(t0).Microseconds()) / 1000
 	aux := 0
 	for _, k := range best.Part {
@@ -141,7 +129,7 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 		"tasks_run": int64(len(tasks)), "max_stretch": bestStats.MaxStretch, "mean_stretch": bestStats.MeanStretch,
 		"max_flow": bestStats.MaxFlow, "mean_flow": bestStats.MeanFlow, "realised_load": Load(tasks),
 		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(aux),
-		"best_x": int64(bestTrial.x), "best_t": bestTrial.t, "decisions": int64(decisions), "sched_wall_ms": wall,
+		"best_x": int64(bestTrial.X), "best_t": bestTrial.T, "decisions": int64(decisions), "sched_wall_ms": wall,
 	}}
 	for k, v := range Fairness(rel, size, best.End) {
 		res.Metrics[k] = v
@@ -152,6 +140,89 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 	}
 	res.Tables = tables(p, rel, size, best.Start, best.End, procsCol, intsOf(best.Node), intsOf(best.Part))
 	return res, nil
+}
+
+// Trial is one (X, T) of the reservation scheme; X = 0: no reservation.
+type Trial struct {
+	X int
+	T float64
+}
+
+// bestTrial simulates the trials and returns the outcome of the one with
+// the lowest max stretch, ties to the first in the given (grid) order, and
+// its index.
+//
+// The trials are simulated in evalOrder (likely winners first, so the bound
+// below is tight early), and a trial is abandoned (SeqConfig.Abandon) as
+// soon as it can no longer win: once its max stretch reaches the best final
+// one so far, or strictly exceeds it for a trial before the best one in
+// grid order (that one would win the tie). Only the winner is sure to be
+// simulated to the end; its outcome is the same as without abandoning, and
+// the winner is the same as simulating the grid in order.
+func bestTrial(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Trial) (*SeqOutcome, int, error) {
+	return bestTrialIn(ctx, tasks, cfg, trials, evalOrder(trials))
+}
+
+// bestTrialIn is bestTrial simulating the trials in the given order (a
+// permutation of their indices); the result does not depend on it.
+func bestTrialIn(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Trial, order []int) (*SeqOutcome, int, error) {
+	// No trial's max stretch is below floor, every task's stretch when
+	// started at its release (C = fl(r + p) at the earliest; rounding is
+	// monotone): once the best reaches it, only trials before it in grid
+	// order can still win (by a tie), the others need not run at all.
+	floor := 0.0
+	for _, tk := range tasks {
+		if s := (tk.Release + tk.Size - tk.Release) / tk.Size; s > floor {
+			floor = s
+		}
+	}
+	var best *SeqOutcome
+	bi := -1
+	for _, j := range order {
+		if best != nil && best.MaxStretch <= floor && j > bi {
+			continue
+		}
+		tr := trials[j]
+		cfg.X, cfg.T, cfg.Abandon = tr.X, tr.T, 0
+		if best != nil {
+			cfg.Abandon = best.MaxStretch
+			if j < bi {
+				cfg.Abandon = math.Nextafter(best.MaxStretch, math.Inf(1)) // a tie would win: only > loses
+			}
+		}
+		out, err := SimulateSeq(ctx, tasks, cfg)
+		if err != nil {
+			return nil, 0, err
+		}
+		if out.Abandoned {
+			continue
+		}
+		if best == nil || out.MaxStretch < best.MaxStretch || out.MaxStretch == best.MaxStretch && j < bi {
+			best, bi = out, j
+		}
+	}
+	return best, bi, nil
+}
+
+// evalOrder is the order bestTrial simulates the trials in: the first of
+// the grid first (at light loads every trial reaches the floor, and the
+// first one wins the tie: no other needs to run), then the smallest
+// threshold T first (at high loads the best (X, T) is nearly always at the
+// grid's smallest T, seed 003's 1.2), the largest X first among equal T.
+func evalOrder(trials []Trial) []int {
+	order := make([]int, len(trials))
+	for j := range order {
+		order[j] = j
+	}
+	rest := order[1:]
+	sort.SliceStable(rest, func(a, b int) bool {
+		ta, tb := trials[rest[a]], trials[rest[b]]
+		if ta.T != tb.T {
+			return ta.T < tb.T
+		}
+		return ta.X > tb.X
+	})
+	return order
 }
 
 func intsOf(x []int) []int64 {

@@ -61,7 +61,7 @@ var schema = simcore.Schema{
 		{Name: "stretched_hours", Kind: simcore.Float, Unit: "%", Doc: "same, 1 h ≤ p_{i,1} < 1 day"},
 		{Name: "stretched_days", Kind: simcore.Float, Unit: "%", Doc: "same, 1 day ≤ p_{i,1} < 1 week"},
 		{Name: "stretched_weeks", Kind: simcore.Float, Unit: "%", Doc: "same, p_{i,1} ≥ 1 week"},
-		{Name: "decisions", Kind: simcore.Int, Doc: "DASEDF binary searches (or DBOS invocations) performed"},
+		{Name: "decisions", Kind: simcore.Int, Doc: "DASEDF binary searches (or DBOS invocations) performed in the reported run (under reservation: best, the winning (X, T) only: the other grid trials may be abandoned early)"},
 		{Name: "sched_wall_ms", Kind: simcore.Float, Unit: "ms", Measured: true,
 			Doc: "wall-clock time of the simulation (all grid runs under reservation: best); measured, so verify ignores it"},
 	},

@@ -30,6 +30,14 @@ type SeqConfig struct {
 	T float64
 	// Tol is the relative precision of DASEDF's binary search on S.
 	Tol float64
+	// Abandon > 0 stops the run as soon as its maximum stretch is known to
+	// be at least Abandon (SeqOutcome.Abandoned): reservation: best drops a
+	// trial that can no longer beat the best one found so far. The bound is
+	// the largest stretch of the started tasks (fixed once started) and,
+	// checked every few hundred events, (t + p_i − r_i)/p_i of the pending
+	// tasks; both are at most the final stretch, so a run that completes
+	// would have had max stretch ≥ Abandon too. 0 never abandons.
+	Abandon float64
 }
 
 // SeqOutcome is the executed schedule of a sequential run.
@@ -39,6 +47,12 @@ type SeqOutcome struct {
 	Part       []int // 0: main part, 1: auxiliary part
 	Decisions  int   // DASEDF binary searches performed
 	Checks     int   // Lemma 3.2 feasibility checks performed
+	// MaxStretch is the largest stretch (C − r)/p of the started tasks:
+	// the run's max stretch once it completes.
+	MaxStretch float64
+	// Abandoned: the run stopped early because its max stretch reached
+	// SeqConfig.Abandon; the schedule covers only the tasks started by then.
+	Abandoned bool
 }
 
 // part is one independently scheduled group of processors: the whole
@@ -48,9 +62,13 @@ type part struct {
 	base    int       // first node index
 	free    []int     // idle node indices (a stack)
 	running endHeap   // (end, node, task) of running tasks
+	ends    []float64 // end times of the running tasks, sorted
 	pending []int     // task indices in release order
 	dasedf  *dasedf   // DASEDF state (nil for FCFS)
 	scratch []float64 // processor free times for plans
+	list    lister    // the plan of the last planWith (DASEDF)
+	chosen  []int     // tasks started by dispatch (reused)
+	started []bool    // per task: started (DASEDF dispatch)
 	fcfs    *fcfsPlan // FCFS plan kept incrementally (reservation scheme)
 }
 
@@ -123,6 +141,49 @@ func (h *endHeap) Pop() any {
 	return x
 }
 
+// push is heap.Push(h, e) without boxing e, step for step the same
+// (container/heap's up), so the heap's layout is unchanged: freeTimes sums
+// the residual work in that layout's order.
+func (h *endHeap) push(e runEntry) {
+	*h = append(*h, e)
+	j := len(*h) - 1
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		j = i
+	}
+}
+
+// pop is heap.Pop(h) without boxing, step for step the same (container/
+// heap's down).
+func (h *endHeap) pop() runEntry {
+	n := len(*h) - 1
+	h.Swap(0, n)
+	i := 0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && h.Less(j2, j1) {
+			j = j2
+		}
+		if !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		i = j
+	}
+	old := *h
+	x := old[n]
+	*h = old[:n]
+	return x
+}
+
 func newPart(m, base int, alg string, tol float64) *part {
 	p := &part{m: m, base: base}
 	for n := m - 1; n >= 0; n-- {
@@ -136,20 +197,53 @@ func newPart(m, base int, alg string, tol float64) *part {
 	return p
 }
 
-// residual returns the remaining work of the running tasks at t and the
-// processor free times (t for idle processors), sorted.
+// freeTimes returns the remaining work of the running tasks at t and the
+// processor free times (t for idle processors), sorted. The running tasks'
+// end times are kept sorted (p.ends), so no sort is needed: they all lie
+// after t once the completions at t are processed. resid is summed in the
+// running heap's order, as it always was (floating-point sums depend on
+// the order).
 func (p *part) freeTimes(t float64) (resid float64, f []float64) {
 	f = p.scratch[:0]
 	for range p.free {
 		f = append(f, t)
 	}
 	for _, r := range p.running {
-		f = append(f, r.end)
 		resid += r.end - t
 	}
-	sort.Float64s(f)
+	f = append(f, p.ends...)
+	if len(p.ends) > 0 && p.ends[0] < t {
+		sort.Float64s(f) // not reached from SimulateSeq: completions ≤ t are processed first
+	}
 	p.scratch = f
 	return resid, f
+}
+
+// start runs task i on the last idle node from t to t + size.
+func (p *part) start(tasks []Task, i int, t float64, out *SeqOutcome) {
+	node := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	end := t + tasks[i].Size
+	out.Start[i], out.End[i], out.Node[i] = t, end, node
+	if s := (end - tasks[i].Release) / tasks[i].Size; s > out.MaxStretch {
+		out.MaxStretch = s
+	}
+	p.running.push(runEntry{end: end, node: node, task: i})
+	k := sort.SearchFloat64s(p.ends, end)
+	p.ends = append(p.ends, 0)
+	copy(p.ends[k+1:], p.ends[k:])
+	p.ends[k] = end
+}
+
+// complete ends the running tasks that end at or before t and frees their
+// nodes.
+func (p *part) complete(t float64) {
+	for len(p.running) > 0 && p.running[0].end <= t {
+		r := p.running.pop()
+		p.free = append(p.free, r.node)
+		// r.end is the smallest end: ends[0] holds the same value.
+		p.ends = p.ends[:copy(p.ends, p.ends[1:])]
+	}
 }
 
 // SimulateSeq runs the online scheduler over the tasks (sorted by release)
@@ -204,10 +298,7 @@ func SimulateSeq(ctx context.Context, tasks []Task, cfg SeqConfig) (*SeqOutcome,
 			break
 		}
 		for _, p := range parts {
-			for len(p.running) > 0 && p.running[0].end <= t {
-				r := heap.Pop(&p.running).(runEntry)
-				p.free = append(p.free, r.node)
-			}
+			p.complete(t)
 		}
 		for next < n && tasks[next].Release <= t {
 			k := 0
@@ -224,22 +315,57 @@ func SimulateSeq(ctx context.Context, tasks []Task, cfg SeqConfig) (*SeqOutcome,
 		for _, p := range parts {
 			p.dispatch(tasks, t, cfg, out)
 		}
+		if cfg.Abandon > 0 && (out.MaxStretch >= cfg.Abandon || step&255 == 0 && pendingBound(parts, tasks, t) >= cfg.Abandon) {
+			out.Abandoned = true
+			return out, nil
+		}
 	}
 	return out, nil
+}
+
+// pendingBound is the largest (t + p_i − r_i)/p_i over the pending tasks:
+// a task still waiting at t completes at C_i ≥ t + p_i, so its final
+// stretch is at least that (rounding is monotone, so also in floating
+// point).
+func pendingBound(parts []*part, tasks []Task, t float64) float64 {
+	lb := 0.0
+	for _, p := range parts {
+		for _, i := range p.pending {
+			if s := (t + tasks[i].Size - tasks[i].Release) / tasks[i].Size; s > lb {
+				lb = s
+			}
+		}
+	}
+	return lb
 }
 
 // chooseSide is the reservation scheme of §4: the new task goes to the main
 // part when the main part's new schedule has a maximum stretch below T;
 // otherwise to the part whose new schedule has the smaller maximum stretch
 // (the main part on a tie).
+//
+// The main part's plan is list-scheduled only as far as the decision
+// needs: up to the first task reaching T (then sMain ≥ T), and after the
+// auxiliary part's plan, up to the first task exceeding sAux.
 func chooseSide(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, out *SeqOutcome) int {
-	sMain := parts[0].planWith(tasks, i, t, out)
-	if sMain < cfg.T {
+	main := parts[0]
+	if main.fcfs != nil {
+		sMain := main.fcfs.add(tasks, i, t, false)
+		if sMain < cfg.T {
+			return 0
+		}
+		if parts[1].planWith(tasks, i, t, out) < sMain {
+			return 1
+		}
 		return 0
 	}
+	main.plan(tasks, i, t, out)
+	if main.list.below(tasks, cfg.T) || !main.list.reaches(tasks, cfg.T) {
+		return 0 // the whole plan is below T
+	}
 	sAux := parts[1].planWith(tasks, i, t, out)
-	if sAux < sMain {
-		return 1
+	if !main.list.below(tasks, sAux) && main.list.exceeds(tasks, sAux) {
+		return 1 // sMain > sAux
 	}
 	return 0
 }
@@ -250,13 +376,22 @@ func (p *part) planWith(tasks []Task, i int, t float64, out *SeqOutcome) float64
 	if p.fcfs != nil {
 		return p.fcfs.add(tasks, i, t, false)
 	}
+	p.plan(tasks, i, t, out)
+	p.list.exceeds(tasks, math.Inf(1))
+	return p.list.worst
+}
+
+// plan runs DASEDF's search on the pending tasks plus task i at t and
+// prepares p.list to list-schedule them in EDF order.
+func (p *part) plan(tasks []Task, i int, t float64, out *SeqOutcome) {
 	p.pending = append(p.pending, i)
-	defer func() { p.pending = p.pending[:len(p.pending)-1] }()
 	resid, f := p.freeTimes(t)
 	p.dasedf.search(tasks, p.pending, t, resid, f)
+	p.pending = p.pending[:len(p.pending)-1]
 	out.Decisions++
 	out.Checks += p.dasedf.checks
-	return listStretch(tasks, p.dasedf.order, f)
+	p.list.reset(p.dasedf.order, f)
+	p.list.t, p.list.resid = t, resid
 }
 
 // dispatch starts pending tasks on idle processors: in release order for
@@ -266,7 +401,7 @@ func (p *part) dispatch(tasks []Task, t float64, cfg SeqConfig, out *SeqOutcome)
 	if k == 0 || len(p.pending) == 0 {
 		return
 	}
-	var chosen []int
+	chosen := p.chosen[:0]
 	if p.dasedf != nil && len(p.pending) > k {
 		resid, f := p.freeTimes(t)
 		p.dasedf.search(tasks, p.pending, t, resid, f)
@@ -279,20 +414,20 @@ func (p *part) dispatch(tasks []Task, t float64, cfg SeqConfig, out *SeqOutcome)
 		}
 		chosen = append(chosen, p.pending[:k]...)
 	}
+	p.chosen = chosen
 	for _, i := range chosen {
-		node := p.free[len(p.free)-1]
-		p.free = p.free[:len(p.free)-1]
-		out.Start[i], out.End[i], out.Node[i] = t, t+tasks[i].Size, node
-		heap.Push(&p.running, runEntry{end: t + tasks[i].Size, node: node, task: i})
+		p.start(tasks, i, t, out)
 	}
 	if p.dasedf != nil && len(chosen) < len(p.pending) {
-		started := make(map[int]bool, len(chosen))
+		if len(p.started) < len(tasks) {
+			p.started = make([]bool, len(tasks))
+		}
 		for _, i := range chosen {
-			started[i] = true
+			p.started[i] = true
 		}
 		kept := p.pending[:0]
 		for _, i := range p.pending {
-			if !started[i] {
+			if !p.started[i] {
 				kept = append(kept, i)
 			}
 		}
@@ -313,19 +448,116 @@ func (p *part) dispatch(tasks []Task, t float64, cfg SeqConfig, out *SeqOutcome)
 // processor free earliest (free times f, sorted ascending; f is consumed),
 // and returns the largest stretch (C − r)/p. O(n log m).
 func listStretch(tasks []Task, order []int, f []float64) float64 {
-	h := floatHeap(f)
-	heap.Init(&h)
-	worst := 0.0
-	for _, i := range order {
-		s := h[0]
-		c := s + tasks[i].Size
-		h[0] = c
-		heap.Fix(&h, 0)
-		if st := (c - tasks[i].Release) / tasks[i].Size; st > worst {
-			worst = st
+	var l lister
+	l.reset(order, f)
+	l.exceeds(tasks, math.Inf(1))
+	return l.worst
+}
+
+// lister list-schedules tasks in a given order, each on the processor free
+// earliest, resumably: it stops at the first task whose stretch reaches (or
+// exceeds) a bound and continues from there on the next call. free is a
+// min-heap of processor free times (a sorted slice is one).
+type lister struct {
+	order []int
+	free  []float64
+	next  int     // first task not yet scheduled
+	worst float64 // largest stretch of the scheduled tasks
+	// t and resid (the remaining work of the running tasks, Σ(f − t)) for
+	// below; resid < 0: unknown, below never answers.
+	t, resid float64
+}
+
+// reset starts a list schedule of order on the processors free at f
+// (sorted ascending; f is consumed).
+func (l *lister) reset(order []int, f []float64) {
+	l.order, l.free, l.next, l.worst, l.resid = order, f, 0, 0, -1
+}
+
+// below reports whether every task's stretch in the list schedule is
+// certainly below bound, without building it: list scheduling starts task
+// k at the earliest free time, at most the average t + (R + W_k)/m (W_k the
+// work before k in the order) and, for k < m, at most the k-th earliest
+// initial free time, so its stretch is at most
+// (t + (R + W_k)/m + p_k − r_k)/p_k. The margin covers the rounding of the
+// list schedule's sums (at most n + m terms each) and of this one. False
+// means "not certain": the list must decide.
+func (l *lister) below(tasks []Task, bound float64) bool {
+	if l.resid < 0 || l.worst >= bound {
+		return false
+	}
+	m := float64(len(l.free))
+	ulps := float64(16*(len(l.order)+len(l.free))+64) * 0x1p-53
+	at := math.Abs(l.t)
+	w := l.resid
+	for j, i := range l.order {
+		p, r := tasks[i].Size, tasks[i].Release
+		if j >= l.next {
+			avg := l.t + w/m
+			if l.next == 0 && j < len(l.free) && l.free[j] < avg {
+				// Before any task is placed l.free is the sorted free times:
+				// j tasks touch at most j processors, so one of the j+1
+				// earliest is untouched.
+				avg = l.free[j]
+			}
+			u := (avg + p - r) / p
+			if u+ulps*(at+w/m+p+math.Abs(r))/p >= bound {
+				return false
+			}
+		}
+		w += p
+	}
+	return true
+}
+
+// reaches schedules tasks until one has stretch ≥ bound and reports
+// whether one did (false: the whole schedule is below bound).
+func (l *lister) reaches(tasks []Task, bound float64) bool {
+	return l.run(tasks, bound, true)
+}
+
+// exceeds schedules tasks until one has stretch > bound and reports
+// whether one did (false: the whole schedule's max stretch, l.worst, is at
+// most bound).
+func (l *lister) exceeds(tasks []Task, bound float64) bool {
+	return l.run(tasks, bound, false)
+}
+
+func (l *lister) run(tasks []Task, bound float64, orEqual bool) bool {
+	if l.worst > bound || orEqual && l.worst >= bound {
+		return true
+	}
+	h := l.free
+	n := len(h)
+	for l.next < len(l.order) {
+		i := l.order[l.next]
+		l.next++
+		c := h[0] + tasks[i].Size
+		// Replace the minimum by c and sift it down.
+		j := 0
+		for {
+			k := 2*j + 1
+			if k >= n {
+				break
+			}
+			if k+1 < n && h[k+1] < h[k] {
+				k++
+			}
+			if !(h[k] < c) {
+				break
+			}
+			h[j] = h[k]
+			j = k
+		}
+		h[j] = c
+		if st := (c - tasks[i].Release) / tasks[i].Size; st > l.worst {
+			l.worst = st
+			if st > bound || orEqual && st >= bound {
+				return true
+			}
 		}
 	}
-	return worst
+	return false
 }
 
 type floatHeap []float64
@@ -340,5 +572,3 @@ func (h *floatHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
-
-func heapPop(h *endHeap) runEntry { return heap.Pop(h).(runEntry) }

@@ -364,10 +364,7 @@ func TestFCFSPlanIncrementalMatchesReplan(t *testing.T) {
 		for len(p.running) > 0 && p.running[0].end <= now {
 			// complete and dispatch at each completion time, as SimulateSeq does
 			e := p.running[0].end
-			for len(p.running) > 0 && p.running[0].end <= e {
-				r := heapPop(&p.running)
-				p.free = append(p.free, r.node)
-			}
+			p.complete(e)
 			p.dispatch(tasks, e, SeqConfig{}, out)
 		}
 		got := p.fcfs.add(tasks, i, now, false)
