@@ -99,6 +99,27 @@ type sim struct {
 	hl, hnew, hmv []holder
 	seq           []uint32
 	seqc          uint32
+	// Fit certificates of the current compression (see certBound):
+	// cert[k] is the last search for a job of k nodes.
+	cert []cert
+	cgen uint32
+	amin []logMin
+}
+
+// cert records that, when the release log had length pos, no job of k
+// nodes and duration d (reservation start r) had a fit starting before
+// bound (bound <= r).
+type cert struct {
+	d, bound float64
+	pos      int32
+	gen      uint32
+}
+
+// logMin is an entry of the stack of suffix minima of the release starts
+// logged during the current compression.
+type logMin struct {
+	pos int32
+	a   float64
 }
 
 // Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
@@ -684,6 +705,11 @@ func (s *sim) compress(now float64) {
 	}
 	s.suf = suf
 	newMax := math.Inf(-1)
+	s.cgen++
+	s.amin = s.amin[:0]
+	if len(s.cert) == 0 {
+		s.cert = make([]cert, s.cfg.Nodes+1)
+	}
 	// A job can move before r only if some instant in [now, r) has m free
 	// nodes; its own reservation does not touch that range. runMax bounds
 	// the largest free count over [now, scanT) from above, kept while the
@@ -715,11 +741,33 @@ func (s *sim) compress(now float64) {
 		if stop <= now {
 			continue
 		}
-		t, ok := s.prof.EarliestFitBeforeStop(job.Size, job.Estimate, now, r, stop)
+		// no fit before b either: start the search there, or give up
+		lim := min(stop, r)
+		after := now
+		if b := s.certBound(job.Size, job.Estimate); b >= lim {
+			continue
+		} else if b > now {
+			after = s.prof.StepStart(b)
+		}
+		t, ok := s.prof.EarliestFitBeforeStop(job.Size, job.Estimate, after, r, stop)
+		c := &s.cert[job.Size]
+		*c = cert{d: job.Estimate, bound: lim, pos: int32(len(s.inc)), gen: s.cgen}
 		if !ok {
 			continue
 		}
-		s.release(r, r+job.Estimate, job.Size)
+		c.bound = t
+		if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
+			panic(err)
+		}
+		// log where the move raised the free count: its old interval
+		// minus the overlap with the new one
+		a := max(r, t+job.Estimate)
+		s.inc = append(s.inc, span{a, r + job.Estimate})
+		am := s.amin
+		for len(am) > 0 && am[len(am)-1].a >= a {
+			am = am[:len(am)-1]
+		}
+		s.amin = append(am, logMin{int32(len(s.inc) - 1), a})
 		newMax = max(newMax, r+job.Estimate)
 		if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
 			panic(err)
@@ -804,4 +852,33 @@ func (s *sim) keepHolders(hs []holder) {
 	}
 	s.hl = mergeHolders(s.hl[:0], st, mv)
 	s.hmv = mv[:0]
+}
+
+// certBound returns a time before which no job of k nodes and duration d
+// can have a fit, from the certificates of this compression (-Inf if none
+// applies). Every job looked at earlier in the compression has a
+// reservation start no later than the current one's, so a certificate of
+// k1 <= k nodes and d1 <= d carries over: a fit of the larger job is a fit
+// of the smaller one (its window before its own start is no longer). A
+// fit that appeared since the certificate overlaps a release logged since
+// (a move), so it starts after a-d1 for the earliest such release start a.
+func (s *sim) certBound(k int, d float64) float64 {
+	b := math.Inf(-1)
+	try := func(c *cert) {
+		if c.gen != s.cgen || c.d > d {
+			return
+		}
+		v := c.bound
+		if i, _ := slices.BinarySearchFunc(s.amin, c.pos, func(e logMin, p int32) int { return int(e.pos - p) }); i < len(s.amin) {
+			a := s.amin[i].a
+			// a margin far above rounding: t+d1 <= a for every t before it
+			v = min(v, a-c.d-1e-9*(math.Abs(a)+c.d))
+		}
+		b = max(b, v)
+	}
+	try(&s.cert[k])
+	for k1 := 1; k1 < k; k1 <<= 1 {
+		try(&s.cert[k1])
+	}
+	return b
 }

@@ -32,6 +32,50 @@ type Profile struct {
 	capacity int
 	times    []float64 // times[0] is the origin; strictly increasing
 	free     []int     // free[i] holds on [times[i], times[i+1])
+	// Block summaries for the fit searches: bmin[b] and bmax[b] are the
+	// least and largest free count of steps [b·blk, (b+1)·blk), valid for
+	// the blocks before clean. An edit at step i invalidates the blocks
+	// from i's on (inserted or removed steps shift the later ones); a
+	// search recomputes them lazily, only as far as it walks.
+	bmin, bmax []int
+	clean      int
+}
+
+// blk is the number of steps per summary block (a power of two).
+const (
+	blkShift = 5
+	blk      = 1 << blkShift
+)
+
+// dirty invalidates the block summaries from step i on.
+func (p *Profile) dirty(i int) {
+	if b := i >> blkShift; b < p.clean {
+		p.clean = b
+	}
+}
+
+// summarise makes the summaries of the blocks up to b (inclusive) valid;
+// b must be a block that exists.
+func (p *Profile) summarise(b int) {
+	if b < p.clean {
+		return
+	}
+	nb := (len(p.free) + blk - 1) >> blkShift
+	if len(p.bmin) < nb {
+		p.bmin = append(p.bmin, make([]int, nb-len(p.bmin))...)
+		p.bmax = append(p.bmax, make([]int, nb-len(p.bmax))...)
+	}
+	for c := p.clean; c <= b; c++ {
+		lo := c << blkShift
+		hi := min(lo+blk, len(p.free))
+		mn, mx := p.free[lo], p.free[lo]
+		for _, f := range p.free[lo+1 : hi] {
+			mn = min(mn, f)
+			mx = max(mx, f)
+		}
+		p.bmin[c], p.bmax[c] = mn, mx
+	}
+	p.clean = b + 1
 }
 
 // New returns the profile of a cluster of capacity processors, all free from
@@ -134,6 +178,7 @@ func (p *Profile) add(start, end float64, delta int) error {
 	if !math.IsInf(end, 1) {
 		j = p.split(end)
 	}
+	p.dirty(i)
 	for x := i; x < j; x++ {
 		p.free[x] += delta
 	}
@@ -149,6 +194,7 @@ func (p *Profile) split(t float64) int {
 		return i
 	}
 	i++
+	p.dirty(i)
 	p.times = append(p.times, 0)
 	p.free = append(p.free, 0)
 	copy(p.times[i+1:], p.times[i:])
@@ -163,6 +209,7 @@ func (p *Profile) merge(i int) {
 	if i <= 0 || i >= len(p.times) || p.free[i] != p.free[i-1] {
 		return
 	}
+	p.dirty(i)
 	p.times = append(p.times[:i], p.times[i+1:]...)
 	p.free = append(p.free[:i], p.free[i+1:]...)
 }
@@ -175,6 +222,7 @@ func (p *Profile) Advance(t float64) {
 	}
 	i := p.index(t)
 	if i > 0 {
+		p.clean = 0
 		n := copy(p.times, p.times[i:])
 		copy(p.free, p.free[i:])
 		p.times = p.times[:n]
@@ -205,6 +253,10 @@ func (p *Profile) FitsAt(k int, d, t float64) bool {
 	}
 	return true
 }
+
+// StepStart returns the start of the step containing t (the origin for t
+// before it). O(log n).
+func (p *Profile) StepStart(t float64) float64 { return p.times[p.index(t)] }
 
 // Search returns the index of the first step starting at or after t
 // (Len() if none). O(log n).
@@ -242,6 +294,28 @@ func (p *Profile) EarliestFitBeforeStop(k int, d, after, limit, stop float64) (f
 	// least k free, the window closes at a step end >= cand+d.
 	n := len(p.times)
 	for i+1 < n {
+		if i&(blk-1) == 0 {
+			// At a block start: skip the whole block if every step in it
+			// is blocked (then the candidate moves to its end) or every
+			// one fits and the window does not close inside it. Both need
+			// the block to end before the last step and by limit.
+			if e := i + blk; e < n && p.times[e] <= limit {
+				b := i >> blkShift
+				p.summarise(b)
+				if p.bmax[b] < k {
+					cand = p.times[e]
+					if cand >= stop {
+						return math.Inf(1), false
+					}
+					i = e
+					continue
+				}
+				if p.bmin[b] >= k && p.times[e] < cand+d {
+					i = e
+					continue
+				}
+			}
+		}
 		next := p.times[i+1]
 		if next > limit {
 			break
