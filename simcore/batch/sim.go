@@ -108,11 +108,12 @@ type sim struct {
 
 // cert records that, when the release log had length pos, no job of k
 // nodes and duration d (reservation start r) had a fit starting before
-// bound (bound <= r).
+// bound (bound <= r). bound is lowered as moves are logged (certOf);
+// seen is the log length it was last brought up to date at.
 type cert struct {
-	d, bound float64
-	pos      int32
-	gen      uint32
+	d, bound  float64
+	pos, seen int32
+	gen       uint32
 }
 
 // logMin is an entry of the stack of suffix minima of the release starts
@@ -744,19 +745,19 @@ func (s *sim) compress(now float64) {
 		// no fit before b either: start the search there, or give up
 		lim := min(stop, r)
 		after := now
-		if b := s.certBound(job.Size, job.Estimate); b >= lim {
+		if b := s.certBound(job.Size, job.Estimate, lim); b >= lim {
 			continue
 		} else if b > now {
 			after = s.prof.StepStart(b)
 		}
 		t, ok := s.prof.EarliestFitBeforeStop(job.Size, job.Estimate, after, r, stop)
 		c := &s.cert[job.Size]
-		*c = cert{d: job.Estimate, bound: lim, pos: int32(len(s.inc)), gen: s.cgen}
+		*c = cert{d: job.Estimate, bound: lim, pos: int32(len(s.inc)), seen: int32(len(s.inc)), gen: s.cgen}
 		if !ok {
 			continue
 		}
 		c.bound = t
-		if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
+		if err := s.prof.Move(r, t, job.Estimate, job.Size); err != nil {
 			panic(err)
 		}
 		// log where the move raised the free count: its old interval
@@ -769,9 +770,6 @@ func (s *sim) compress(now float64) {
 		}
 		s.amin = append(am, logMin{int32(len(s.inc) - 1), a})
 		newMax = max(newMax, r+job.Estimate)
-		if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
-			panic(err)
-		}
 		s.resv[q] = t
 		if s.seq != nil {
 			s.hmv = append(s.hmv, holder{t, h.seq, h.j})
@@ -856,29 +854,34 @@ func (s *sim) keepHolders(hs []holder) {
 
 // certBound returns a time before which no job of k nodes and duration d
 // can have a fit, from the certificates of this compression (-Inf if none
-// applies). Every job looked at earlier in the compression has a
+// applies); it stops looking once the bound reaches lim. Every job looked at earlier in the compression has a
 // reservation start no later than the current one's, so a certificate of
 // k1 <= k nodes and d1 <= d carries over: a fit of the larger job is a fit
 // of the smaller one (its window before its own start is no longer). A
 // fit that appeared since the certificate overlaps a release logged since
 // (a move), so it starts after a-d1 for the earliest such release start a.
-func (s *sim) certBound(k int, d float64) float64 {
-	b := math.Inf(-1)
-	try := func(c *cert) {
-		if c.gen != s.cgen || c.d > d {
-			return
-		}
-		v := c.bound
-		if i, _ := slices.BinarySearchFunc(s.amin, c.pos, func(e logMin, p int32) int { return int(e.pos - p) }); i < len(s.amin) {
-			a := s.amin[i].a
-			// a margin far above rounding: t+d1 <= a for every t before it
-			v = min(v, a-c.d-1e-9*(math.Abs(a)+c.d))
-		}
-		b = max(b, v)
-	}
-	try(&s.cert[k])
-	for k1 := 1; k1 < k; k1 <<= 1 {
-		try(&s.cert[k1])
+func (s *sim) certBound(k int, d, lim float64) float64 {
+	b := s.certOf(&s.cert[k], d)
+	for k1 := 1; k1 < k && b < lim; k1 <<= 1 {
+		b = max(b, s.certOf(&s.cert[k1], d))
 	}
 	return b
+}
+
+// certOf is the bound of one certificate for a job of duration d (-Inf if
+// it does not apply), cached until the release log grows.
+func (s *sim) certOf(c *cert, d float64) float64 {
+	if c.gen != s.cgen || c.d > d {
+		return math.Inf(-1)
+	}
+	if int(c.seen) == len(s.inc) {
+		return c.bound
+	}
+	c.seen = int32(len(s.inc))
+	if i, _ := slices.BinarySearchFunc(s.amin, c.pos, func(e logMin, p int32) int { return int(e.pos - p) }); i < len(s.amin) {
+		a := s.amin[i].a
+		// a margin far above rounding: t+d1 <= a for every t before it
+		c.bound = min(c.bound, a-c.d-1e-9*(math.Abs(a)+c.d))
+	}
+	return c.bound
 }

@@ -100,14 +100,18 @@ func (p *Profile) Step(i int) (t float64, free int) { return p.times[i], p.free[
 // index returns the step containing t (t before the origin is clamped to the
 // first step). O(log n).
 func (p *Profile) index(t float64) int {
-	i := sort.SearchFloat64s(p.times, t) // first times[i] >= t
-	if i < len(p.times) && p.times[i] == t {
-		return i
+	// last i with times[i] <= t (0 if none)
+	ts := p.times
+	lo, hi := 0, len(ts) // ts[lo] <= t < ts[hi], as if ts[len] = +Inf
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if ts[m] <= t {
+			lo = m
+		} else {
+			hi = m
+		}
 	}
-	if i == 0 {
-		return 0
-	}
-	return i - 1
+	return lo
 }
 
 // Free returns the number of processors free at time t. O(log n).
@@ -159,19 +163,68 @@ func (p *Profile) Release(start, end float64, k int) error {
 	return p.add(start, end, k)
 }
 
+// Move moves a reservation of k processors and duration d (> 0) from
+// start from to an earlier start to: the profile becomes what
+// Release(from, from+d, k) then Reserve(to, to+d, k) make it, but only
+// the steps where the count changes are edited (not the overlap of the two
+// intervals). It returns ErrCapacity, changing nothing, if k processors
+// are not free during [to, min(to+d, from)) or if giving back
+// [max(from, to+d), from+d) would exceed the capacity. Other arguments
+// (to >= from, d <= 0, to before the origin) fall back to the Release and
+// Reserve calls.
+func (p *Profile) Move(from, to, d float64, k int) error {
+	if !(to < from) || !(d > 0) || k == 0 || to < p.times[0] {
+		if err := p.Release(from, from+d, k); err != nil {
+			return err
+		}
+		return p.Reserve(to, to+d, k)
+	}
+	te, fe := to+d, from+d
+	a, b := max(from, te), min(te, from)
+	if err := p.check(to, b, -k); err != nil {
+		return err
+	}
+	if err := p.check(a, fe, k); err != nil {
+		return err
+	}
+	p.apply(to, b, -k)
+	p.apply(a, fe, k)
+	return nil
+}
+
 func (p *Profile) add(start, end float64, delta int) error {
+	if err := p.check(start, end, delta); err != nil {
+		return err
+	}
+	p.apply(start, end, delta)
+	return nil
+}
+
+// check reports ErrCapacity if adding delta during [start, end) would take
+// a count below zero or above the capacity.
+func (p *Profile) check(start, end float64, delta int) error {
 	if start < p.times[0] {
 		start = p.times[0]
 	}
 	if !(end > start) || delta == 0 {
 		return nil
 	}
-	lo := p.index(start)
-	for i := lo; i < len(p.times) && p.times[i] < end; i++ {
+	for i := p.index(start); i < len(p.times) && p.times[i] < end; i++ {
 		if f := p.free[i] + delta; f < 0 || f > p.capacity {
 			return fmt.Errorf("%w: %d processors during [%v, %v) with %d free at %v (capacity %d)",
 				ErrCapacity, -delta, start, end, p.free[i], p.times[i], p.capacity)
 		}
+	}
+	return nil
+}
+
+// apply adds delta during [start, end) (checked by check).
+func (p *Profile) apply(start, end float64, delta int) {
+	if start < p.times[0] {
+		start = p.times[0]
+	}
+	if !(end > start) || delta == 0 {
+		return
 	}
 	i := p.split(start)
 	j := len(p.times)
@@ -184,7 +237,6 @@ func (p *Profile) add(start, end float64, delta int) error {
 	}
 	p.merge(j)
 	p.merge(i)
-	return nil
 }
 
 // split makes t a breakpoint and returns its index.
