@@ -96,6 +96,7 @@ type sim struct {
 	// prefix of the queue and the queue is only appended to between two
 	// recomputations of the order (which drop every reservation), so a
 	// counter handed out as reservations are made is in queue order.
+	mvh           []span // compress: the moves not yet folded into newMax (a heap by a)
 	hl, hnew, hmv []holder
 	seq           []uint32
 	seqc          uint32
@@ -687,17 +688,10 @@ func (s *sim) compress(now float64) {
 		}
 		return
 	}
-	// Rebase the release log on the oldest holder's view, and take the
-	// suffix maxima of its ends: a holder's releases since it was last
-	// looked at end by suf[ver] or by a move of this compression (newMax).
-	lo := int32(len(s.inc))
-	for _, h := range hs {
-		lo = min(lo, s.ver[h.j])
-	}
-	s.inc = s.inc[:copy(s.inc, s.inc[lo:])]
-	for _, h := range hs {
-		s.ver[h.j] -= lo
-	}
+	// The release log holds what was released since the last compression
+	// (see the end of this function); a holder's releases since it was
+	// last looked at end by suf[ver] or by a move of this compression
+	// (newMax, over the moves that matter to it).
 	suf := s.suf[:0]
 	suf = slices.Grow(suf, len(s.inc)+1)[:len(s.inc)+1]
 	suf[len(s.inc)] = math.Inf(-1)
@@ -705,7 +699,24 @@ func (s *sim) compress(now float64) {
 		suf[i] = max(suf[i+1], s.inc[i].b)
 	}
 	s.suf = suf
+	// A fit of a job is a window before its reservation start r (its own
+	// reservation released, the counts from r on do not matter), so only
+	// releases that begin before r can give it one. The moves of this
+	// compression are kept in pend by the start of the interval they
+	// raised, and folded into newMax once the holders reach it.
 	newMax := math.Inf(-1)
+	pend := s.mvh[:0]
+	defer func() {
+		// Every release logged in this compression after a holder was
+		// looked at begins at or after its reservation start (it comes
+		// from a holder later in the order, with a start no earlier): no
+		// holder can use any of the log. Start it afresh.
+		s.inc = s.inc[:0]
+		for _, h := range hs {
+			s.ver[h.j] = 0
+		}
+		s.mvh = pend[:0]
+	}()
 	s.cgen++
 	s.amin = s.amin[:0]
 	if len(s.cert) == 0 {
@@ -730,6 +741,10 @@ func (s *sim) compress(now float64) {
 				runMax = max(runMax, f)
 			}
 			scanT = r
+		}
+		for len(pend) > 0 && pend[0].a < r {
+			newMax = max(newMax, pend[0].b)
+			pend = popSpan(pend)
 		}
 		if runMax < job.Size {
 			s.ver[q] = int32(len(s.inc))
@@ -769,7 +784,7 @@ func (s *sim) compress(now float64) {
 			am = am[:len(am)-1]
 		}
 		s.amin = append(am, logMin{int32(len(s.inc) - 1), a})
-		newMax = max(newMax, r+job.Estimate)
+		pend = pushSpan(pend, span{a, r + job.Estimate})
 		s.resv[q] = t
 		if s.seq != nil {
 			s.hmv = append(s.hmv, holder{t, h.seq, h.j})
@@ -884,4 +899,40 @@ func (s *sim) certOf(c *cert, d float64) float64 {
 		c.bound = min(c.bound, a-c.d-1e-9*(math.Abs(a)+c.d))
 	}
 	return c.bound
+}
+
+// pushSpan adds v to the min-heap h (ordered by a).
+func pushSpan(h []span, v span) []span {
+	h = append(h, v)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p].a <= h[i].a {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	return h
+}
+
+// popSpan removes the least element of the min-heap h.
+func popSpan(h []span) []span {
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].a < h[c].a {
+			c++
+		}
+		if h[i].a <= h[c].a {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	return h
 }
