@@ -423,7 +423,7 @@ func (s *sim) backfill(now float64) {
 						s.seqc++
 						s.seq[j] = s.seqc
 					}
-					s.hnew = append(s.hnew, holder{t, s.seq[j], int32(j)})
+					s.hnew = append(s.hnew, s.holder(t, s.seq[j], j))
 				}
 				if s.out.FirstResv != nil && math.IsNaN(s.out.FirstResv[j]) {
 					s.out.FirstResv[j] = t
@@ -585,6 +585,12 @@ type holder struct {
 	r   float64
 	seq uint32 // queue rank (the position in the queue orders alike)
 	j   int32
+	k   int32   // the job's size
+	d   float64 // and estimate, at hand for the block tests of compress
+}
+
+func (s *sim) holder(r float64, seq uint32, j int) holder {
+	return holder{r: r, seq: seq, j: int32(j), k: int32(s.jobs[j].Size), d: s.jobs[j].Estimate}
 }
 
 func cmpHolder(a, b holder) int {
@@ -662,7 +668,7 @@ func (s *sim) compress(now float64) {
 			if r := s.resv[q]; r >= 0 {
 				held++
 				if r > now {
-					hs = append(hs, holder{r, uint32(i), int32(q)})
+					hs = append(hs, s.holder(r, uint32(i), q))
 				}
 			}
 		}
@@ -676,7 +682,7 @@ func (s *sim) compress(now float64) {
 		s.inc, s.ver[q] = s.inc[:0], 0
 		if t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r); ok {
 			if s.seq != nil {
-				s.hmv = append(s.hmv, holder{t, hs[0].seq, hs[0].j})
+				s.hmv = append(s.hmv, s.holder(t, hs[0].seq, int(hs[0].j)))
 			}
 			if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
 				panic(err)
@@ -728,7 +734,12 @@ func (s *sim) compress(now float64) {
 	// reservations come in increasing r: a move only lowers the counts
 	// before r (and raises them from r on, not yet scanned).
 	runMax, scanT, si := 0, now, 0
-	for _, h := range hs {
+	for x := 0; x < len(hs); x++ {
+		if x&(hblk-1) == 0 && x+hblk <= len(hs) && s.skipBlock(hs[x:x+hblk], &pend, &newMax, suf[0], now) {
+			x += hblk - 1
+			continue
+		}
+		h := hs[x]
 		q := int(h.j)
 		job := &s.jobs[q]
 		r := h.r
@@ -787,7 +798,7 @@ func (s *sim) compress(now float64) {
 		pend = pushSpan(pend, span{a, r + job.Estimate})
 		s.resv[q] = t
 		if s.seq != nil {
-			s.hmv = append(s.hmv, holder{t, h.seq, h.j})
+			s.hmv = append(s.hmv, s.holder(t, h.seq, q))
 		}
 		s.ver[q] = int32(len(s.inc))
 		// the steps moved: resume the scan at the first one from scanT on
@@ -935,4 +946,37 @@ func popSpan(h []span) []span {
 		i = c
 	}
 	return h
+}
+
+// hblk is the number of holders compress tests together (skipBlock).
+const hblk = 8
+
+// skipBlock reports whether none of the holders of a block (consecutive
+// in the compression order) can move, from the certificates alone: every
+// holder's search would stop by S, the latest end of a release that may
+// matter to any of them, and a certificate of no more nodes and no longer
+// duration than any of theirs already rules out a fit before S. It folds
+// the moves that matter to the block into newMax first.
+func (s *sim) skipBlock(b []holder, pend *[]span, newMax *float64, suf0, now float64) bool {
+	last := b[len(b)-1].r
+	for h := *pend; len(h) > 0 && h[0].a < last; {
+		*newMax = max(*newMax, h[0].b)
+		h = popSpan(h)
+		*pend = h
+	}
+	S := max(suf0, *newMax)
+	if S <= now {
+		return true
+	}
+	k, d := b[0].k, b[0].d
+	for _, h := range b[1:] {
+		k = min(k, h.k)
+		d = min(d, h.d)
+	}
+	for k1 := int(k); k1 >= 1; k1-- {
+		if s.certOf(&s.cert[k1], d) >= S {
+			return true
+		}
+	}
+	return false
 }
