@@ -104,24 +104,13 @@ type sim struct {
 	// cert[k] is the last search for a job of k nodes.
 	cert []cert
 	cgen uint32
-	amin []logMin
 }
 
-// cert records that, when the release log had length pos, no job of k
-// nodes and duration d (reservation start r) had a fit starting before
-// bound (bound <= r). bound is lowered as moves are logged (certOf);
-// seen is the log length it was last brought up to date at.
+// cert records that no job of k nodes and duration d (reservation start
+// r) had a fit starting before bound (bound <= r) in compression gen.
 type cert struct {
-	d, bound  float64
-	pos, seen int32
-	gen       uint32
-}
-
-// logMin is an entry of the stack of suffix minima of the release starts
-// logged during the current compression.
-type logMin struct {
-	pos int32
-	a   float64
+	d, bound float64
+	gen      uint32
 }
 
 // Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
@@ -695,9 +684,10 @@ func (s *sim) compress(now float64) {
 		return
 	}
 	// The release log holds what was released since the last compression
-	// (see the end of this function); a holder's releases since it was
-	// last looked at end by suf[ver] or by a move of this compression
-	// (newMax, over the moves that matter to it).
+	// (see the end of this function): a holder's releases since it was
+	// last looked at end by suf[ver] (ver: the log length when it was
+	// placed, 0 for the holders of the last compression) or come from a
+	// move of this compression (newMax, over the moves that matter to it).
 	suf := s.suf[:0]
 	suf = slices.Grow(suf, len(s.inc)+1)[:len(s.inc)+1]
 	suf[len(s.inc)] = math.Inf(-1)
@@ -713,10 +703,10 @@ func (s *sim) compress(now float64) {
 	newMax := math.Inf(-1)
 	pend := s.mvh[:0]
 	defer func() {
-		// Every release logged in this compression after a holder was
-		// looked at begins at or after its reservation start (it comes
-		// from a holder later in the order, with a start no earlier): no
-		// holder can use any of the log. Start it afresh.
+		// Every holder was looked at, and every move after that is a
+		// later holder's, which raised counts only from its old start on,
+		// no earlier than the holder's: none of the log matters to any
+		// holder any more. Start it afresh.
 		s.inc = s.inc[:0]
 		for _, h := range hs {
 			s.ver[h.j] = 0
@@ -724,7 +714,6 @@ func (s *sim) compress(now float64) {
 		s.mvh = pend[:0]
 	}()
 	s.cgen++
-	s.amin = s.amin[:0]
 	if len(s.cert) == 0 {
 		s.cert = make([]cert, s.cfg.Nodes+1)
 	}
@@ -757,50 +746,46 @@ func (s *sim) compress(now float64) {
 			newMax = max(newMax, pend[0].b)
 			pend = popSpan(pend)
 		}
+		// Whatever happens below, the job ends with no fit before its
+		// (new) start: a certificate for the ones after it.
 		if runMax < job.Size {
-			s.ver[q] = int32(len(s.inc))
+			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
 		// it had no fit before r when last looked at: a fit now overlaps
-		// some interval released since, and starts before its end
+		// some interval released since that begins before r, and starts
+		// before its end
 		stop := max(suf[s.ver[q]], newMax)
-		s.ver[q] = int32(len(s.inc))
 		if stop <= now {
+			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
 		// no fit before b either: start the search there, or give up
 		lim := min(stop, r)
 		after := now
 		if b := s.certBound(job.Size, job.Estimate, lim); b >= lim {
+			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		} else if b > now {
 			after = s.prof.StepStart(b)
 		}
 		t, ok := s.prof.EarliestFitBeforeStop(job.Size, job.Estimate, after, r, stop)
-		c := &s.cert[job.Size]
-		*c = cert{d: job.Estimate, bound: lim, pos: int32(len(s.inc)), seen: int32(len(s.inc)), gen: s.cgen}
 		if !ok {
+			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
-		c.bound = t
+		s.noteCert(job.Size, job.Estimate, t)
 		if err := s.prof.Move(r, t, job.Estimate, job.Size); err != nil {
 			panic(err)
 		}
-		// log where the move raised the free count: its old interval
-		// minus the overlap with the new one
-		a := max(r, t+job.Estimate)
-		s.inc = append(s.inc, span{a, r + job.Estimate})
-		am := s.amin
-		for len(am) > 0 && am[len(am)-1].a >= a {
-			am = am[:len(am)-1]
-		}
-		s.amin = append(am, logMin{int32(len(s.inc) - 1), a})
-		pend = pushSpan(pend, span{a, r + job.Estimate})
+		// the move raised the free count on its old interval minus the
+		// overlap with the new one: that matters to the holders from
+		// its start on
+		pend = pushSpan(pend, span{max(r, t+job.Estimate), r + job.Estimate})
 		s.resv[q] = t
 		if s.seq != nil {
 			s.hmv = append(s.hmv, s.holder(t, h.seq, q))
 		}
-		s.ver[q] = int32(len(s.inc))
 		// the steps moved: resume the scan at the first one from scanT on
 		// (the counts before scanT only went down)
 		si = s.prof.Search(scanT)
@@ -880,36 +865,41 @@ func (s *sim) keepHolders(hs []holder) {
 
 // certBound returns a time before which no job of k nodes and duration d
 // can have a fit, from the certificates of this compression (-Inf if none
-// applies); it stops looking once the bound reaches lim. Every job looked at earlier in the compression has a
-// reservation start no later than the current one's, so a certificate of
-// k1 <= k nodes and d1 <= d carries over: a fit of the larger job is a fit
-// of the smaller one (its window before its own start is no longer). A
-// fit that appeared since the certificate overlaps a release logged since
-// (a move), so it starts after a-d1 for the earliest such release start a.
+// applies); it stops looking once the bound reaches lim. Every job looked
+// at earlier in the compression has a reservation start r1 no later than
+// the current one's, so a certificate of k1 <= k nodes and d1 <= d
+// carries over: a fit of the larger job is a fit of the smaller one (its
+// window before its own start is no longer). A certificate stays true for
+// the whole compression: a fit of the smaller job is a window before r1,
+// where the counts have only gone down since (every move released since
+// is a later holder's, and raises counts only from its start >= r1 on).
+// The certificates looked at are those of k nodes and of the powers of two
+// below k.
 func (s *sim) certBound(k int, d, lim float64) float64 {
-	b := s.certOf(&s.cert[k], d)
+	b := s.certOf(k, d)
 	for k1 := 1; k1 < k && b < lim; k1 <<= 1 {
-		b = max(b, s.certOf(&s.cert[k1], d))
+		b = max(b, s.certOf(k1, d))
 	}
 	return b
 }
 
-// certOf is the bound of one certificate for a job of duration d (-Inf if
-// it does not apply), cached until the release log grows.
-func (s *sim) certOf(c *cert, d float64) float64 {
-	if c.gen != s.cgen || c.d > d {
-		return math.Inf(-1)
+// noteCert records that a job of k nodes and duration d has no fit before
+// bound, unless the certificate of k nodes already says as much.
+func (s *sim) noteCert(k int, d, bound float64) {
+	c := &s.cert[k]
+	if c.gen == s.cgen && c.d <= d && c.bound >= bound {
+		return
 	}
-	if int(c.seen) == len(s.inc) {
+	*c = cert{d: d, bound: bound, gen: s.cgen}
+}
+
+// certOf is the bound of the certificate of k nodes for a job of duration
+// d (-Inf if it does not apply).
+func (s *sim) certOf(k int, d float64) float64 {
+	if c := &s.cert[k]; c.gen == s.cgen && c.d <= d {
 		return c.bound
 	}
-	c.seen = int32(len(s.inc))
-	if i, _ := slices.BinarySearchFunc(s.amin, c.pos, func(e logMin, p int32) int { return int(e.pos - p) }); i < len(s.amin) {
-		a := s.amin[i].a
-		// a margin far above rounding: t+d1 <= a for every t before it
-		c.bound = min(c.bound, a-c.d-1e-9*(math.Abs(a)+c.d))
-	}
-	return c.bound
+	return math.Inf(-1)
 }
 
 // pushSpan adds v to the min-heap h (ordered by a).
@@ -973,10 +963,5 @@ func (s *sim) skipBlock(b []holder, pend *[]span, newMax *float64, suf0, now flo
 		k = min(k, h.k)
 		d = min(d, h.d)
 	}
-	for k1 := int(k); k1 >= 1; k1-- {
-		if s.certOf(&s.cert[k1], d) >= S {
-			return true
-		}
-	}
-	return false
+	return s.certBound(int(k), d, S) >= S
 }
