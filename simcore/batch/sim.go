@@ -101,7 +101,7 @@ type sim struct {
 	seq           []uint32
 	seqc          uint32
 	// Fit certificates of the current compression (see certBound):
-	// cert[k] is the last search for a job of k nodes.
+	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
 	cert []cert
 	cgen uint32
 }
@@ -715,7 +715,7 @@ func (s *sim) compress(now float64) {
 	}()
 	s.cgen++
 	if len(s.cert) == 0 {
-		s.cert = make([]cert, s.cfg.Nodes+1)
+		s.cert = make([]cert, 2*(s.cfg.Nodes+1))
 	}
 	// A job can move before r only if some instant in [now, r) has m free
 	// nodes; its own reservation does not touch that range. runMax bounds
@@ -884,22 +884,29 @@ func (s *sim) certBound(k int, d, lim float64) float64 {
 }
 
 // noteCert records that a job of k nodes and duration d has no fit before
-// bound, unless the certificate of k nodes already says as much.
+// bound. Two certificates are kept per size: the latest (the largest
+// bound, as the reservation starts grow) and the one of the shortest
+// duration (the most general).
 func (s *sim) noteCert(k int, d, bound float64) {
-	c := &s.cert[k]
-	if c.gen == s.cgen && c.d <= d && c.bound >= bound {
-		return
+	if c := &s.cert[2*k]; c.gen != s.cgen || d < c.d || d == c.d && bound > c.bound {
+		*c = cert{d: d, bound: bound, gen: s.cgen}
 	}
-	*c = cert{d: d, bound: bound, gen: s.cgen}
+	if c := &s.cert[2*k+1]; c.gen != s.cgen || bound >= c.bound || d <= c.d {
+		*c = cert{d: d, bound: bound, gen: s.cgen}
+	}
 }
 
-// certOf is the bound of the certificate of k nodes for a job of duration
-// d (-Inf if it does not apply).
+// certOf is the bound of the certificates of k nodes for a job of
+// duration d (-Inf if none applies).
 func (s *sim) certOf(k int, d float64) float64 {
-	if c := &s.cert[k]; c.gen == s.cgen && c.d <= d {
-		return c.bound
+	b := math.Inf(-1)
+	if c := &s.cert[2*k]; c.gen == s.cgen && c.d <= d {
+		b = c.bound
 	}
-	return math.Inf(-1)
+	if c := &s.cert[2*k+1]; c.gen == s.cgen && c.d <= d {
+		b = max(b, c.bound)
+	}
+	return b
 }
 
 // pushSpan adds v to the min-heap h (ordered by a).
