@@ -170,26 +170,80 @@ func (p *Profile) Release(start, end float64, k int) error {
 // intervals). It returns ErrCapacity, changing nothing, if k processors
 // are not free during [to, min(to+d, from)) or if giving back
 // [max(from, to+d), from+d) would exceed the capacity. Other arguments
-// (to >= from, d <= 0, to before the origin) fall back to the Release and
-// Reserve calls.
+// (to >= from, d <= 0, to before the origin, an interval that rounds to
+// nothing such as one at +Inf) fall back to the Release and Reserve calls.
 func (p *Profile) Move(from, to, d float64, k int) error {
-	if !(to < from) || !(d > 0) || k == 0 || to < p.times[0] {
+	if !(to < from) || !(d > 0) || k == 0 || to < p.times[0] || !(from+d > from) || !(to+d > to) {
 		if err := p.Release(from, from+d, k); err != nil {
 			return err
 		}
 		return p.Reserve(to, to+d, k)
 	}
 	te, fe := to+d, from+d
-	a, b := max(from, te), min(te, from)
-	if err := p.check(to, b, -k); err != nil {
-		return err
+	a, b := max(from, te), min(te, from) // to < b <= a < fe
+	ts, fr, n := p.times, p.free, len(p.times)
+	i0 := p.index(to)
+	i := i0
+	for ; i < n && ts[i] < b; i++ {
+		if fr[i] < k {
+			return fmt.Errorf("%w: %d processors during [%v, %v) with %d free at %v (capacity %d)",
+				ErrCapacity, k, to, te, fr[i], max(ts[i], to), p.capacity)
+		}
 	}
-	if err := p.check(a, fe, k); err != nil {
-		return err
+	ia := p.indexFrom(a, max(i-1, i0)) // ts[i-1] < b <= a
+	for x := ia; x < n && ts[x] < fe; x++ {
+		if fr[x]+k > p.capacity {
+			return fmt.Errorf("%w: releasing %d processors during [%v, %v) with %d free at %v (capacity %d)",
+				ErrCapacity, k, from, fe, fr[x], max(ts[x], a), p.capacity)
+		}
 	}
-	p.apply(to, b, -k)
-	p.apply(a, fe, k)
+	// the later edit first: it leaves the steps before a where they are
+	p.applyAt(ia, a, fe, k)
+	p.applyAt(i0, to, b, -k)
 	return nil
+}
+
+// indexFrom is index(t) for a t at or after the start of step lo: a
+// galloping search from lo, O(log distance).
+func (p *Profile) indexFrom(t float64, lo int) int {
+	ts := p.times
+	hi, step := lo+1, 1
+	for hi < len(ts) && ts[hi] <= t {
+		lo = hi
+		hi += step
+		step <<= 1
+	}
+	hi = min(hi, len(ts))
+	for hi-lo > 1 { // ts[lo] <= t < ts[hi] (ts[len] = +Inf)
+		m := int(uint(lo+hi) >> 1)
+		if ts[m] <= t {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// applyAt is apply for a start at or after the origin in step lo.
+func (p *Profile) applyAt(lo int, start, end float64, delta int) {
+	i := lo
+	if p.times[lo] != start {
+		i = p.insert(lo+1, start)
+	}
+	j := len(p.times)
+	if !math.IsInf(end, 1) {
+		j = p.indexFrom(end, i)
+		if p.times[j] != end {
+			j = p.insert(j+1, end)
+		}
+	}
+	p.dirty(i)
+	for x := i; x < j; x++ {
+		p.free[x] += delta
+	}
+	p.merge(j)
+	p.merge(i)
 }
 
 func (p *Profile) add(start, end float64, delta int) error {
@@ -245,7 +299,12 @@ func (p *Profile) split(t float64) int {
 	if p.times[i] == t {
 		return i
 	}
-	i++
+	return p.insert(i+1, t)
+}
+
+// insert makes t (strictly between times[i-1] and times[i]) a breakpoint
+// at index i, with the count of the step it splits, and returns i.
+func (p *Profile) insert(i int, t float64) int {
 	p.dirty(i)
 	p.times = append(p.times, 0)
 	p.free = append(p.free, 0)

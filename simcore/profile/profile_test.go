@@ -274,12 +274,22 @@ func TestMoveMatchesReleaseReserve(t *testing.T) {
 		}
 		return s
 	}
-	for it := 0; it < 300; it++ {
+	for it := 0; it < 2000; it++ {
 		p, rs := randomProfile(rng, 20+rng.IntN(200))
 		q := &Profile{capacity: p.capacity, times: append([]float64(nil), p.times...), free: append([]int(nil), p.free...)}
 		own := rs[rng.IntN(len(rs))]
 		k, d := int(own[2]), own[1]-own[0]
 		to := float64(rng.IntN(int(own[0]) + 1))
+		if it%7 == 3 {
+			// a reservation at +Inf (nothing to release) goes anywhere
+			own = [3]float64{math.Inf(1), math.Inf(1), own[2]}
+		}
+		switch it % 4 {
+		case 1: // the new interval ends where the old one starts
+			to = max(0, own[0]-d)
+		case 2: // a short move: the intervals overlap
+			to = max(0, own[0]-1)
+		}
 		before := steps(p)
 		err := p.Move(own[0], to, d, k)
 		if e := q.Release(own[0], own[1], k); e != nil {
