@@ -121,10 +121,17 @@ type cert struct {
 // nodes, and with FCFS finds the candidates through a tree over the
 // waiting jobs (O(log n) per candidate that may fit); a pass with the same
 // head, shadow and free nodes as the last one tries only the new arrivals.
-// Compression re-fits a reservation only if nodes were released since it
-// was last placed or re-fitted, and looks for the fit only up to the end of
-// the latest such release (EarliestFitBeforeStop, its own reservation
-// released virtually, so a reservation that stays costs no profile edit).
+// Compression re-fits a reservation only if nodes were released, since it
+// was last looked at, in an interval that begins before its start, and
+// looks for the fit only up to the end of the latest such release
+// (EarliestFitBeforeStop, its own reservation released virtually, so a
+// reservation that stays costs no profile edit). Within one compression
+// every reservation looked at leaves a certificate (no fit of m nodes for
+// p̂ before t), which holds for the rest of the compression and answers,
+// or shortens, the searches of the reservations of no fewer nodes and no
+// shorter estimate after it, eight at a time when possible (certBound,
+// skipBlock); a move edits the profile only where the count changes
+// (profile.Move).
 func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, error) {
 	return simulate(ctx, jobs, cfg, false)
 }

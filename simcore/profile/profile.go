@@ -13,6 +13,10 @@
 // breakpoints (a memmove of n words, negligible next to a pointer-chasing
 // tree at the sizes schedulers see). Advance drops the past, so a simulation
 // that advances its clock keeps n bounded by the live reservations.
+// EarliestFitBeforeStop also skips whole blocks of 32 steps that are all
+// too low or all high enough (per-block least and largest counts, rebuilt
+// lazily after edits), and Move shifts a reservation editing only the steps
+// whose count changes.
 package profile
 
 import (
