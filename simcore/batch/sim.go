@@ -859,7 +859,9 @@ func (t *waitTree) find(node, l, r, lo int, f int32, d float64, e int32) int {
 // (s.hmv, with their new starts) are sorted and merged in.
 func (s *sim) keepHolders(hs []holder) {
 	mv := s.hmv
-	slices.SortFunc(mv, cmpHolder)
+	if !slices.IsSortedFunc(mv, cmpHolder) { // a uniform shift keeps the order
+		slices.SortFunc(mv, cmpHolder)
+	}
 	st := hs[:0]
 	for _, h := range hs {
 		if s.resv[h.j] == h.r {
