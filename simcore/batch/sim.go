@@ -100,6 +100,10 @@ type sim struct {
 	hl, hnew, hmv []holder
 	seq           []uint32
 	seqc          uint32
+	// Conservative: queue[:held] hold reservations, none starting before
+	// minR (a lower bound, lowered by every move; see backfill).
+	held int
+	minR float64
 	// Fit certificates of the current compression (see certBound):
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
 	cert []cert
@@ -303,6 +307,7 @@ func (s *sim) handle(now float64, e event) {
 }
 
 func (s *sim) unreserve(q int) {
+	s.held = 0
 	r := s.resv[q]
 	s.release(r, r+s.jobs[q].Estimate, s.jobs[q].Size)
 	s.resv[q] = -1
@@ -388,8 +393,16 @@ func (s *sim) backfill(now float64) {
 	if s.cfg.Depth == 1 && s.easyResume(now) {
 		return
 	}
-	ahead := 0
-	kept := s.queue[:0]
+	// Conservative: every job of queue[:held] holds a reservation, none
+	// before minR; if that is after now, this pass has nothing to do for
+	// them (none starts, none is missed) and looks only at the others.
+	start := 0
+	if s.cfg.Depth == All && s.minR > now {
+		start = min(s.held, len(s.queue))
+	}
+	mr := math.Inf(1) // the earliest reservation kept
+	ahead := start
+	kept := s.queue[:start]
 	// EASY (depth 1): the profile holds the running jobs, whose free count
 	// never decreases after now, and the head's reservation [shadow,
 	// shadow+p̂) of m nodes. A job fits now for d iff it fits the free
@@ -397,7 +410,8 @@ func (s *sim) backfill(now float64) {
 	// there (the extra nodes). Same answer as EarliestFit == now, in O(1).
 	easy := s.cfg.Depth == 1
 	shadow, extra, fnow := math.Inf(1), 0, 0
-	for i, j := range s.queue {
+	for i := start; i < len(s.queue); i++ {
+		j := s.queue[i]
 		job := &s.jobs[j]
 		if ahead < s.cfg.Depth {
 			missed := false
@@ -432,6 +446,7 @@ func (s *sim) backfill(now float64) {
 			}
 			ahead++
 			kept = append(kept, j)
+			mr = min(mr, r)
 			if easy {
 				shadow, extra, fnow = r, s.prof.Free(r), s.prof.Free(now)
 				if s.wt != nil {
@@ -476,6 +491,14 @@ func (s *sim) backfill(now float64) {
 		}
 	}
 	s.queue = kept
+	if s.cfg.Depth == All {
+		s.held = len(kept)
+		if start == 0 {
+			s.minR = mr
+		} else {
+			s.minR = min(s.minR, mr)
+		}
+	}
 	s.easy.valid = false
 	if easy && ahead == 1 {
 		s.easy = easyState{valid: true, head: s.queue[0], shadow: shadow, extra: extra, fnow: fnow, free: s.free, n: len(s.queue)}
@@ -687,6 +710,7 @@ func (s *sim) compress(now float64) {
 				panic(err)
 			}
 			s.resv[q] = t
+			s.minR = min(s.minR, t)
 		}
 		return
 	}
@@ -790,6 +814,7 @@ func (s *sim) compress(now float64) {
 		// its start on
 		pend = pushSpan(pend, span{max(r, t+job.Estimate), r + job.Estimate})
 		s.resv[q] = t
+		s.minR = min(s.minR, t)
 		if s.seq != nil {
 			s.hmv = append(s.hmv, s.holder(t, h.seq, q))
 		}
