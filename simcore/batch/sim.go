@@ -104,6 +104,9 @@ type sim struct {
 	// minR (a lower bound, lowered by every move; see backfill).
 	held int
 	minR float64
+	// hlStale: some reservation was dropped since the last compression
+	// (holders checks the list entry by entry)
+	hlStale bool
 	// Fit certificates of the current compression (see certBound):
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
 	cert []cert
@@ -307,7 +310,7 @@ func (s *sim) handle(now float64, e event) {
 }
 
 func (s *sim) unreserve(q int) {
-	s.held = 0
+	s.held, s.hlStale = 0, true
 	r := s.resv[q]
 	s.release(r, r+s.jobs[q].Estimate, s.jobs[q].Size)
 	s.resv[q] = -1
@@ -604,8 +607,11 @@ type holder struct {
 	r   float64
 	seq uint32 // queue rank (the position in the queue orders alike)
 	j   int32
-	k   int32   // the job's size
-	d   float64 // and estimate, at hand for the block tests of compress
+	k   int32 // the job's size
+	// moved marks, in a compression's list, a holder that moved (its
+	// entry is stale; keepHolders drops it)
+	moved bool
+	d     float64 // the job's estimate (k and d: for the block tests of compress)
 }
 
 func (s *sim) holder(r float64, seq uint32, j int) holder {
@@ -628,21 +634,32 @@ func cmpHolder(a, b holder) int {
 
 // holders returns the current holders with a reservation after now,
 // sorted by (reservation start, queue rank), from the persistent list.
+//
+// Between two compressions an entry goes stale only when its job starts
+// (its start is then no later than now: it goes with the holders at now)
+// or loses its reservation (unreserve, which sets hlStale): only then are
+// the entries checked one by one.
 func (s *sim) holders(now float64) []holder {
-	valid := func(h holder) bool { return s.resv[h.j] == h.r && s.seq[h.j] == h.seq }
-	old := s.hl[:0]
-	for _, h := range s.hl {
-		if valid(h) {
-			old = append(old, h)
+	old, nw := s.hl, s.hnew
+	if s.hlStale {
+		s.hlStale = false
+		valid := func(h holder) bool { return s.resv[h.j] == h.r && s.seq[h.j] == h.seq }
+		old = s.hl[:0]
+		for _, h := range s.hl {
+			if valid(h) {
+				old = append(old, h)
+			}
+		}
+		nw = s.hnew[:0]
+		for _, h := range s.hnew {
+			if valid(h) {
+				nw = append(nw, h)
+			}
 		}
 	}
-	nw := s.hnew[:0]
-	for _, h := range s.hnew {
-		if valid(h) {
-			nw = append(nw, h)
-		}
+	if !slices.IsSortedFunc(nw, cmpHolder) {
+		slices.SortFunc(nw, cmpHolder)
 	}
-	slices.SortFunc(nw, cmpHolder)
 	s.hnew = nw[:0]
 	hs := mergeHolders(s.hbuf[:0], old, nw)
 	s.hl, s.hbuf = old, hs
@@ -711,6 +728,7 @@ func (s *sim) compress(now float64) {
 			}
 			s.resv[q] = t
 			s.minR = min(s.minR, t)
+			hs[0].moved = true
 		}
 		return
 	}
@@ -815,6 +833,7 @@ func (s *sim) compress(now float64) {
 		pend = pushSpan(pend, span{max(r, t+job.Estimate), r + job.Estimate})
 		s.resv[q] = t
 		s.minR = min(s.minR, t)
+		hs[x].moved = true
 		if s.seq != nil {
 			s.hmv = append(s.hmv, s.holder(t, h.seq, q))
 		}
@@ -889,7 +908,7 @@ func (s *sim) keepHolders(hs []holder) {
 	}
 	st := hs[:0]
 	for _, h := range hs {
-		if s.resv[h.j] == h.r {
+		if !h.moved {
 			st = append(st, h)
 		}
 	}
