@@ -82,12 +82,16 @@ type sim struct {
 	wt            *waitTree // FCFS + EASY: the waiting jobs by size and estimate
 	stbuf         []int
 	// Compression bookkeeping: every release of nodes in the profile is
-	// logged in inc; ver[j] is the length of inc when holder j was last
-	// known to have no fit before its reservation. A fit can appear only
-	// where nodes were released since then.
+	// logged in inc, which each compression empties; ver[j] is the length
+	// of inc when holder j was last known to have no fit before its
+	// reservation (its placement), in the log of epoch vep[j] (0 if the
+	// log was emptied since). A fit can appear only where nodes were
+	// released since then.
 	inc []span
 	suf []float64
 	ver []int32
+	vep []uint64
+	ep  uint64 // the log's epoch: compressions so far
 	// With more than one holder (Depth > 1), the holders are kept sorted
 	// by (reservation start, queue rank) across compressions: hl is that
 	// list (entries whose job no longer holds that reservation are stale
@@ -173,6 +177,7 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		s.resv = make([]float64, n)
 		s.pend = make([]float64, n)
 		s.ver = make([]int32, n)
+		s.vep = make([]uint64, n)
 		if cfg.Depth > 1 {
 			s.seq = make([]uint32, n)
 		}
@@ -430,7 +435,7 @@ func (s *sim) backfill(now float64) {
 					panic(err)
 				}
 				r, s.resv[j] = t, t
-				s.ver[j] = int32(len(s.inc))
+				s.ver[j], s.vep[j] = int32(len(s.inc)), s.ep
 				if s.seq != nil {
 					if !missed {
 						s.seqc++
@@ -715,7 +720,8 @@ func (s *sim) compress(now float64) {
 		// one holder (EASY): no bookkeeping, the exact test
 		q, r := int(hs[0].j), hs[0].r
 		job := &s.jobs[q]
-		s.inc, s.ver[q] = s.inc[:0], 0
+		s.inc = s.inc[:0]
+		s.ep++
 		if t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r); ok {
 			if s.seq != nil {
 				s.hmv = append(s.hmv, s.holder(t, hs[0].seq, int(hs[0].j)))
@@ -757,9 +763,7 @@ func (s *sim) compress(now float64) {
 		// no earlier than the holder's: none of the log matters to any
 		// holder any more. Start it afresh.
 		s.inc = s.inc[:0]
-		for _, h := range hs {
-			s.ver[h.j] = 0
-		}
+		s.ep++
 		s.mvh = pend[:0]
 	}()
 	s.cgen++
@@ -804,21 +808,23 @@ func (s *sim) compress(now float64) {
 		// it had no fit before r when last looked at: a fit now overlaps
 		// some interval released since that begins before r, and starts
 		// before its end
-		stop := max(suf[s.ver[q]], newMax)
+		v := int32(0)
+		if s.vep[q] == s.ep {
+			v = s.ver[q]
+		}
+		stop := max(suf[v], newMax)
 		if stop <= now {
 			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
 		// no fit before b either: start the search there, or give up
 		lim := min(stop, r)
-		after := now
-		if b := s.certBound(job.Size, job.Estimate, lim); b >= lim {
+		b := s.certBound(job.Size, job.Estimate, lim)
+		if b >= lim {
 			s.noteCert(job.Size, job.Estimate, r)
 			continue
-		} else if b > now {
-			after = s.prof.StepStart(b)
 		}
-		t, ok := s.prof.EarliestFitBeforeStop(job.Size, job.Estimate, after, r, stop)
+		t, ok := s.prof.EarliestFitBeforeStopStep(job.Size, job.Estimate, max(b, now), r, stop)
 		if !ok {
 			s.noteCert(job.Size, job.Estimate, r)
 			continue

@@ -369,10 +369,6 @@ func (p *Profile) FitsAt(k int, d, t float64) bool {
 	return true
 }
 
-// StepStart returns the start of the step containing t (the origin for t
-// before it). O(log n).
-func (p *Profile) StepStart(t float64) float64 { return p.times[p.index(t)] }
-
 // Search returns the index of the first step starting at or after t
 // (Len() if none). O(log n).
 func (p *Profile) Search(t float64) int { return sort.SearchFloat64s(p.times, t) }
@@ -390,18 +386,31 @@ func (p *Profile) EarliestFitBefore(k int, d, after, limit float64) (float64, bo
 // EarliestFitBeforeStop is EarliestFitBefore that also gives up (false)
 // once the earliest fit is known to be at stop or later (stop <= limit).
 func (p *Profile) EarliestFitBeforeStop(k int, d, after, limit, stop float64) (float64, bool) {
-	if k > p.capacity || k < 0 {
-		return math.Inf(1), false
-	}
 	if after < p.times[0] {
 		after = p.times[0]
+	}
+	return p.efbs(p.index(after), k, d, after, limit, stop)
+}
+
+// EarliestFitBeforeStopStep is EarliestFitBeforeStop with after the start
+// of the step containing t (the origin for t before it): the search for a
+// caller that knows no fit starts before t.
+func (p *Profile) EarliestFitBeforeStopStep(k int, d, t, limit, stop float64) (float64, bool) {
+	i := p.index(t)
+	return p.efbs(i, k, d, p.times[i], limit, stop)
+}
+
+// efbs is EarliestFitBeforeStop for an after (not before the origin) in
+// step i.
+func (p *Profile) efbs(i, k int, d, after, limit, stop float64) (float64, bool) {
+	if k > p.capacity || k < 0 {
+		return math.Inf(1), false
 	}
 	stop = min(stop, limit)
 	if after >= stop {
 		return math.Inf(1), false
 	}
 	rend := limit + d
-	i := p.index(after)
 	x := after
 	cand, valid := after, true
 	// Fast path over the steps that end by limit (own reservation not

@@ -236,6 +236,17 @@ func TestEarliestFitBeforeLongProfiles(t *testing.T) {
 				stop = after + float64(rng.IntN(int(own[0]-after)+1))
 			}
 			got, ok := p.EarliestFitBeforeStop(k, d, after, own[0], stop)
+			// from the start of the step containing after
+			si := p.Search(after)
+			if si == p.Len() || si > 0 && func() bool { t, _ := p.Step(si); return t > after }() {
+				si--
+			}
+			s0, _ := p.Step(si)
+			g1, ok1 := p.EarliestFitBeforeStopStep(k, d, after, own[0], stop)
+			g2, ok2 := p.EarliestFitBeforeStop(k, d, s0, own[0], stop)
+			if g1 != g2 || ok1 != ok2 {
+				t.Fatalf("it %d q %d: EarliestFitBeforeStopStep(%v) = %v, %v; from the step start %v: %v, %v", it, q, after, g1, ok1, s0, g2, ok2)
+			}
 			if err := p.Release(own[0], own[1], k); err != nil {
 				t.Fatal(err)
 			}
