@@ -43,6 +43,13 @@ type Profile struct {
 	// search recomputes them lazily, only as far as it walks.
 	bmin, bmax []int
 	clean      int
+	seg        []step // scratch of applyAt
+}
+
+// step is one step of a profile: its start and free count.
+type step struct {
+	t float64
+	f int
 }
 
 // blk is the number of steps per summary block (a power of two).
@@ -229,25 +236,56 @@ func (p *Profile) indexFrom(t float64, lo int) int {
 	return lo
 }
 
-// applyAt is apply for a start at or after the origin in step lo.
+// applyAt is apply for a start at or after the origin in step lo. It
+// rebuilds the steps of [start, end] in a scratch buffer and splices them
+// back, so that a breakpoint inserted and one merged away cost one move
+// of the steps in between, not two of the whole tail.
 func (p *Profile) applyAt(lo int, start, end float64, delta int) {
-	i := lo
-	if p.times[lo] != start {
-		i = p.insert(lo+1, start)
+	ts, fr, n := p.times, p.free, len(p.times)
+	nb := p.seg[:0]
+	s0 := 0 // the index of the start breakpoint in nb
+	if ts[lo] != start {
+		nb = append(nb, step{ts[lo], fr[lo]}) // step lo up to start
+		s0 = 1
 	}
-	j := len(p.times)
-	if !math.IsInf(end, 1) {
-		j = p.indexFrom(end, i)
-		if p.times[j] != end {
-			j = p.insert(j+1, end)
+	nb = append(nb, step{start, fr[lo] + delta})
+	x := lo + 1
+	for ; x < n && ts[x] < end; x++ {
+		nb = append(nb, step{ts[x], fr[x] + delta})
+	}
+	// x is the first step at or after end; the end breakpoint keeps (or
+	// gets) the count from end on
+	if x < n && ts[x] == end {
+		nb = append(nb, step{end, fr[x]})
+		x++
+	} else if !math.IsInf(end, 1) {
+		nb = append(nb, step{end, fr[x-1]})
+	}
+	p.seg = nb[:0]
+	// merge at end, then at start, as apply does
+	if !math.IsInf(end, 1) && nb[len(nb)-1].f == nb[len(nb)-2].f {
+		nb = nb[:len(nb)-1]
+	}
+	if s0 == 0 && lo > 0 && nb[0].f == fr[lo-1] {
+		nb = nb[1:]
+	}
+	p.dirty(lo)
+	if d := len(nb) - (x - lo); d > 0 {
+		for range d {
+			p.times = append(p.times, 0)
+			p.free = append(p.free, 0)
 		}
+		copy(p.times[x+d:], p.times[x:n])
+		copy(p.free[x+d:], p.free[x:n])
+	} else if d < 0 {
+		copy(p.times[x+d:], p.times[x:])
+		copy(p.free[x+d:], p.free[x:])
+		p.times = p.times[:n+d]
+		p.free = p.free[:n+d]
 	}
-	p.dirty(i)
-	for x := i; x < j; x++ {
-		p.free[x] += delta
+	for k, st := range nb {
+		p.times[lo+k], p.free[lo+k] = st.t, st.f
 	}
-	p.merge(j)
-	p.merge(i)
 }
 
 func (p *Profile) add(start, end float64, delta int) error {
