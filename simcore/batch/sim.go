@@ -113,15 +113,14 @@ type sim struct {
 	hlStale bool
 	// Fit certificates of the current compression (see certBound):
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
-	cert []cert
-	cgen uint32
+	cert, cert0 []cert // cert0: the empty table
 }
 
 // cert records that no job of k nodes and duration d (reservation start
-// r) had a fit starting before bound (bound <= r) in compression gen.
+// r) had a fit starting before bound (bound <= r) in this compression. The
+// empty certificate (d = +Inf) applies to nothing.
 type cert struct {
 	d, bound float64
-	gen      uint32
 }
 
 // Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
@@ -766,10 +765,14 @@ func (s *sim) compress(now float64) {
 		s.ep++
 		s.mvh = pend[:0]
 	}()
-	s.cgen++
 	if len(s.cert) == 0 {
 		s.cert = make([]cert, 2*(s.cfg.Nodes+1))
+		s.cert0 = make([]cert, len(s.cert))
+		for i := range s.cert0 {
+			s.cert0[i] = cert{d: math.Inf(1), bound: math.Inf(-1)}
+		}
 	}
+	copy(s.cert, s.cert0)
 	// A job can move before r only if some instant in [now, r) has m free
 	// nodes; its own reservation does not touch that range. runMax bounds
 	// the largest free count over [now, scanT) from above, kept while the
@@ -947,11 +950,11 @@ func (s *sim) certBound(k int, d, lim float64) float64 {
 // bound, as the reservation starts grow) and the one of the shortest
 // duration (the most general).
 func (s *sim) noteCert(k int, d, bound float64) {
-	if c := &s.cert[2*k]; c.gen != s.cgen || d < c.d || d == c.d && bound > c.bound {
-		*c = cert{d: d, bound: bound, gen: s.cgen}
+	if c := &s.cert[2*k]; d < c.d || d == c.d && bound > c.bound {
+		*c = cert{d: d, bound: bound}
 	}
-	if c := &s.cert[2*k+1]; c.gen != s.cgen || bound >= c.bound || d <= c.d {
-		*c = cert{d: d, bound: bound, gen: s.cgen}
+	if c := &s.cert[2*k+1]; bound >= c.bound || d <= c.d {
+		*c = cert{d: d, bound: bound}
 	}
 }
 
@@ -959,10 +962,10 @@ func (s *sim) noteCert(k int, d, bound float64) {
 // duration d (-Inf if none applies).
 func (s *sim) certOf(k int, d float64) float64 {
 	b := math.Inf(-1)
-	if c := &s.cert[2*k]; c.gen == s.cgen && c.d <= d {
+	if c := &s.cert[2*k]; c.d <= d {
 		b = c.bound
 	}
-	if c := &s.cert[2*k+1]; c.gen == s.cgen && c.d <= d {
+	if c := &s.cert[2*k+1]; c.d <= d {
 		b = max(b, c.bound)
 	}
 	return b
