@@ -82,12 +82,16 @@ type sim struct {
 	wt            *waitTree // FCFS + EASY: the waiting jobs by size and estimate
 	stbuf         []int
 	// Compression bookkeeping: every release of nodes in the profile is
-	// logged in inc; ver[j] is the length of inc when holder j was last
-	// known to have no fit before its reservation. A fit can appear only
-	// where nodes were released since then.
+	// logged in inc, which each compression empties; ver[j] is the length
+	// of inc when holder j was last known to have no fit before its
+	// reservation (its placement), in the log of epoch vep[j] (0 if the
+	// log was emptied since). A fit can appear only where nodes were
+	// released since then.
 	inc []span
 	suf []float64
 	ver []int32
+	vep []uint64
+	ep  uint64 // the log's epoch: compressions so far
 	// With more than one holder (Depth > 1), the holders are kept sorted
 	// by (reservation start, queue rank) across compressions: hl is that
 	// list (entries whose job no longer holds that reservation are stale
@@ -96,9 +100,27 @@ type sim struct {
 	// prefix of the queue and the queue is only appended to between two
 	// recomputations of the order (which drop every reservation), so a
 	// counter handed out as reservations are made is in queue order.
+	mvh           []span // compress: the moves not yet folded into newMax (a heap by a)
 	hl, hnew, hmv []holder
 	seq           []uint32
 	seqc          uint32
+	// Conservative: queue[:held] hold reservations, none starting before
+	// minR (a lower bound, lowered by every move; see backfill).
+	held int
+	minR float64
+	// hlStale: some reservation was dropped since the last compression
+	// (holders checks the list entry by entry)
+	hlStale bool
+	// Fit certificates of the current compression (see certBound):
+	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
+	cert, cert0 []cert // cert0: the empty table
+}
+
+// cert records that no job of k nodes and duration d (reservation start
+// r) had a fit starting before bound (bound <= r) in this compression. The
+// empty certificate (d = +Inf) applies to nothing.
+type cert struct {
+	d, bound float64
 }
 
 // Simulate schedules jobs (sorted by submit time) on cfg.Nodes nodes. It is
@@ -109,10 +131,17 @@ type sim struct {
 // nodes, and with FCFS finds the candidates through a tree over the
 // waiting jobs (O(log n) per candidate that may fit); a pass with the same
 // head, shadow and free nodes as the last one tries only the new arrivals.
-// Compression re-fits a reservation only if nodes were released since it
-// was last placed or re-fitted, and looks for the fit only up to the end of
-// the latest such release (EarliestFitBeforeStop, its own reservation
-// released virtually, so a reservation that stays costs no profile edit).
+// Compression re-fits a reservation only if nodes were released, since it
+// was last looked at, in an interval that begins before its start, and
+// looks for the fit only up to the end of the latest such release
+// (EarliestFitBeforeStop, its own reservation released virtually, so a
+// reservation that stays costs no profile edit). Within one compression
+// every reservation looked at leaves a certificate (no fit of m nodes for
+// p̂ before t), which holds for the rest of the compression and answers,
+// or shortens, the searches of the reservations of no fewer nodes and no
+// shorter estimate after it, eight at a time when possible (certBound,
+// skipBlock); a move edits the profile only where the count changes
+// (profile.Move).
 func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, error) {
 	return simulate(ctx, jobs, cfg, false)
 }
@@ -147,6 +176,7 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		s.resv = make([]float64, n)
 		s.pend = make([]float64, n)
 		s.ver = make([]int32, n)
+		s.vep = make([]uint64, n)
 		if cfg.Depth > 1 {
 			s.seq = make([]uint32, n)
 		}
@@ -284,6 +314,7 @@ func (s *sim) handle(now float64, e event) {
 }
 
 func (s *sim) unreserve(q int) {
+	s.held, s.hlStale = 0, true
 	r := s.resv[q]
 	s.release(r, r+s.jobs[q].Estimate, s.jobs[q].Size)
 	s.resv[q] = -1
@@ -369,8 +400,16 @@ func (s *sim) backfill(now float64) {
 	if s.cfg.Depth == 1 && s.easyResume(now) {
 		return
 	}
-	ahead := 0
-	kept := s.queue[:0]
+	// Conservative: every job of queue[:held] holds a reservation, none
+	// before minR; if that is after now, this pass has nothing to do for
+	// them (none starts, none is missed) and looks only at the others.
+	start := 0
+	if s.cfg.Depth == All && s.minR > now {
+		start = min(s.held, len(s.queue))
+	}
+	mr := math.Inf(1) // the earliest reservation kept
+	ahead := start
+	kept := s.queue[:start]
 	// EASY (depth 1): the profile holds the running jobs, whose free count
 	// never decreases after now, and the head's reservation [shadow,
 	// shadow+p̂) of m nodes. A job fits now for d iff it fits the free
@@ -378,7 +417,8 @@ func (s *sim) backfill(now float64) {
 	// there (the extra nodes). Same answer as EarliestFit == now, in O(1).
 	easy := s.cfg.Depth == 1
 	shadow, extra, fnow := math.Inf(1), 0, 0
-	for i, j := range s.queue {
+	for i := start; i < len(s.queue); i++ {
+		j := s.queue[i]
 		job := &s.jobs[j]
 		if ahead < s.cfg.Depth {
 			missed := false
@@ -394,13 +434,13 @@ func (s *sim) backfill(now float64) {
 					panic(err)
 				}
 				r, s.resv[j] = t, t
-				s.ver[j] = int32(len(s.inc))
+				s.ver[j], s.vep[j] = int32(len(s.inc)), s.ep
 				if s.seq != nil {
 					if !missed {
 						s.seqc++
 						s.seq[j] = s.seqc
 					}
-					s.hnew = append(s.hnew, holder{t, s.seq[j], int32(j)})
+					s.hnew = append(s.hnew, s.holder(t, s.seq[j], j))
 				}
 				if s.out.FirstResv != nil && math.IsNaN(s.out.FirstResv[j]) {
 					s.out.FirstResv[j] = t
@@ -413,6 +453,7 @@ func (s *sim) backfill(now float64) {
 			}
 			ahead++
 			kept = append(kept, j)
+			mr = min(mr, r)
 			if easy {
 				shadow, extra, fnow = r, s.prof.Free(r), s.prof.Free(now)
 				if s.wt != nil {
@@ -457,6 +498,14 @@ func (s *sim) backfill(now float64) {
 		}
 	}
 	s.queue = kept
+	if s.cfg.Depth == All {
+		s.held = len(kept)
+		if start == 0 {
+			s.minR = mr
+		} else {
+			s.minR = min(s.minR, mr)
+		}
+	}
 	s.easy.valid = false
 	if easy && ahead == 1 {
 		s.easy = easyState{valid: true, head: s.queue[0], shadow: shadow, extra: extra, fnow: fnow, free: s.free, n: len(s.queue)}
@@ -562,6 +611,15 @@ type holder struct {
 	r   float64
 	seq uint32 // queue rank (the position in the queue orders alike)
 	j   int32
+	k   int32 // the job's size
+	// moved marks, in a compression's list, a holder that moved (its
+	// entry is stale; keepHolders drops it)
+	moved bool
+	d     float64 // the job's estimate (k and d: for the block tests of compress)
+}
+
+func (s *sim) holder(r float64, seq uint32, j int) holder {
+	return holder{r: r, seq: seq, j: int32(j), k: int32(s.jobs[j].Size), d: s.jobs[j].Estimate}
 }
 
 func cmpHolder(a, b holder) int {
@@ -580,21 +638,32 @@ func cmpHolder(a, b holder) int {
 
 // holders returns the current holders with a reservation after now,
 // sorted by (reservation start, queue rank), from the persistent list.
+//
+// Between two compressions an entry goes stale only when its job starts
+// (its start is then no later than now: it goes with the holders at now)
+// or loses its reservation (unreserve, which sets hlStale): only then are
+// the entries checked one by one.
 func (s *sim) holders(now float64) []holder {
-	valid := func(h holder) bool { return s.resv[h.j] == h.r && s.seq[h.j] == h.seq }
-	old := s.hl[:0]
-	for _, h := range s.hl {
-		if valid(h) {
-			old = append(old, h)
+	old, nw := s.hl, s.hnew
+	if s.hlStale {
+		s.hlStale = false
+		valid := func(h holder) bool { return s.resv[h.j] == h.r && s.seq[h.j] == h.seq }
+		old = s.hl[:0]
+		for _, h := range s.hl {
+			if valid(h) {
+				old = append(old, h)
+			}
+		}
+		nw = s.hnew[:0]
+		for _, h := range s.hnew {
+			if valid(h) {
+				nw = append(nw, h)
+			}
 		}
 	}
-	nw := s.hnew[:0]
-	for _, h := range s.hnew {
-		if valid(h) {
-			nw = append(nw, h)
-		}
+	if !slices.IsSortedFunc(nw, cmpHolder) {
+		slices.SortFunc(nw, cmpHolder)
 	}
-	slices.SortFunc(nw, cmpHolder)
 	s.hnew = nw[:0]
 	hs := mergeHolders(s.hbuf[:0], old, nw)
 	s.hl, s.hbuf = old, hs
@@ -639,7 +708,7 @@ func (s *sim) compress(now float64) {
 			if r := s.resv[q]; r >= 0 {
 				held++
 				if r > now {
-					hs = append(hs, holder{r, uint32(i), int32(q)})
+					hs = append(hs, s.holder(r, uint32(i), q))
 				}
 			}
 		}
@@ -650,10 +719,11 @@ func (s *sim) compress(now float64) {
 		// one holder (EASY): no bookkeeping, the exact test
 		q, r := int(hs[0].j), hs[0].r
 		job := &s.jobs[q]
-		s.inc, s.ver[q] = s.inc[:0], 0
+		s.inc = s.inc[:0]
+		s.ep++
 		if t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r); ok {
 			if s.seq != nil {
-				s.hmv = append(s.hmv, holder{t, hs[0].seq, hs[0].j})
+				s.hmv = append(s.hmv, s.holder(t, hs[0].seq, int(hs[0].j)))
 			}
 			if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
 				panic(err)
@@ -662,20 +732,16 @@ func (s *sim) compress(now float64) {
 				panic(err)
 			}
 			s.resv[q] = t
+			s.minR = min(s.minR, t)
+			hs[0].moved = true
 		}
 		return
 	}
-	// Rebase the release log on the oldest holder's view, and take the
-	// suffix maxima of its ends: a holder's releases since it was last
-	// looked at end by suf[ver] or by a move of this compression (newMax).
-	lo := int32(len(s.inc))
-	for _, h := range hs {
-		lo = min(lo, s.ver[h.j])
-	}
-	s.inc = s.inc[:copy(s.inc, s.inc[lo:])]
-	for _, h := range hs {
-		s.ver[h.j] -= lo
-	}
+	// The release log holds what was released since the last compression
+	// (see the end of this function): a holder's releases since it was
+	// last looked at end by suf[ver] (ver: the log length when it was
+	// placed, 0 for the holders of the last compression) or come from a
+	// move of this compression (newMax, over the moves that matter to it).
 	suf := s.suf[:0]
 	suf = slices.Grow(suf, len(s.inc)+1)[:len(s.inc)+1]
 	suf[len(s.inc)] = math.Inf(-1)
@@ -683,14 +749,42 @@ func (s *sim) compress(now float64) {
 		suf[i] = max(suf[i+1], s.inc[i].b)
 	}
 	s.suf = suf
+	// A fit of a job is a window before its reservation start r (its own
+	// reservation released, the counts from r on do not matter), so only
+	// releases that begin before r can give it one. The moves of this
+	// compression are kept in pend by the start of the interval they
+	// raised, and folded into newMax once the holders reach it.
 	newMax := math.Inf(-1)
+	pend := s.mvh[:0]
+	defer func() {
+		// Every holder was looked at, and every move after that is a
+		// later holder's, which raised counts only from its old start on,
+		// no earlier than the holder's: none of the log matters to any
+		// holder any more. Start it afresh.
+		s.inc = s.inc[:0]
+		s.ep++
+		s.mvh = pend[:0]
+	}()
+	if len(s.cert) == 0 {
+		s.cert = make([]cert, 2*(s.cfg.Nodes+1))
+		s.cert0 = make([]cert, len(s.cert))
+		for i := range s.cert0 {
+			s.cert0[i] = cert{d: math.Inf(1), bound: math.Inf(-1)}
+		}
+	}
+	copy(s.cert, s.cert0)
 	// A job can move before r only if some instant in [now, r) has m free
 	// nodes; its own reservation does not touch that range. runMax bounds
 	// the largest free count over [now, scanT) from above, kept while the
 	// reservations come in increasing r: a move only lowers the counts
 	// before r (and raises them from r on, not yet scanned).
 	runMax, scanT, si := 0, now, 0
-	for _, h := range hs {
+	for x := 0; x < len(hs); x++ {
+		if x&(hblk-1) == 0 && x+hblk <= len(hs) && s.skipBlock(hs[x:x+hblk], &pend, &newMax, suf[0], now) {
+			x += hblk - 1
+			continue
+		}
+		h := hs[x]
 		q := int(h.j)
 		job := &s.jobs[q]
 		r := h.r
@@ -704,31 +798,54 @@ func (s *sim) compress(now float64) {
 			}
 			scanT = r
 		}
+		for len(pend) > 0 && pend[0].a < r {
+			newMax = max(newMax, pend[0].b)
+			pend = popSpan(pend)
+		}
+		// Whatever happens below, the job ends with no fit before its
+		// (new) start: a certificate for the ones after it.
 		if runMax < job.Size {
-			s.ver[q] = int32(len(s.inc))
+			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
 		// it had no fit before r when last looked at: a fit now overlaps
-		// some interval released since, and starts before its end
-		stop := max(suf[s.ver[q]], newMax)
-		s.ver[q] = int32(len(s.inc))
+		// some interval released since that begins before r, and starts
+		// before its end
+		v := int32(0)
+		if s.vep[q] == s.ep {
+			v = s.ver[q]
+		}
+		stop := max(suf[v], newMax)
 		if stop <= now {
+			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
-		t, ok := s.prof.EarliestFitBeforeStop(job.Size, job.Estimate, now, r, stop)
+		// no fit before b either: start the search there, or give up
+		lim := min(stop, r)
+		b := s.certBound(job.Size, job.Estimate, lim)
+		if b >= lim {
+			s.noteCert(job.Size, job.Estimate, r)
+			continue
+		}
+		t, ok := s.prof.EarliestFitBeforeStopStep(job.Size, job.Estimate, max(b, now), r, stop)
 		if !ok {
+			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
-		s.release(r, r+job.Estimate, job.Size)
-		newMax = max(newMax, r+job.Estimate)
-		if err := s.prof.Reserve(t, t+job.Estimate, job.Size); err != nil {
+		s.noteCert(job.Size, job.Estimate, t)
+		if err := s.prof.Move(r, t, job.Estimate, job.Size); err != nil {
 			panic(err)
 		}
+		// the move raised the free count on its old interval minus the
+		// overlap with the new one: that matters to the holders from
+		// its start on
+		pend = pushSpan(pend, span{max(r, t+job.Estimate), r + job.Estimate})
 		s.resv[q] = t
+		s.minR = min(s.minR, t)
+		hs[x].moved = true
 		if s.seq != nil {
-			s.hmv = append(s.hmv, holder{t, h.seq, h.j})
+			s.hmv = append(s.hmv, s.holder(t, h.seq, q))
 		}
-		s.ver[q] = int32(len(s.inc))
 		// the steps moved: resume the scan at the first one from scanT on
 		// (the counts before scanT only went down)
 		si = s.prof.Search(scanT)
@@ -795,13 +912,125 @@ func (t *waitTree) find(node, l, r, lo int, f int32, d float64, e int32) int {
 // (s.hmv, with their new starts) are sorted and merged in.
 func (s *sim) keepHolders(hs []holder) {
 	mv := s.hmv
-	slices.SortFunc(mv, cmpHolder)
+	if !slices.IsSortedFunc(mv, cmpHolder) { // a uniform shift keeps the order
+		slices.SortFunc(mv, cmpHolder)
+	}
 	st := hs[:0]
 	for _, h := range hs {
-		if s.resv[h.j] == h.r {
+		if !h.moved {
 			st = append(st, h)
 		}
 	}
 	s.hl = mergeHolders(s.hl[:0], st, mv)
 	s.hmv = mv[:0]
+}
+
+// certBound returns a time before which no job of k nodes and duration d
+// can have a fit, from the certificates of this compression (-Inf if none
+// applies); it stops looking once the bound reaches lim. Every job looked
+// at earlier in the compression has a reservation start r1 no later than
+// the current one's, so a certificate of k1 <= k nodes and d1 <= d
+// carries over: a fit of the larger job is a fit of the smaller one (its
+// window before its own start is no longer). A certificate stays true for
+// the whole compression: a fit of the smaller job is a window before r1,
+// where the counts have only gone down since (every move released since
+// is a later holder's, and raises counts only from its start >= r1 on).
+// The certificates looked at are those of k nodes and of the powers of two
+// below k.
+func (s *sim) certBound(k int, d, lim float64) float64 {
+	b := s.certOf(k, d)
+	for k1 := 1; k1 < k && b < lim; k1 <<= 1 {
+		b = max(b, s.certOf(k1, d))
+	}
+	return b
+}
+
+// noteCert records that a job of k nodes and duration d has no fit before
+// bound. Two certificates are kept per size: the latest (the largest
+// bound, as the reservation starts grow) and the one of the shortest
+// duration (the most general).
+func (s *sim) noteCert(k int, d, bound float64) {
+	if c := &s.cert[2*k]; d < c.d || d == c.d && bound > c.bound {
+		*c = cert{d: d, bound: bound}
+	}
+	if c := &s.cert[2*k+1]; bound >= c.bound || d <= c.d {
+		*c = cert{d: d, bound: bound}
+	}
+}
+
+// certOf is the bound of the certificates of k nodes for a job of
+// duration d (-Inf if none applies).
+func (s *sim) certOf(k int, d float64) float64 {
+	b := math.Inf(-1)
+	if c := &s.cert[2*k]; c.d <= d {
+		b = c.bound
+	}
+	if c := &s.cert[2*k+1]; c.d <= d {
+		b = max(b, c.bound)
+	}
+	return b
+}
+
+// pushSpan adds v to the min-heap h (ordered by a).
+func pushSpan(h []span, v span) []span {
+	h = append(h, v)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p].a <= h[i].a {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	return h
+}
+
+// popSpan removes the least element of the min-heap h.
+func popSpan(h []span) []span {
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].a < h[c].a {
+			c++
+		}
+		if h[i].a <= h[c].a {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	return h
+}
+
+// hblk is the number of holders compress tests together (skipBlock).
+const hblk = 8
+
+// skipBlock reports whether none of the holders of a block (consecutive
+// in the compression order) can move, from the certificates alone: every
+// holder's search would stop by S, the latest end of a release that may
+// matter to any of them, and a certificate of no more nodes and no longer
+// duration than any of theirs already rules out a fit before S. It folds
+// the moves that matter to the block into newMax first.
+func (s *sim) skipBlock(b []holder, pend *[]span, newMax *float64, suf0, now float64) bool {
+	last := b[len(b)-1].r
+	for h := *pend; len(h) > 0 && h[0].a < last; {
+		*newMax = max(*newMax, h[0].b)
+		h = popSpan(h)
+		*pend = h
+	}
+	S := max(suf0, *newMax)
+	if S <= now {
+		return true
+	}
+	k, d := b[0].k, b[0].d
+	for _, h := range b[1:] {
+		k = min(k, h.k)
+		d = min(d, h.d)
+	}
+	return s.certBound(int(k), d, S) >= S
 }

@@ -13,6 +13,10 @@
 // breakpoints (a memmove of n words, negligible next to a pointer-chasing
 // tree at the sizes schedulers see). Advance drops the past, so a simulation
 // that advances its clock keeps n bounded by the live reservations.
+// EarliestFitBeforeStop also skips whole blocks of 32 steps that are all
+// too low or all high enough (per-block least and largest counts, rebuilt
+// lazily after edits), and Move shifts a reservation editing only the steps
+// whose count changes.
 package profile
 
 import (
@@ -32,6 +36,57 @@ type Profile struct {
 	capacity int
 	times    []float64 // times[0] is the origin; strictly increasing
 	free     []int     // free[i] holds on [times[i], times[i+1])
+	// Block summaries for the fit searches: bmin[b] and bmax[b] are the
+	// least and largest free count of steps [b·blk, (b+1)·blk), valid for
+	// the blocks before clean. An edit at step i invalidates the blocks
+	// from i's on (inserted or removed steps shift the later ones); a
+	// search recomputes them lazily, only as far as it walks.
+	bmin, bmax []int
+	clean      int
+	seg        []step // scratch of applyAt
+}
+
+// step is one step of a profile: its start and free count.
+type step struct {
+	t float64
+	f int
+}
+
+// blk is the number of steps per summary block (a power of two).
+const (
+	blkShift = 5
+	blk      = 1 << blkShift
+)
+
+// dirty invalidates the block summaries from step i on.
+func (p *Profile) dirty(i int) {
+	if b := i >> blkShift; b < p.clean {
+		p.clean = b
+	}
+}
+
+// summarise makes the summaries of the blocks up to b (inclusive) valid;
+// b must be a block that exists.
+func (p *Profile) summarise(b int) {
+	if b < p.clean {
+		return
+	}
+	nb := (len(p.free) + blk - 1) >> blkShift
+	if len(p.bmin) < nb {
+		p.bmin = append(p.bmin, make([]int, nb-len(p.bmin))...)
+		p.bmax = append(p.bmax, make([]int, nb-len(p.bmax))...)
+	}
+	for c := p.clean; c <= b; c++ {
+		lo := c << blkShift
+		hi := min(lo+blk, len(p.free))
+		mn, mx := p.free[lo], p.free[lo]
+		for _, f := range p.free[lo+1 : hi] {
+			mn = min(mn, f)
+			mx = max(mx, f)
+		}
+		p.bmin[c], p.bmax[c] = mn, mx
+	}
+	p.clean = b + 1
 }
 
 // New returns the profile of a cluster of capacity processors, all free from
@@ -56,14 +111,18 @@ func (p *Profile) Step(i int) (t float64, free int) { return p.times[i], p.free[
 // index returns the step containing t (t before the origin is clamped to the
 // first step). O(log n).
 func (p *Profile) index(t float64) int {
-	i := sort.SearchFloat64s(p.times, t) // first times[i] >= t
-	if i < len(p.times) && p.times[i] == t {
-		return i
+	// last i with times[i] <= t (0 if none)
+	ts := p.times
+	lo, hi := 0, len(ts) // ts[lo] <= t < ts[hi], as if ts[len] = +Inf
+	for hi-lo > 1 {
+		m := int(uint(lo+hi) >> 1)
+		if ts[m] <= t {
+			lo = m
+		} else {
+			hi = m
+		}
 	}
-	if i == 0 {
-		return 0
-	}
-	return i - 1
+	return lo
 }
 
 // Free returns the number of processors free at time t. O(log n).
@@ -115,31 +174,165 @@ func (p *Profile) Release(start, end float64, k int) error {
 	return p.add(start, end, k)
 }
 
+// Move moves a reservation of k processors and duration d (> 0) from
+// start from to an earlier start to: the profile becomes what
+// Release(from, from+d, k) then Reserve(to, to+d, k) make it, but only
+// the steps where the count changes are edited (not the overlap of the two
+// intervals). It returns ErrCapacity, changing nothing, if k processors
+// are not free during [to, min(to+d, from)) or if giving back
+// [max(from, to+d), from+d) would exceed the capacity. Other arguments
+// (to >= from, d <= 0, to before the origin, an interval that rounds to
+// nothing such as one at +Inf) fall back to the Release and Reserve calls.
+func (p *Profile) Move(from, to, d float64, k int) error {
+	if !(to < from) || !(d > 0) || k == 0 || to < p.times[0] || !(from+d > from) || !(to+d > to) {
+		if err := p.Release(from, from+d, k); err != nil {
+			return err
+		}
+		return p.Reserve(to, to+d, k)
+	}
+	te, fe := to+d, from+d
+	a, b := max(from, te), min(te, from) // to < b <= a < fe
+	ts, fr, n := p.times, p.free, len(p.times)
+	i0 := p.index(to)
+	i := i0
+	for ; i < n && ts[i] < b; i++ {
+		if fr[i] < k {
+			return fmt.Errorf("%w: %d processors during [%v, %v) with %d free at %v (capacity %d)",
+				ErrCapacity, k, to, te, fr[i], max(ts[i], to), p.capacity)
+		}
+	}
+	ia := p.indexFrom(a, max(i-1, i0)) // ts[i-1] < b <= a
+	for x := ia; x < n && ts[x] < fe; x++ {
+		if fr[x]+k > p.capacity {
+			return fmt.Errorf("%w: releasing %d processors during [%v, %v) with %d free at %v (capacity %d)",
+				ErrCapacity, k, from, fe, fr[x], max(ts[x], a), p.capacity)
+		}
+	}
+	// the later edit first: it leaves the steps before a where they are
+	p.applyAt(ia, a, fe, k)
+	p.applyAt(i0, to, b, -k)
+	return nil
+}
+
+// indexFrom is index(t) for a t at or after the start of step lo: a
+// galloping search from lo, O(log distance).
+func (p *Profile) indexFrom(t float64, lo int) int {
+	ts := p.times
+	hi, step := lo+1, 1
+	for hi < len(ts) && ts[hi] <= t {
+		lo = hi
+		hi += step
+		step <<= 1
+	}
+	hi = min(hi, len(ts))
+	for hi-lo > 1 { // ts[lo] <= t < ts[hi] (ts[len] = +Inf)
+		m := int(uint(lo+hi) >> 1)
+		if ts[m] <= t {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// applyAt is apply for a start at or after the origin in step lo. It
+// rebuilds the steps of [start, end] in a scratch buffer and splices them
+// back, so that a breakpoint inserted and one merged away cost one move
+// of the steps in between, not two of the whole tail.
+func (p *Profile) applyAt(lo int, start, end float64, delta int) {
+	ts, fr, n := p.times, p.free, len(p.times)
+	nb := p.seg[:0]
+	s0 := 0 // the index of the start breakpoint in nb
+	if ts[lo] != start {
+		nb = append(nb, step{ts[lo], fr[lo]}) // step lo up to start
+		s0 = 1
+	}
+	nb = append(nb, step{start, fr[lo] + delta})
+	x := lo + 1
+	for ; x < n && ts[x] < end; x++ {
+		nb = append(nb, step{ts[x], fr[x] + delta})
+	}
+	// x is the first step at or after end; the end breakpoint keeps (or
+	// gets) the count from end on
+	if x < n && ts[x] == end {
+		nb = append(nb, step{end, fr[x]})
+		x++
+	} else if !math.IsInf(end, 1) {
+		nb = append(nb, step{end, fr[x-1]})
+	}
+	p.seg = nb[:0]
+	// merge at end, then at start, as apply does
+	if !math.IsInf(end, 1) && nb[len(nb)-1].f == nb[len(nb)-2].f {
+		nb = nb[:len(nb)-1]
+	}
+	if s0 == 0 && lo > 0 && nb[0].f == fr[lo-1] {
+		nb = nb[1:]
+	}
+	p.dirty(lo)
+	if d := len(nb) - (x - lo); d > 0 {
+		for range d {
+			p.times = append(p.times, 0)
+			p.free = append(p.free, 0)
+		}
+		copy(p.times[x+d:], p.times[x:n])
+		copy(p.free[x+d:], p.free[x:n])
+	} else if d < 0 {
+		copy(p.times[x+d:], p.times[x:])
+		copy(p.free[x+d:], p.free[x:])
+		p.times = p.times[:n+d]
+		p.free = p.free[:n+d]
+	}
+	for k, st := range nb {
+		p.times[lo+k], p.free[lo+k] = st.t, st.f
+	}
+}
+
 func (p *Profile) add(start, end float64, delta int) error {
+	if err := p.check(start, end, delta); err != nil {
+		return err
+	}
+	p.apply(start, end, delta)
+	return nil
+}
+
+// check reports ErrCapacity if adding delta during [start, end) would take
+// a count below zero or above the capacity.
+func (p *Profile) check(start, end float64, delta int) error {
 	if start < p.times[0] {
 		start = p.times[0]
 	}
 	if !(end > start) || delta == 0 {
 		return nil
 	}
-	lo := p.index(start)
-	for i := lo; i < len(p.times) && p.times[i] < end; i++ {
+	for i := p.index(start); i < len(p.times) && p.times[i] < end; i++ {
 		if f := p.free[i] + delta; f < 0 || f > p.capacity {
 			return fmt.Errorf("%w: %d processors during [%v, %v) with %d free at %v (capacity %d)",
 				ErrCapacity, -delta, start, end, p.free[i], p.times[i], p.capacity)
 		}
+	}
+	return nil
+}
+
+// apply adds delta during [start, end) (checked by check).
+func (p *Profile) apply(start, end float64, delta int) {
+	if start < p.times[0] {
+		start = p.times[0]
+	}
+	if !(end > start) || delta == 0 {
+		return
 	}
 	i := p.split(start)
 	j := len(p.times)
 	if !math.IsInf(end, 1) {
 		j = p.split(end)
 	}
+	p.dirty(i)
 	for x := i; x < j; x++ {
 		p.free[x] += delta
 	}
 	p.merge(j)
 	p.merge(i)
-	return nil
 }
 
 // split makes t a breakpoint and returns its index.
@@ -148,7 +341,13 @@ func (p *Profile) split(t float64) int {
 	if p.times[i] == t {
 		return i
 	}
-	i++
+	return p.insert(i+1, t)
+}
+
+// insert makes t (strictly between times[i-1] and times[i]) a breakpoint
+// at index i, with the count of the step it splits, and returns i.
+func (p *Profile) insert(i int, t float64) int {
+	p.dirty(i)
 	p.times = append(p.times, 0)
 	p.free = append(p.free, 0)
 	copy(p.times[i+1:], p.times[i:])
@@ -163,6 +362,7 @@ func (p *Profile) merge(i int) {
 	if i <= 0 || i >= len(p.times) || p.free[i] != p.free[i-1] {
 		return
 	}
+	p.dirty(i)
 	p.times = append(p.times[:i], p.times[i+1:]...)
 	p.free = append(p.free[:i], p.free[i+1:]...)
 }
@@ -175,6 +375,7 @@ func (p *Profile) Advance(t float64) {
 	}
 	i := p.index(t)
 	if i > 0 {
+		p.clean = 0
 		n := copy(p.times, p.times[i:])
 		copy(p.free, p.free[i:])
 		p.times = p.times[:n]
@@ -223,18 +424,31 @@ func (p *Profile) EarliestFitBefore(k int, d, after, limit float64) (float64, bo
 // EarliestFitBeforeStop is EarliestFitBefore that also gives up (false)
 // once the earliest fit is known to be at stop or later (stop <= limit).
 func (p *Profile) EarliestFitBeforeStop(k int, d, after, limit, stop float64) (float64, bool) {
-	if k > p.capacity || k < 0 {
-		return math.Inf(1), false
-	}
 	if after < p.times[0] {
 		after = p.times[0]
+	}
+	return p.efbs(p.index(after), k, d, after, limit, stop)
+}
+
+// EarliestFitBeforeStopStep is EarliestFitBeforeStop with after the start
+// of the step containing t (the origin for t before it): the search for a
+// caller that knows no fit starts before t.
+func (p *Profile) EarliestFitBeforeStopStep(k int, d, t, limit, stop float64) (float64, bool) {
+	i := p.index(t)
+	return p.efbs(i, k, d, p.times[i], limit, stop)
+}
+
+// efbs is EarliestFitBeforeStop for an after (not before the origin) in
+// step i.
+func (p *Profile) efbs(i, k int, d, after, limit, stop float64) (float64, bool) {
+	if k > p.capacity || k < 0 {
+		return math.Inf(1), false
 	}
 	stop = min(stop, limit)
 	if after >= stop {
 		return math.Inf(1), false
 	}
 	rend := limit + d
-	i := p.index(after)
 	x := after
 	cand, valid := after, true
 	// Fast path over the steps that end by limit (own reservation not
@@ -242,6 +456,28 @@ func (p *Profile) EarliestFitBeforeStop(k int, d, after, limit, stop float64) (f
 	// least k free, the window closes at a step end >= cand+d.
 	n := len(p.times)
 	for i+1 < n {
+		if i&(blk-1) == 0 {
+			// At a block start: skip the whole block if every step in it
+			// is blocked (then the candidate moves to its end) or every
+			// one fits and the window does not close inside it. Both need
+			// the block to end before the last step and by limit.
+			if e := i + blk; e < n && p.times[e] <= limit {
+				b := i >> blkShift
+				p.summarise(b)
+				if p.bmax[b] < k {
+					cand = p.times[e]
+					if cand >= stop {
+						return math.Inf(1), false
+					}
+					i = e
+					continue
+				}
+				if p.bmin[b] >= k && p.times[e] < cand+d {
+					i = e
+					continue
+				}
+			}
+		}
 		next := p.times[i+1]
 		if next > limit {
 			break

@@ -198,3 +198,127 @@ func TestEarliestFitBeforeMatchesReleaseRefit(t *testing.T) {
 		}
 	}
 }
+
+// randomProfile reserves n random intervals (integer times, some sharing
+// ends) on a cluster of capacity 16 and returns them.
+func randomProfile(rng *rand.Rand, n int) (*Profile, [][3]float64) {
+	p := New(16, 0)
+	var rs [][3]float64
+	for range n {
+		s := float64(rng.IntN(2000))
+		e := s + float64(1+rng.IntN(120))
+		k := 1 + rng.IntN(6)
+		if p.Reserve(s, e, k) == nil {
+			rs = append(rs, [3]float64{s, e, float64(k)})
+		}
+	}
+	return p, rs
+}
+
+// TestEarliestFitBeforeLongProfiles repeats the release+refit comparison
+// on profiles of hundreds of steps, where the search skips whole blocks,
+// with edits (moves) between the queries so that the block summaries go
+// stale and are rebuilt.
+func TestEarliestFitBeforeLongProfiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for it := 0; it < 40; it++ {
+		p, rs := randomProfile(rng, 300+rng.IntN(300))
+		if p.Len() < 4*blk {
+			t.Fatalf("it %d: only %d steps", it, p.Len())
+		}
+		for q := 0; q < 200; q++ {
+			x := rng.IntN(len(rs))
+			own := rs[x]
+			k, d := int(own[2]), own[1]-own[0]
+			after := float64(rng.IntN(int(own[0]) + 1))
+			stop := own[0]
+			if rng.IntN(2) == 0 {
+				stop = after + float64(rng.IntN(int(own[0]-after)+1))
+			}
+			got, ok := p.EarliestFitBeforeStop(k, d, after, own[0], stop)
+			// from the start of the step containing after
+			si := p.Search(after)
+			if si == p.Len() || si > 0 && func() bool { t, _ := p.Step(si); return t > after }() {
+				si--
+			}
+			s0, _ := p.Step(si)
+			g1, ok1 := p.EarliestFitBeforeStopStep(k, d, after, own[0], stop)
+			g2, ok2 := p.EarliestFitBeforeStop(k, d, s0, own[0], stop)
+			if g1 != g2 || ok1 != ok2 {
+				t.Fatalf("it %d q %d: EarliestFitBeforeStopStep(%v) = %v, %v; from the step start %v: %v, %v", it, q, after, g1, ok1, s0, g2, ok2)
+			}
+			if err := p.Release(own[0], own[1], k); err != nil {
+				t.Fatal(err)
+			}
+			want, _ := p.EarliestFit(k, d, after)
+			if err := p.Reserve(own[0], own[1], k); err != nil {
+				t.Fatal(err)
+			}
+			if ok != (want < stop) || ok && got != want {
+				t.Fatalf("it %d q %d: EarliestFitBeforeStop(%d, %v, %v, %v, %v) = %v, %v; release+EarliestFit gives %v",
+					it, q, k, d, after, own[0], stop, got, ok, want)
+			}
+			if ok {
+				// move it there, as a compression does
+				if err := p.Move(own[0], got, d, k); err != nil {
+					t.Fatal(err)
+				}
+				rs[x] = [3]float64{got, got + d, own[2]}
+			}
+			if q%50 == 0 {
+				p.Advance(float64(rng.IntN(20)))
+			}
+		}
+	}
+}
+
+// TestMoveMatchesReleaseReserve checks Move against Release then Reserve:
+// the same steps, and an error (leaving the profile unchanged) exactly
+// when the new interval does not fit.
+func TestMoveMatchesReleaseReserve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 1))
+	steps := func(p *Profile) [][2]float64 {
+		var s [][2]float64
+		for i := range p.Len() {
+			t, f := p.Step(i)
+			s = append(s, [2]float64{t, float64(f)})
+		}
+		return s
+	}
+	for it := 0; it < 2000; it++ {
+		p, rs := randomProfile(rng, 20+rng.IntN(200))
+		q := &Profile{capacity: p.capacity, times: append([]float64(nil), p.times...), free: append([]int(nil), p.free...)}
+		own := rs[rng.IntN(len(rs))]
+		k, d := int(own[2]), own[1]-own[0]
+		to := float64(rng.IntN(int(own[0]) + 1))
+		if it%7 == 3 {
+			// a reservation at +Inf (nothing to release) goes anywhere
+			own = [3]float64{math.Inf(1), math.Inf(1), own[2]}
+		}
+		switch it % 4 {
+		case 1: // the new interval ends where the old one starts
+			to = max(0, own[0]-d)
+		case 2: // a short move: the intervals overlap
+			to = max(0, own[0]-1)
+		}
+		before := steps(p)
+		err := p.Move(own[0], to, d, k)
+		if e := q.Release(own[0], own[1], k); e != nil {
+			t.Fatal(e)
+		}
+		want := q.Reserve(to, to+d, k)
+		if (err == nil) != (want == nil) {
+			t.Fatalf("it %d: Move(%v, %v, %v, %d) = %v, Release+Reserve %v", it, own[0], to, d, k, err, want)
+		}
+		got := steps(p)
+		if err != nil {
+			if fmt.Sprint(got) != fmt.Sprint(before) {
+				t.Fatalf("it %d: failed Move changed the profile", it)
+			}
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(steps(q)) {
+			t.Fatalf("it %d: Move(%v, %v, %v, %d) gives %v, Release+Reserve %v", it, own[0], to, d, k, got, steps(q))
+		}
+	}
+}

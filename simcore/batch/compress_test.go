@@ -1,0 +1,63 @@
+package batch
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"schedfarm/simcore/workload"
+)
+
+// fracJobs is randomJobs with fractional times: submit times, run times
+// and estimates scaled by irrational factors, so that sums round and
+// reservations meet at times that are not exact (the compression's
+// certificates and moves must still give the reference executor's
+// schedule bit for bit). Some jobs share a submit time.
+func fracJobs(seed uint64, n, nodes int) []workload.Job {
+	jobs := randomJobs(seed, n, nodes, false)
+	rng := rand.New(rand.NewPCG(seed, 0xf4ac))
+	for i := range jobs {
+		j := &jobs[i]
+		j.Submit *= math.Sqrt2
+		j.Run = j.Run*math.Pi/3 + rng.Float64()
+		j.Estimate = max(j.Run, j.Estimate*math.Pi/3+rng.Float64()*j.Run)
+		j.Request = j.Estimate
+	}
+	return jobs
+}
+
+// TestCompressMatchesReferenceFractional compares the optimised executor
+// with the reference one (backfillRef) on workloads with fractional times,
+// for every order with conservative backfilling and a depth of 3, under
+// both event conventions.
+func TestCompressMatchesReferenceFractional(t *testing.T) {
+	seeds := propSeeds(t, 16)
+	for _, seed := range seeds {
+		nodes := []int{16, 64, 128, 256}[seed%4]
+		jobs := fracJobs(seed, 500, nodes)
+		for _, c := range []struct {
+			order string
+			depth int
+		}{{FCFS, All}, {FCFS, 3}, {PSRS, All}, {SmartFFIA, All}, {SmartNFIW, All}} {
+			for _, each := range []bool{false, true} {
+				cfg := Config{Nodes: nodes, Order: c.order, Depth: c.depth, EachEvent: each,
+					Weighted: seed%2 == 0, Recompute: RecomputeNew, Trace: true}
+				out, err := safeSimulate(jobs, cfg, false)
+				if err != nil {
+					t.Fatalf("seed %d %s depth %d each %v: %v", seed, c.order, c.depth, each, err)
+				}
+				validate(t, jobs, out, nodes)
+				ref, err := safeSimulate(jobs, cfg, true)
+				if err != nil {
+					t.Fatalf("seed %d %s depth %d each %v (reference): %v", seed, c.order, c.depth, each, err)
+				}
+				for i := range jobs {
+					if out.Start[i] != ref.Start[i] {
+						t.Fatalf("seed %d (BATCH_PROP_SEED=%d) %s depth %d each %v: job %d starts at %v, the reference executor at %v",
+							seed, seed, c.order, c.depth, each, jobs[i].ID, out.Start[i], ref.Start[i])
+					}
+				}
+			}
+		}
+	}
+}
