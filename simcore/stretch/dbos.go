@@ -126,11 +126,9 @@ func (d *dbos) moldableEDF(s, t float64, st *moldState) bool {
 			if j > j0 && T[j] >= T[j-1] {
 				continue
 			}
-			x, _ := prof.EarliestFit(j+1, T[j], t)
+			x := prof.earliestFit(j+1, T[j], t)
 			if x+T[j] <= D {
-				if err := prof.Reserve(x, x+T[j], j+1); err != nil {
-					panic("stretch: MoldableEDF reservation failed: " + err.Error())
-				}
+				prof.reserve(x, x+T[j], j+1)
 				d.start[i], d.procs[i] = x, j+1
 				ok = true
 				break

@@ -72,11 +72,11 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 	n = max(1, min(n, st.P, nmax))
 	prof := st.baseProfile(t)
 	conservative(prof, t, st.tasks, others, sc.size, sc.start)
-	if !prof.FitsAt(n, T[n-1], t) {
-		wait, _ := prof.EarliestFit(n, T[n-1], t)
+	if !prof.fitsAt(n, T[n-1], t) {
+		wait := prof.earliestFit(n, T[n-1], t)
 		bestEnd, bestN := wait+T[n-1], n
 		for k := max(1, n/2); k < n; k++ {
-			if prof.FitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
+			if prof.fitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
 				bestEnd, bestN = t+T[k-1], k
 			}
 		}
