@@ -17,6 +17,7 @@ type iterative struct {
 	frozen   []bool
 	gain     []float64
 	step     []int
+	bf       incBackfill
 	// The improved variant's best step of a waiting task at each size is
 	// a function of the task and the size alone: memoK holds k+1 (0: not
 	// yet computed) and memoG the gain, filled as sizes are visited, and
@@ -127,12 +128,14 @@ func (it *iterative) plan(t float64, st *moldState) []startNow {
 		it.size[i], it.frozen[i] = 1, false
 		it.gain[i], it.step[i] = it.bestStep(st, i)
 	}
-	F := conservative(st.baseProfile(t), t, st.tasks, W, it.size, it.start)
+	// Each trial re-plans only from the grown task on (incBackfill): the
+	// same sums and schedules as conservative over all of W each time.
+	F := it.bf.reset(st.baseProfile(t), t, st.tasks, W, it.size)
 	for {
-		j, g := -1, 0.0
-		for _, i := range W {
+		j, g, pj := -1, 0.0, -1
+		for p, i := range W {
 			if !it.frozen[i] && (j < 0 || it.gain[i] > g) {
-				j, g = i, it.gain[i]
+				j, g, pj = i, it.gain[i], p
 			}
 		}
 		if j < 0 {
@@ -144,8 +147,9 @@ func (it *iterative) plan(t float64, st *moldState) []startNow {
 		}
 		k := it.step[j]
 		it.size[j] += k
-		F2 := conservative(st.baseProfile(t), t, st.tasks, W, it.size, it.start)
-		if F2 < F*(1-1e-12) {
+		thr := F * (1 - 1e-12)
+		if F2, done := it.bf.trial(pj, t, st.tasks, it.size, thr); done && F2 < thr {
+			it.bf.accept()
 			F = F2
 			it.gain[j], it.step[j] = it.bestStep(st, j)
 		} else {
@@ -153,7 +157,9 @@ func (it *iterative) plan(t float64, st *moldState) []startNow {
 			it.frozen[j] = true
 		}
 	}
-	conservative(st.baseProfile(t), t, st.tasks, W, it.size, it.start)
+	for p, i := range W {
+		it.start[i] = it.bf.start[p]
+	}
 	starts := startsAt(t, W, it.start, it.size)
 	it.forget(starts)
 	return starts
