@@ -17,6 +17,10 @@ type dbos struct {
 	order    []int
 	inPend   []int32 // generation stamps per task (syncOrder)
 	gen      int32
+	// next[i][j] is the first j' > j with T[j'] < T[j'-1] (len(T) if
+	// none): the processor counts MoldableEDF tries after j. Built when
+	// task i is first planned, dropped when it starts.
+	next [][]int32
 }
 
 func (*dbos) arrive(int, float64, *moldState) {}
@@ -86,7 +90,32 @@ func (d *dbos) plan(t float64, st *moldState) []startNow {
 	if !(d.rho > 1 && d.moldableEDF(d.rho*s, t, st)) {
 		d.moldableEDF(s, t, st)
 	}
-	return startsAt(t, d.order, d.start, d.procs)
+	starts := startsAt(t, d.order, d.start, d.procs)
+	for _, x := range starts {
+		d.next[x.task] = nil
+	}
+	return starts
+}
+
+// nextDrops returns next[i], building it on first use.
+func (d *dbos) nextDrops(st *moldState, i int) []int32 {
+	if len(d.next) < len(st.tasks) {
+		d.next = append(d.next, make([][]int32, len(st.tasks)-len(d.next))...)
+	}
+	if nx := d.next[i]; nx != nil {
+		return nx
+	}
+	T := st.tasks[i].Times[:st.P]
+	nx := make([]int32, len(T))
+	after := int32(len(T))
+	for j := len(T) - 1; j >= 0; j-- {
+		nx[j] = after
+		if j > 0 && T[j] < T[j-1] {
+			after = int32(j)
+		}
+	}
+	d.next[i] = nx
+	return nx
 }
 
 // moldableEDF is lines 9–19 of Algorithm 2: deadlines D_i = r_i + p_{i,1}·S,
@@ -122,12 +151,14 @@ func (d *dbos) moldableEDF(s, t float64, st *moldState) bool {
 		D := d.key[i] + 1e-9*math.Max(1, math.Abs(d.key[i]))
 		j0 := sort.Search(len(T), func(j int) bool { return t+T[j] <= D })
 		ok := false
-		for j := j0; j < len(T); j++ {
-			if j > j0 && T[j] >= T[j-1] {
+		nx := d.nextDrops(st, i)
+		for j := j0; j < len(T); j = int(nx[j]) {
+			// Quick reject, as earliestFitBy would: fewer than j+1
+			// processors free now, so no start before the next step.
+			if j+1 > prof.free[0] && len(prof.times) > 1 && prof.times[1]+T[j] > D {
 				continue
 			}
-			x := prof.earliestFit(j+1, T[j], t)
-			if x+T[j] <= D {
+			if x, fits := prof.earliestFitBy(j+1, T[j], t, D); fits {
 				prof.reserve(x, x+T[j], j+1)
 				d.start[i], d.procs[i] = x, j+1
 				ok = true

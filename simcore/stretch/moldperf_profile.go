@@ -171,3 +171,54 @@ func (p *moldProfile) merge(i int) {
 	p.times = append(p.times[:i], p.times[i+1:]...)
 	p.free = append(p.free[:i], p.free[i+1:]...)
 }
+
+// earliestFitBy is earliestFit(k, d, after) for a caller that only wants
+// a fit x with x + d <= D: it returns x and true if that holds, and false
+// (possibly without finishing the scan) otherwise. The candidate start
+// only grows during the scan and x + d is non-decreasing in x (also in
+// floating point), so once a candidate misses D every later one does.
+func (p *moldProfile) earliestFitBy(k int, d, after, D float64) (float64, bool) {
+	if k > p.capacity {
+		return math.Inf(1), false
+	}
+	if after < p.times[0] {
+		after = p.times[0]
+	}
+	times, free := p.times, p.free
+	n := len(times)
+	i := p.index(after)
+	cand := after
+	if cand+d > D {
+		return cand, false
+	}
+	low := false
+	for ; i < n; i++ {
+		if free[i] < k {
+			// The next candidate is a later step start: give up as soon
+			// as the step starts are past D − d.
+			low = true
+			for i+1 < n && free[i+1] < k {
+				i++
+				if times[i]+d > D {
+					return times[i], false
+				}
+			}
+			continue
+		}
+		if low {
+			cand, low = times[i], false
+			if cand+d > D {
+				return cand, false
+			}
+		}
+		if i+1 == n {
+			return cand, true
+		}
+		if nx := times[i+1]; nx >= cand+d && (d > 0 || nx > cand) {
+			return cand, true
+		}
+	}
+	// Only reached when the last step is too low (k above the capacity's
+	// free count forever): earliestFit answers +Inf there.
+	return math.Inf(1), false
+}
