@@ -154,6 +154,12 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 	default:
 		return nil, fmt.Errorf("stretch: moldable algorithm %q; want one of %s, %s, %s, %s, %s", cfg.Algorithm, DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq)
 	}
+	return simulateMold(ctx, tasks, cfg, pl)
+}
+
+// simulateMold is the event loop of SimulateMoldable with a given planner
+// (tasks and cfg already checked).
+func simulateMold(ctx context.Context, tasks []MoldTask, cfg MoldConfig, pl planner) (*MoldOutcome, error) {
 	n := len(tasks)
 	out := &MoldOutcome{Start: make([]float64, n), End: make([]float64, n), Procs: make([]int, n)}
 	st := &moldState{tasks: tasks, P: cfg.P, at: math.NaN()}

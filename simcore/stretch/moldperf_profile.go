@@ -222,3 +222,19 @@ func (p *moldProfile) earliestFitBy(k int, d, after, D float64) (float64, bool) 
 	// free count forever): earliestFit answers +Inf there.
 	return math.Inf(1), false
 }
+
+// advance is profile.Advance: it moves the origin to t, dropping the
+// steps that end by t.
+func (p *moldProfile) advance(t float64) {
+	if t <= p.times[0] {
+		return
+	}
+	i := p.index(t)
+	if i > 0 {
+		n := copy(p.times, p.times[i:])
+		copy(p.free, p.free[i:])
+		p.times = p.times[:n]
+		p.free = p.free[:n]
+	}
+	p.times[0] = t
+}
