@@ -22,9 +22,15 @@ type incBackfill struct {
 	tCk    []moldProfile
 	tFrom  int // first position the trial planned
 	prof   moldProfile
+	// pre is the accepted profile before position prePos (if preOK): the
+	// same task is usually tried again right after an accepted step, at
+	// the same position, so its trial starts from a copy without replay.
+	pre    moldProfile
+	prePos int
+	preOK  bool
 }
 
-const ckEvery = 16
+const ckEvery = 8
 
 // reset plans every task of order from the base profile and accepts the
 // result; it returns Σ(C − r).
@@ -41,6 +47,7 @@ func (b *incBackfill) reset(base *moldProfile, t float64, tasks []MoldTask, orde
 		b.tCk = append(b.tCk, moldProfile{})
 	}
 	b.prof.copyFrom(base)
+	b.preOK = false
 	b.tPsum[0] = 0
 	F, _ := b.run(0, t, tasks, size, 0, false)
 	b.accept()
@@ -75,12 +82,18 @@ func (b *incBackfill) run(from int, t float64, tasks []MoldTask, size []int, thr
 // trial re-plans with task order[pos] at its new size (size holds it) and
 // returns Σ(C − r) and true, or false as soon as the sum reaches thr.
 func (b *incBackfill) trial(pos int, t float64, tasks []MoldTask, size []int, thr float64) (float64, bool) {
-	c := pos / ckEvery
-	b.prof.copyFrom(&b.ck[c])
-	for p := c * ckEvery; p < pos; p++ {
-		i := b.order[p]
-		s := b.start[p]
-		b.prof.reserve(s, s+tasks[i].Times[size[i]-1], size[i])
+	if b.preOK && b.prePos == pos {
+		b.prof.copyFrom(&b.pre)
+	} else {
+		c := pos / ckEvery
+		b.prof.copyFrom(&b.ck[c])
+		for p := c * ckEvery; p < pos; p++ {
+			i := b.order[p]
+			s := b.start[p]
+			b.prof.reserve(s, s+tasks[i].Times[size[i]-1], size[i])
+		}
+		b.pre.copyFrom(&b.prof)
+		b.prePos, b.preOK = pos, true
 	}
 	b.tPsum[pos] = b.psum[pos]
 	return b.run(pos, t, tasks, size, thr, true)
@@ -89,6 +102,9 @@ func (b *incBackfill) trial(pos int, t float64, tasks []MoldTask, size []int, th
 // accept adopts the last trial (which must have run to the end).
 func (b *incBackfill) accept() {
 	from, n := b.tFrom, len(b.order)
+	if from < b.prePos {
+		b.preOK = false
+	}
 	copy(b.start[from:n], b.tStart[from:n])
 	copy(b.psum[from+1:n+1], b.tPsum[from+1:n+1])
 	// Checkpoints at positions after from changed; the one at from (if
