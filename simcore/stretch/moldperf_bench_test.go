@@ -2,9 +2,11 @@ package stretch
 
 import (
 	"context"
+	"fmt"
 	"syscall"
 	"testing"
 
+	"schedfarm/simcore"
 	"schedfarm/simcore/workload"
 )
 
@@ -65,4 +67,47 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// moldParams is the model's defaults overridden by over.
+func moldParams(over map[string]any) simcore.Params {
+	p := simcore.Params{}
+	for _, d := range schema.Params {
+		p[d.Name] = d.Default
+	}
+	for k, v := range over {
+		p[k] = v
+	}
+	return p
+}
+
+// BenchmarkMoldFig5 times whole jobs of configs/saule/fig5.yaml (instance
+// generation included) per load range and algorithm, one instance seed
+// per iteration: with -benchtime=Nx, N instances of the 20 the sweep runs.
+// The per-job CPU times, times the sweep's job counts, estimate its CPU
+// time at paper scale (docs/stretch-moldperf.md). DBOS also runs at the
+// ends and middle of the ρ sweep of Fig. 5(f).
+func BenchmarkMoldFig5(b *testing.B) {
+	m := New(testData)
+	ranges := [][2]float64{{153, 165}, {203, 220}, {256, 280}, {332, 359}, {386, 410}, {410, 450}, {470, 509}}
+	type run struct {
+		alg string
+		rho float64
+	}
+	runs := []run{{SCOJOP, 1.5}, {Iterative, 1.5}, {ImprovedIter, 1.5}, {DBOS, 1.5}, {FCFSSeq, 1.5}, {DBOS, 1}, {DBOS, 2.5}, {DBOS, 4}}
+	for _, lr := range ranges {
+		for _, r := range runs {
+			b.Run(fmt.Sprintf("load=%v/%s/rho=%v", lr[0], r.alg, r.rho), func(b *testing.B) {
+				p := moldParams(map[string]any{"problem": "moldable", "workload": "ssm", "n_tasks": int64(8000), "m": int64(512),
+					"load": lr[0], "load_hi": lr[1], "algorithm": r.alg, "rho": r.rho})
+				cpu0 := cpuTime()
+				for i := range b.N {
+					if _, err := m.Run(context.Background(), p, uint64(20100605+i)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
 }
