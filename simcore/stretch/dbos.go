@@ -223,8 +223,7 @@ func (d *dbos) moldableEDF(s, t float64, st *moldState) bool {
 			if j+1 > prof.free[0] && len(prof.times) > 1 && prof.times[1]+T[j] > D {
 				continue
 			}
-			if x, fits := prof.earliestFitBy(j+1, T[j], t, D); fits {
-				prof.reserve(x, x+T[j], j+1)
+			if x, fits := prof.fitByPlace(j+1, T[j], t, D); fits {
 				d.start[i], d.procs[i] = x, j+1
 				d.tmp.x[p], d.tmp.k[p], d.tmp.D[p] = x, int32(j+1), D
 				ok = true

@@ -251,8 +251,7 @@ func conservative(prof *moldProfile, t float64, tasks []MoldTask, order []int, s
 	sum := 0.0
 	for _, i := range order {
 		d := tasks[i].Times[size[i]-1]
-		s := prof.earliestFit(size[i], d, t)
-		prof.reserve(s, s+d, size[i])
+		s := prof.fitPlace(size[i], d, t)
 		start[i] = s
 		sum += s + d - tasks[i].Release
 	}

@@ -67,8 +67,7 @@ func (b *incBackfill) run(from int, t float64, tasks []MoldTask, size []int, thr
 		}
 		i := b.order[p]
 		d := tasks[i].Times[size[i]-1]
-		s := prof.earliestFit(size[i], d, t)
-		prof.reserve(s, s+d, size[i])
+		s := prof.fitPlace(size[i], d, t)
 		b.tStart[p] = s
 		sum += s + d - tasks[i].Release
 		b.tPsum[p+1] = sum

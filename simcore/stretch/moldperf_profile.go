@@ -238,3 +238,120 @@ func (p *moldProfile) advance(t float64) {
 	}
 	p.times[0] = t
 }
+
+// fitPlace is earliestFit(k, d, after) followed by reserve(x, x+d, k) on
+// its answer x, which it returns: the scan knows the steps holding the
+// start and the end, so the reservation needs no search.
+func (p *moldProfile) fitPlace(k int, d, after float64) float64 {
+	if k < 1 || k > p.capacity || !(d > 0) {
+		x := p.earliestFit(k, d, after)
+		p.reserve(x, x+d, k)
+		return x
+	}
+	if after < p.times[0] {
+		after = p.times[0]
+	}
+	times, free := p.times, p.free
+	n := len(times)
+	i := p.index(after)
+	cand, ci, low := after, i, false
+	for ; i < n; i++ {
+		if free[i] < k {
+			low = true
+			for i+1 < n && free[i+1] < k {
+				i++
+			}
+			continue
+		}
+		if low {
+			cand, ci, low = times[i], i, false
+		}
+		if i+1 == n || times[i+1] >= cand+d {
+			break
+		}
+	}
+	if i == n || low {
+		panic("stretch: profile ends below its capacity")
+	}
+	p.place(ci, i, cand, cand+d, k)
+	return cand
+}
+
+// fitByPlace is earliestFitBy(k, d, after, D) followed, on success, by the
+// reservation of [x, x+d) on k processors.
+func (p *moldProfile) fitByPlace(k int, d, after, D float64) (float64, bool) {
+	if k < 1 || k > p.capacity || !(d > 0) {
+		x, ok := p.earliestFitBy(k, d, after, D)
+		if ok {
+			p.reserve(x, x+d, k)
+		}
+		return x, ok
+	}
+	if after < p.times[0] {
+		after = p.times[0]
+	}
+	times, free := p.times, p.free
+	n := len(times)
+	i := p.index(after)
+	cand, ci := after, i
+	if cand+d > D {
+		return cand, false
+	}
+	low := false
+	for ; i < n; i++ {
+		if free[i] < k {
+			low = true
+			for i+1 < n && free[i+1] < k {
+				i++
+				if times[i]+d > D {
+					return times[i], false
+				}
+			}
+			continue
+		}
+		if low {
+			cand, ci, low = times[i], i, false
+			if cand+d > D {
+				return cand, false
+			}
+		}
+		if i+1 == n || times[i+1] >= cand+d {
+			p.place(ci, i, cand, cand+d, k)
+			return cand, true
+		}
+	}
+	return math.Inf(1), false
+}
+
+// place reserves k processors on [start, end), start in step ci (at or
+// after its start) and end in (times[ei], times[ei+1]] (or ei the last
+// step): add(start, end, −k) without the searches.
+func (p *moldProfile) place(ci, ei int, start, end float64, k int) {
+	s := ci
+	if p.times[ci] != start {
+		p.insert(ci+1, start, p.free[ci])
+		s, ei = ci+1, ei+1
+	}
+	j := ei + 1
+	if !(j < len(p.times) && p.times[j] == end) {
+		p.insert(j, end, p.free[ei])
+	}
+	free := p.free[s:j]
+	for x := range free {
+		free[x] -= k
+		if free[x] < 0 {
+			panic(fmt.Sprintf("stretch: reservation of %d processors during [%v, %v) exceeds the free ones at %v", k, start, end, p.times[s+x]))
+		}
+	}
+	p.merge(j)
+	p.merge(s)
+}
+
+// insert adds the breakpoint t with free count f at index i.
+func (p *moldProfile) insert(i int, t float64, f int) {
+	p.times = append(p.times, 0)
+	p.free = append(p.free, 0)
+	copy(p.times[i+1:], p.times[i:])
+	copy(p.free[i+1:], p.free[i:])
+	p.times[i], p.free[i] = t, f
+}

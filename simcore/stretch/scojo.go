@@ -97,8 +97,7 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 		n = bestN
 	}
 	sc.size[i] = n
-	x := prof.earliestFit(n, T[n-1], t)
-	prof.reserve(x, x+T[n-1], n)
+	x := prof.fitPlace(n, T[n-1], t)
 	sc.start[i] = x
 	sc.window = append(sc.window, i)
 	if len(sc.window) > scojoWindow {
