@@ -85,7 +85,7 @@ func moldParams(over map[string]any) simcore.Params {
 // generation included) per load range and algorithm, one instance seed
 // per iteration: with -benchtime=Nx, N instances of the 20 the sweep runs.
 // The per-job CPU times, times the sweep's job counts, estimate its CPU
-// time at paper scale (docs/stretch-moldperf.md). DBOS also runs at the
+// time at paper scale (the moldperf report). DBOS also runs at the
 // ends and middle of the ρ sweep of Fig. 5(f).
 func BenchmarkMoldFig5(b *testing.B) {
 	m := New(testData)
