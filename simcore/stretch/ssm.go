@@ -49,7 +49,6 @@ type ssmFac struct {
 	ix, iy, kz, over float64
 }
 
-//
 // With non-negative constants, a z whose ⌈K/z⌉ equals that of a smaller z'
 // is left out: (x, y, z) costs what (x, y, z') does (the same floats) plus
 // a larger start-up overhead (x·y·z' < x·y·z processors), and times keeps
