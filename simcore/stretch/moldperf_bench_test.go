@@ -85,9 +85,8 @@ func moldParams(over map[string]any) simcore.Params {
 // generation included) per load range and algorithm, one instance seed
 // per iteration: with -benchtime=Nx, N instances of the 20 the sweep runs.
 // The per-job CPU times, times the sweep's job counts, estimate its CPU
-// time at paper scale (the moldperf report). DBOS also runs at every ρ of
-// the sweep of Fig. 5(f) (ρ = 1.5 there is a separate job from the main
-// sweep's, which is the first DBOS case).
+// time at paper scale (the moldperf report). Besides the main sweep's five
+// algorithms (DBOS at ρ = 1.5), DBOS runs at every ρ of Fig. 5(f)'s sweep.
 func BenchmarkMoldFig5(b *testing.B) {
 	m := New(testData)
 	ranges := [][2]float64{{153, 165}, {203, 220}, {256, 280}, {332, 359}, {386, 410}, {410, 450}, {470, 509}}
