@@ -48,7 +48,7 @@ func TestMoldProfileMatchesProfile(t *testing.T) {
 		}
 		sameProfile(t, "reset", &p, q)
 		now := origin
-		for op := range 60 {
+		for op := range 150 {
 			k := 1 + r.IntN(P)
 			d := float64(1 + r.IntN(15))
 			after := now + float64(r.IntN(3))
