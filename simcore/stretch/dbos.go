@@ -17,6 +17,34 @@ type dbos struct {
 	order    []int
 	inPend   []int32 // generation stamps per task (syncOrder)
 	gen      int32
+	// next[i][j] is the first j' > j with T[j'] < T[j'-1] (len(T) if
+	// none): the processor counts MoldableEDF tries after j. Built when
+	// task i is first planned, dropped when it starts.
+	next [][]int32
+	// ref is the last feasible MoldableEDF check of the current
+	// invocation (refOK), which later checks reuse; tmp is the running
+	// check's record.
+	ref, tmp edfRecord
+	refOK    bool
+}
+
+// edfRecord is one MoldableEDF check: the order, each position's start,
+// processors and deadline, and the profile before every ckEvery-th
+// position.
+type edfRecord struct {
+	order []int
+	x     []float64
+	k     []int32
+	D     []float64
+	ck    []moldProfile
+}
+
+// size makes room for n positions.
+func (r *edfRecord) size(n int) {
+	r.x, r.k, r.D = moldGrow(r.x, n), moldGrow(r.k, n), moldGrow(r.D, n)
+	for len(r.ck) < (n+ckEvery-1)/ckEvery {
+		r.ck = append(r.ck, moldProfile{})
+	}
 }
 
 func (*dbos) arrive(int, float64, *moldState) {}
@@ -57,6 +85,7 @@ func (d *dbos) plan(t float64, st *moldState) []startNow {
 		d.start = make([]float64, len(st.tasks))
 		d.procs = make([]int, len(st.tasks))
 	}
+	d.refOK = false // the running tasks and the queue changed
 	lo := 0.0
 	for _, i := range st.pending {
 		tk := &st.tasks[i]
@@ -86,7 +115,32 @@ func (d *dbos) plan(t float64, st *moldState) []startNow {
 	if !(d.rho > 1 && d.moldableEDF(d.rho*s, t, st)) {
 		d.moldableEDF(s, t, st)
 	}
-	return startsAt(t, d.order, d.start, d.procs)
+	starts := startsAt(t, d.order, d.start, d.procs)
+	for _, x := range starts {
+		d.next[x.task] = nil
+	}
+	return starts
+}
+
+// nextDrops returns next[i], building it on first use.
+func (d *dbos) nextDrops(st *moldState, i int) []int32 {
+	if len(d.next) < len(st.tasks) {
+		d.next = append(d.next, make([][]int32, len(st.tasks)-len(d.next))...)
+	}
+	if nx := d.next[i]; nx != nil {
+		return nx
+	}
+	T := st.tasks[i].Times[:st.P]
+	nx := make([]int32, len(T))
+	after := int32(len(T))
+	for j := len(T) - 1; j >= 0; j-- {
+		nx[j] = after
+		if j > 0 && T[j] < T[j-1] {
+			after = int32(j)
+		}
+	}
+	d.next[i] = nx
+	return nx
 }
 
 // moldableEDF is lines 9–19 of Algorithm 2: deadlines D_i = r_i + p_{i,1}·S,
@@ -116,22 +170,62 @@ func (d *dbos) moldableEDF(s, t float64, st *moldState) bool {
 		}
 		o[h] = x
 	}
-	prof := st.baseProfile(t)
-	for _, i := range d.order {
+	// Reuse of the reference (the last feasible check of this invocation):
+	// a task keeps its processors and start if it is at the same place in
+	// the order, its deadline is no later (so the counts that missed the
+	// reference deadline miss this one too) and its reserved end still
+	// meets the deadline (its earliest fit is the same on the same
+	// profile); then so does the profile after it.
+	n := len(d.order)
+	L := 0
+	if d.refOK {
+		for L < n && d.order[L] == d.ref.order[L] {
+			i := d.order[L]
+			D := d.key[i] + 1e-9*math.Max(1, math.Abs(d.key[i]))
+			if D > d.ref.D[L] {
+				break
+			}
+			x, k := d.ref.x[L], int(d.ref.k[L])
+			if !(x+st.tasks[i].Times[k-1] <= D) {
+				break
+			}
+			d.start[i], d.procs[i] = x, k
+			L++
+		}
+	}
+	d.tmp.size(n)
+	var prof *moldProfile
+	if L == 0 {
+		prof = st.baseProfile(t)
+	} else if L < n {
+		prof = &st.prof // baseProfile's scratch, not in use here
+		c := L / ckEvery
+		prof.copyFrom(&d.ref.ck[c])
+		for p := c * ckEvery; p < L; p++ {
+			i := d.order[p]
+			x, k := d.ref.x[p], int(d.ref.k[p])
+			prof.reserve(x, x+st.tasks[i].Times[k-1], k)
+		}
+	}
+	for p := L; p < n; p++ {
+		if p%ckEvery == 0 {
+			d.tmp.ck[p/ckEvery].copyFrom(prof)
+		}
+		i := d.order[p]
 		T := st.tasks[i].Times[:st.P]
 		D := d.key[i] + 1e-9*math.Max(1, math.Abs(d.key[i]))
 		j0 := sort.Search(len(T), func(j int) bool { return t+T[j] <= D })
 		ok := false
-		for j := j0; j < len(T); j++ {
-			if j > j0 && T[j] >= T[j-1] {
+		nx := d.nextDrops(st, i)
+		for j := j0; j < len(T); j = int(nx[j]) {
+			// Quick reject, as earliestFitBy would: fewer than j+1
+			// processors free now, so no start before the next step.
+			if j+1 > prof.free[0] && len(prof.times) > 1 && prof.times[1]+T[j] > D {
 				continue
 			}
-			x, _ := prof.EarliestFit(j+1, T[j], t)
-			if x+T[j] <= D {
-				if err := prof.Reserve(x, x+T[j], j+1); err != nil {
-					panic("stretch: MoldableEDF reservation failed: " + err.Error())
-				}
+			if x, fits := prof.fitByPlace(j+1, T[j], t, D); fits {
 				d.start[i], d.procs[i] = x, j+1
+				d.tmp.x[p], d.tmp.k[p], d.tmp.D[p] = x, int32(j+1), D
 				ok = true
 				break
 			}
@@ -140,5 +234,16 @@ func (d *dbos) moldableEDF(s, t float64, st *moldState) bool {
 			return false
 		}
 	}
+	// Feasible: this check becomes the reference. Positions before L and
+	// their checkpoints are the old reference's.
+	d.ref.size(n)
+	d.ref.order = append(d.ref.order[:0], d.order...)
+	copy(d.ref.x[L:n], d.tmp.x[L:n])
+	copy(d.ref.k[L:n], d.tmp.k[L:n])
+	copy(d.ref.D[L:n], d.tmp.D[L:n])
+	for c := (L + ckEvery - 1) / ckEvery; c*ckEvery < n; c++ {
+		d.ref.ck[c], d.tmp.ck[c] = d.tmp.ck[c], d.ref.ck[c]
+	}
+	d.refOK = true
 	return true
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"schedfarm/simcore/profile"
 )
 
 // MoldTask is a moldable task (seed 003 §5): released at Release, it runs
@@ -66,10 +64,13 @@ type moldState struct {
 	running []runEntry // end, procs (in node), task
 	ends    []runEntry // running at `at`, by end time (prepare)
 	at      float64
+	prof    moldProfile // scratch of baseProfile
 }
 
 // prepare sorts the running tasks that are still running at t by end
-// time; baseProfile builds on it. Call it whenever running or t changes.
+// time; baseProfile builds on it. SimulateMoldable keeps ends sorted
+// itself (insertEnd, dropEnds) and sets at, so this runs only when a
+// caller sets running directly.
 func (st *moldState) prepare(t float64) {
 	ends := st.ends[:0]
 	for _, r := range st.running {
@@ -81,35 +82,39 @@ func (st *moldState) prepare(t float64) {
 	st.ends, st.at = ends, t
 }
 
-// baseProfile returns a profile at t holding the running tasks. It is
-// built as a staircase, one segment per distinct end time in increasing
-// order, so every Reserve appends at the end of the profile: O(r) for r
-// running tasks (sorted once per event by prepare) instead of O(r²) for
-// one reservation per task.
-func (st *moldState) baseProfile(t float64) *profile.Profile {
+// insertEnd adds a task started now to ends, keeping them sorted by end
+// (ties in any order: the staircase only sums the processors per end).
+func (st *moldState) insertEnd(r runEntry) {
+	k := sort.Search(len(st.ends), func(x int) bool { return st.ends[x].end > r.end })
+	st.ends = append(st.ends, runEntry{})
+	copy(st.ends[k+1:], st.ends[k:])
+	st.ends[k] = r
+}
+
+// dropEnds removes the tasks ending by t from ends and records t as the
+// time ends describes.
+func (st *moldState) dropEnds(t float64) {
+	k := 0
+	for k < len(st.ends) && st.ends[k].end <= t {
+		k++
+	}
+	if k > 0 {
+		st.ends = st.ends[:copy(st.ends, st.ends[k:])]
+	}
+	st.at = t
+}
+
+// baseProfile returns the scratch profile at t holding the running tasks
+// (valid until the next call). It is built as a staircase, one step per
+// distinct end time in increasing order: O(r) for r running tasks, kept
+// sorted by end across events, instead of O(r²) for one reservation per
+// task.
+func (st *moldState) baseProfile(t float64) *moldProfile {
 	if t != st.at {
 		st.prepare(t)
 	}
-	p := profile.New(st.P, t)
-	used := 0
-	for _, r := range st.ends {
-		used += r.node
-	}
-	from := t
-	for k := 0; k < len(st.ends); {
-		e := st.ends[k].end
-		if used > 0 {
-			if err := p.Reserve(from, e, used); err != nil {
-				panic(fmt.Sprintf("stretch: running tasks exceed the machine: %v", err))
-			}
-		}
-		for k < len(st.ends) && st.ends[k].end == e {
-			used -= st.ends[k].node
-			k++
-		}
-		from = e
-	}
-	return p
+	st.prof.reset(st.P, t, st.ends)
+	return &st.prof
 }
 
 // SimulateMoldable runs an online moldable scheduler over the tasks
@@ -149,10 +154,17 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 	default:
 		return nil, fmt.Errorf("stretch: moldable algorithm %q; want one of %s, %s, %s, %s, %s", cfg.Algorithm, DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq)
 	}
+	return simulateMold(ctx, tasks, cfg, pl)
+}
+
+// simulateMold is the event loop of SimulateMoldable with a given planner
+// (tasks and cfg already checked).
+func simulateMold(ctx context.Context, tasks []MoldTask, cfg MoldConfig, pl planner) (*MoldOutcome, error) {
 	n := len(tasks)
 	out := &MoldOutcome{Start: make([]float64, n), End: make([]float64, n), Procs: make([]int, n)}
 	st := &moldState{tasks: tasks, P: cfg.P, at: math.NaN()}
 	var running endHeap
+	var started []bool // tasks started by the current decision
 	freeProcs := cfg.P
 	next := 0
 	for step := 0; ; step++ {
@@ -174,7 +186,7 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 			freeProcs += r.node
 		}
 		st.running = running
-		st.prepare(t)
+		st.dropEnds(t)
 		for next < n && tasks[next].Release <= t {
 			st.pending = append(st.pending, next)
 			pl.arrive(next, t, st)
@@ -188,7 +200,9 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 		if len(starts) == 0 {
 			continue
 		}
-		started := make(map[int]bool, len(starts))
+		if len(started) < n {
+			started = make([]bool, n)
+		}
 		for _, s := range starts {
 			if s.procs < 1 || s.procs > freeProcs {
 				return nil, fmt.Errorf("stretch: %s started task %d on %d processors with %d free at %v", cfg.Algorithm, s.task, s.procs, freeProcs, t)
@@ -197,12 +211,15 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 			d := tasks[s.task].Times[s.procs-1]
 			out.Start[s.task], out.End[s.task], out.Procs[s.task] = t, t+d, s.procs
 			heap.Push(&running, runEntry{end: t + d, node: s.procs, task: s.task})
+			st.insertEnd(runEntry{end: t + d, node: s.procs, task: s.task})
 			started[s.task] = true
 		}
 		kept := st.pending[:0]
 		for _, i := range st.pending {
 			if !started[i] {
 				kept = append(kept, i)
+			} else {
+				started[i] = false
 			}
 		}
 		st.pending = kept
@@ -230,14 +247,11 @@ func startsAt(t float64, order []int, start []float64, procs []int) []startNow {
 // conservative backfilling (seed 003 §5.1, SPECS.md §9.6): each at the
 // earliest time its size is free for its duration in the profile, never
 // moving an earlier reservation. It fills start and returns Σ(C − r).
-func conservative(prof *profile.Profile, t float64, tasks []MoldTask, order []int, size []int, start []float64) float64 {
+func conservative(prof *moldProfile, t float64, tasks []MoldTask, order []int, size []int, start []float64) float64 {
 	sum := 0.0
 	for _, i := range order {
 		d := tasks[i].Times[size[i]-1]
-		s, _ := prof.EarliestFit(size[i], d, t)
-		if err := prof.Reserve(s, s+d, size[i]); err != nil {
-			panic(fmt.Sprintf("stretch: conservative reservation failed: %v", err))
-		}
+		s := prof.fitPlace(size[i], d, t)
 		start[i] = s
 		sum += s + d - tasks[i].Release
 	}

@@ -12,10 +12,20 @@ import "math"
 // once if it fits, or at once on fewer processors (down to half) if that
 // ends it earlier than waiting; otherwise it keeps its size and is placed
 // by conservative backfilling. Sizes are fixed from then on.
+//
+// Sizes never change and runtimes are exact, so re-planning the waiting
+// tasks by conservative backfilling at every event would put each where it
+// already is: every planned start is an event (now, or the end of a
+// reservation, i.e. a completion) at which the task does start, and the
+// profile seen by each task from now on is the same function. The planner
+// therefore keeps one profile across events and places each task once, on
+// arrival, at the start that re-planning would give it.
 type scojo struct {
 	size   []int
 	start  []float64
 	window []int // last arrivals (task indices), oldest first
+	prof   moldProfile
+	init   bool
 }
 
 const (
@@ -70,19 +80,25 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 	u := busy / (float64(st.P) * span)
 	n := int(math.Round(float64(nstar) * scojoTarget / math.Max(u, 0.05)))
 	n = max(1, min(n, st.P, nmax))
-	prof := st.baseProfile(t)
-	conservative(prof, t, st.tasks, others, sc.size, sc.start)
-	if !prof.FitsAt(n, T[n-1], t) {
-		wait, _ := prof.EarliestFit(n, T[n-1], t)
+	if !sc.init {
+		sc.prof.reset(st.P, t, st.ends)
+		sc.init = true
+	}
+	prof := &sc.prof
+	prof.advance(t)
+	if !prof.fitsAt(n, T[n-1], t) {
+		wait := prof.earliestFit(n, T[n-1], t)
 		bestEnd, bestN := wait+T[n-1], n
 		for k := max(1, n/2); k < n; k++ {
-			if prof.FitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
+			if prof.fitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
 				bestEnd, bestN = t+T[k-1], k
 			}
 		}
 		n = bestN
 	}
 	sc.size[i] = n
+	x := prof.fitPlace(n, T[n-1], t)
+	sc.start[i] = x
 	sc.window = append(sc.window, i)
 	if len(sc.window) > scojoWindow {
 		sc.window = sc.window[1:]
@@ -90,6 +106,5 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 }
 
 func (sc *scojo) plan(t float64, st *moldState) []startNow {
-	conservative(st.baseProfile(t), t, st.tasks, st.pending, sc.size, sc.start)
 	return startsAt(t, st.pending, sc.start, sc.size)
 }

@@ -49,11 +49,18 @@ type ssmFac struct {
 	ix, iy, kz, over float64
 }
 
+// grid lists the factorizations of p = 1..P. With non-negative constants,
+// a z whose ⌈K/z⌉ equals that of a smaller z' is left out: (x, y, z)
+// costs what (x, y, z') does (the same floats) plus a larger start-up
+// overhead (x·y·z' < x·y·z processors), and times keeps a running minimum
+// over p that already holds (x, y, z'), so it could never lower it (for
+// K = 4 this drops z = 3, 14% of the factorizations).
 func (s SSM) grid(P int) *ssmGrid {
 	g := &ssmGrid{first: make([]int, P+1)}
+	prune := s.A >= 0 && s.B >= 0 && s.C >= 0 && s.D >= 0
 	for p := 1; p <= P; p++ {
 		for z := 1; z <= s.K && z <= p; z++ {
-			if p%z != 0 {
+			if p%z != 0 || prune && z > 1 && (s.K+z-1)/z == (s.K+z-2)/(z-1) {
 				continue
 			}
 			q := p / z
