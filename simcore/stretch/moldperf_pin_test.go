@@ -61,7 +61,7 @@ func moldPinInstance(t *testing.T, key string) ([]MoldTask, int) {
 
 // scheduleHash is FNV-64a over (start, end, processors) of every task,
 // floats by their bits.
-func scheduleHash(out *MoldOutcome) string {
+func moldScheduleHash(out *MoldOutcome) string {
 	h := fnv.New64a()
 	var b [8]byte
 	for i := range out.Start {
@@ -134,7 +134,7 @@ func TestMoldableSchedulesPinned(t *testing.T) {
 				}
 				key := fmt.Sprintf("%s/%s/%v", inst, a.alg, a.rho)
 				out := simMold(t, tasks, MoldConfig{P: P, Algorithm: a.alg, Rho: a.rho})
-				got := scheduleHash(out)
+				got := moldScheduleHash(out)
 				if w, ok := want[key]; !ok {
 					t.Errorf("%s: no pinned hash; got {%q, %q, %v, %q}", key, inst, a.alg, a.rho, got)
 				} else if got != w {
