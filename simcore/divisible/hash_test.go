@@ -5,47 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
-	"math"
 	"testing"
 
 	"schedfarm/simcore"
 )
-
-// hashResult writes every non-measured metric and every table column of r
-// into w, floats as their exact bits, in a fixed order.
-func hashResult(w io.Writer, s simcore.Schema, r *simcore.Result) {
-	put := func(name string, v any) {
-		switch x := v.(type) {
-		case float64:
-			fmt.Fprintf(w, "%s=%x;", name, math.Float64bits(x))
-		case []float64:
-			fmt.Fprintf(w, "%s=[", name)
-			for _, f := range x {
-				fmt.Fprintf(w, "%x,", math.Float64bits(f))
-			}
-			fmt.Fprint(w, "];")
-		default:
-			fmt.Fprintf(w, "%s=%v;", name, x)
-		}
-	}
-	for _, c := range s.Metrics {
-		if !c.Measured {
-			put(c.Name, r.Metrics[c.Name])
-		}
-	}
-	for _, t := range s.Tables {
-		tab, ok := r.Tables[t.Name]
-		if !ok {
-			continue
-		}
-		for _, c := range t.Columns {
-			if !c.Measured {
-				put(t.Name+"."+c.Name, tab.Columns[c.Name])
-			}
-		}
-	}
-}
 
 // TestScheduleHashes pins the metrics and the schedule, completion and
 // TestScheduleHashes pins the metrics and the task and schedule tables of
@@ -94,7 +57,7 @@ func TestScheduleHashes(t *testing.T) {
 				t.Fatalf("%s on %v: no schedule table", alg, inst)
 			}
 			fmt.Fprintf(h, "instance %d:", i)
-			hashResult(h, s, r)
+			simcore.WriteDigest(h, s, r)
 		}
 		got[alg] = hex.EncodeToString(h.Sum(nil))[:16]
 	}
