@@ -127,6 +127,41 @@ func TestEvaluateClaims(t *testing.T) {
 	}
 }
 
+// A parameter zipped with the claim's axis (here rows = 10·size, as a load
+// range's upper end follows its lower end) must not split the series.
+func TestClaimsAlongZippedAxis(t *testing.T) {
+	var size, rows []int64
+	var variant []string
+	var mean, ci []float64
+	add := func(sz int64, v string, m float64) {
+		size, rows, variant = append(size, sz), append(rows, 10*sz), append(variant, v)
+		mean, ci = append(mean, m), append(ci, 0.1)
+	}
+	for i, ms := range [][2]float64{{1, 2}, {3, 2.5}, {5, 3}} { // best A, B, B
+		add(int64(i+1), "A", ms[0])
+		add(int64(i+1), "B", ms[1])
+	}
+	sum := frameOf(nil, "size", size, "rows", rows, "variant", variant, "value_mean", mean, "value_ci95", ci)
+	schema := bench.New().Schema()
+	for _, c := range []struct {
+		claim string
+		want  Verdict
+		nums  string
+	}{
+		{`argbest: {metric: value, of: variant, in: size}`, Pass, "1/1 groups pass"},
+		{`monotone: {metric: value, in: size, series: variant}`, Pass, "2/2 series pass"},
+	} {
+		d, err := testDecls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := EvaluateClaims(sum, nil, &schema, d.Claims)[0]
+		if r.Verdict != c.want || !strings.Contains(r.Numbers, c.nums) {
+			t.Errorf("%s: %s (%s), want %s with %q", c.claim, r.Verdict, r.Numbers, c.want, c.nums)
+		}
+	}
+}
+
 // pairedJobs builds a jobs frame of sizes 1..len(deltas) × 6 replicates in
 // which B's value is A's plus deltas[size-1] plus a little per-replicate
 // jitter, and both share a large per-replicate instance effect (as two

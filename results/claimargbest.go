@@ -8,7 +8,7 @@ import (
 
 // argBest decides "the best value of Of moves with In" (e.g. "the optimal ρ
 // grows with the load"). In each group of points (every other parameter
-// fixed) and at each value of In, the best value of Of is the one whose
+// fixed, but those zipped with In) and at each value of In, the best value of Of is the one whose
 // metric mean is lowest (goal min) or highest (goal max); the values whose
 // CI overlaps the best one's are the plausible bests (the data cannot tell
 // them from the best). Values of Of are ordered like an axis (numerically
@@ -22,7 +22,7 @@ import (
 // it is inconclusive.
 func (cf *claimFrame) argBest(c *Claim) ClaimResult {
 	var r ClaimResult
-	keys, groups := cf.groups(c, c.In, c.Of)
+	keys, groups := cf.groups(c, append(cf.tiedTo(c.In), c.In, c.Of)...)
 	ii, oi := cf.f.Index(c.In), cf.f.Index(c.Of)
 	better := func(a, b est) bool { // a's mean strictly better than b's
 		if c.Goal == "max" {

@@ -522,6 +522,35 @@ func (cf *claimFrame) groups(c *Claim, exclude ...string) (keys []string, rows m
 	return keys, rows
 }
 
+// tiedTo returns the varying parameters whose value is a function of
+// param's (zipped axes, such as a load range's lower and upper ends): a
+// claim along param must not split its groups by them.
+func (cf *claimFrame) tiedTo(param string) []string {
+	pi := cf.f.Index(param)
+	if pi < 0 {
+		return nil
+	}
+	var out []string
+	for i, name := range cf.params {
+		if name == param {
+			continue
+		}
+		seen := map[string]string{}
+		tied := true
+		for r := 0; r < cf.f.Len() && tied; r++ {
+			k, v := cf.f.cellLabel(pi, r), cf.f.cellLabel(cf.pcol[i], r)
+			if w, ok := seen[k]; ok && w != v {
+				tied = false
+			}
+			seen[k] = v
+		}
+		if tied {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // sortByParam orders rows by the numeric value of a parameter.
 func (cf *claimFrame) sortByParam(rows []int, param string) {
 	pi := cf.f.Index(param)
@@ -532,7 +561,7 @@ func (cf *claimFrame) sortByParam(rows []int, param string) {
 
 func (cf *claimFrame) monotone(c *Claim) ClaimResult {
 	var r ClaimResult
-	keys, groups := cf.groups(c, c.In)
+	keys, groups := cf.groups(c, append(cf.tiedTo(c.In), c.In)...)
 	pi := cf.f.Index(c.In)
 	up := c.Direction == "increasing"
 	for _, k := range keys {
