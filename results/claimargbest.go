@@ -165,7 +165,7 @@ func (cf *claimFrame) argBest(c *Claim) ClaimResult {
 	r.Verdict = aggregate(pass, fail, inc)
 	r.Numbers = fmt.Sprintf("best %s %s in %s: %d/%d groups pass, %d fail, %d inconclusive", c.Of, c.Direction, c.In, pass, len(r.Points), fail, inc)
 	if p := firstWith(r.Points, r.Verdict); p != nil {
-		r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+		r.Numbers += "; e.g. " + pointLabel(p.Point) + ": " + p.Detail
 	}
 	if len(r.Points) == 0 {
 		r.Numbers = "no points"

@@ -457,7 +457,7 @@ func overPoints(c *Claim, r *ClaimResult, what, undecided string) {
 		r.Verdict = aggregate(pass, fail, inc)
 		r.Numbers = fmt.Sprintf("%s at %d/%d points (%d fail, %d %s)", what, pass, n, fail, inc, undecided)
 		if p := firstWith(r.Points, r.Verdict); p != nil && r.Verdict != Pass {
-			r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+			r.Numbers += "; e.g. " + pointLabel(p.Point) + ": " + p.Detail
 		}
 		return
 	}
@@ -497,6 +497,15 @@ func aggregate(pass, fail, inc int) Verdict {
 		return Pass
 	}
 	return Inconclusive
+}
+
+// pointLabel names a point or group in the numbers; a claim whose points
+// differ in no other parameter has one group, "all points".
+func pointLabel(p string) string {
+	if p == "" {
+		return "all points"
+	}
+	return p
 }
 
 func firstWith(ps []PointResult, v Verdict) *PointResult {
@@ -625,7 +634,7 @@ func (cf *claimFrame) monotone(c *Claim) ClaimResult {
 	r.Verdict = aggregate(pass, fail, inc)
 	r.Numbers = fmt.Sprintf("%s %s in %s: %d/%d series pass, %d fail, %d inconclusive", c.Metric, c.Direction, c.In, pass, len(r.Points), fail, inc)
 	if p := firstWith(r.Points, r.Verdict); p != nil {
-		r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+		r.Numbers += "; e.g. " + pointLabel(p.Point) + ": " + p.Detail
 	}
 	if len(r.Points) == 0 {
 		r.Numbers = "no points"
@@ -694,7 +703,7 @@ func (cf *claimFrame) converge(c *Claim) ClaimResult {
 	r.Numbers = fmt.Sprintf("|%s(%s) − %s(%s)| < %g at the largest %s: %d/%d groups pass, %d fail, %d inconclusive",
 		c.Metric, c.A, c.Metric, c.B, c.Eps, c.As, pass, len(r.Points), fail, inc)
 	if p := firstWith(r.Points, r.Verdict); p != nil {
-		r.Numbers += "; e.g. " + p.Point + ": " + p.Detail
+		r.Numbers += "; e.g. " + pointLabel(p.Point) + ": " + p.Detail
 	}
 	return r
 }
