@@ -122,7 +122,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 	}
 
 	var out []SweepCollected
-	for _, s := range f.Sweeps {
+	for pos, s := range f.Sweeps {
 		var mine []sweep.Job
 		ids := map[string]bool{}
 		for i := range jobs {
@@ -168,7 +168,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 			return out, fmt.Errorf("collect run %s sweep %s: %d job(s) have neither a result nor a failure record (first: %s)",
 				run, s.Name, c.Missing, c.MissingIDs[0])
 		}
-		if err := writeRunInfo(dir, rec, s.Name, packing); err != nil {
+		if err := writeRunInfo(dir, rec, s.Name, pos, packing); err != nil {
 			return out, err
 		}
 		out = append(out, SweepCollected{Sweep: s.Name, Dir: dir, Collected: c})
@@ -194,9 +194,9 @@ func packingOf(rec broker.RunRecord, sweepName string) *results.Packing {
 	return nil
 }
 
-func writeRunInfo(dir string, rec broker.RunRecord, sweepName string, packing *results.Packing) error {
+func writeRunInfo(dir string, rec broker.RunRecord, sweepName string, pos int, packing *results.Packing) error {
 	host, _ := os.Hostname()
-	info := RunInfo{Run: rec.ID, Sweep: sweepName, File: rec.File, Status: string(rec.Status), Created: rec.Created,
+	info := RunInfo{Run: rec.ID, Sweep: sweepName, File: rec.File, Position: pos, Status: string(rec.Status), Created: rec.Created,
 		Finished: rec.Finished, Total: rec.Total, Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed,
 		Owner: rec.Owner, CollectedBy: host, Packing: packing}
 	data, err := json.MarshalIndent(info, "", "  ")

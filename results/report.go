@@ -21,9 +21,12 @@ import (
 // RunInfo is run.json, written by the coordinator's collector beside a
 // sweep's Parquet files: the run's record as the farm kept it.
 type RunInfo struct {
-	Run      string    `json:"run"`
-	Sweep    string    `json:"sweep"`
-	File     string    `json:"file"`
+	Run   string `json:"run"`
+	Sweep string `json:"sweep"`
+	File  string `json:"file"`
+	// Position is the sweep's place in the file's sweeps (0-based), so a
+	// suite's report lists them in file order.
+	Position int       `json:"position"`
 	Status   string    `json:"status"`
 	Created  time.Time `json:"created"`
 	Finished time.Time `json:"finished"`

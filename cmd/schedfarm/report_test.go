@@ -159,7 +159,8 @@ claims:
 	write("p2/b.yaml", `sweeps:
   - {name: suite-b, model: bench, seed: 2, replicates: 2, params: {work_ms: 0}}
 `)
-	write("all.yaml", "include: [p1/a.yaml, p2/b.yaml]\n")
+	// b first: the reports follow the file's order, not the folders' names
+	write("all.yaml", "include: [p2/b.yaml, p1/a.yaml]\n")
 	res := t.TempDir()
 	out := execute(t, "run", "--workers", "2", "--state-dir", t.TempDir(), "--results-dir", res, filepath.Join(dir, "all.yaml"))
 	mustSucceed(t, out)
@@ -180,7 +181,11 @@ claims:
 			t.Errorf("suite report lacks %q:\n%s", want, text)
 		}
 	}
-	// Re-reporting the run from its folders (no sweep files at hand) works.
+	if a, b := strings.Index(string(text), "| suite-a | bench"), strings.Index(string(text), "| suite-b | bench"); a < 0 || b < 0 || b > a {
+		t.Errorf("suite report does not list suite-b (first in the file) before suite-a:\n%s", text)
+	}
+	// Re-reporting the run from its folders (no sweep files at hand) works,
+	// and gives the same suite report.
 	run := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(md[0]), "report-"), ".md")
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
@@ -189,6 +194,9 @@ claims:
 	mustSucceed(t, again)
 	if !strings.Contains(again.stdout, "suite report → ") {
 		t.Errorf("report of the run wrote no suite report:\n%s", again)
+	}
+	if text2, err := os.ReadFile(md[0]); err != nil || string(text2) != string(text) {
+		t.Errorf("the suite report changed when re-reported (%v):\n%s\nwas:\n%s", err, text2, text)
 	}
 }
 

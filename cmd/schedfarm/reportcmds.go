@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -59,6 +61,8 @@ func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
 		failed += r.FailedClaims()
 	}
 	if root, ok := suiteRoot(reps); ok {
+		// in the order of the file's sweeps (the folders come sorted by name)
+		slices.SortStableFunc(reps, func(a, b *results.Report) int { return cmp.Compare(a.Run.Position, b.Run.Position) })
 		// A run of several sweeps (a suite) also gets one combined report,
 		// beside the sweeps' folders.
 		s := &results.SuiteReport{Run: reps[0].Run.Run, File: reps[0].Run.File, Sweeps: reps}
