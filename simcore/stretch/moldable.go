@@ -243,21 +243,6 @@ func startsAt(t float64, order []int, start []float64, procs []int) []startNow {
 	return out
 }
 
-// conservative plans the tasks in the given order with fixed sizes by
-// conservative backfilling (seed 003 §5.1, SPECS.md §9.6): each at the
-// earliest time its size is free for its duration in the profile, never
-// moving an earlier reservation. It fills start and returns Σ(C − r).
-func conservative(prof *moldProfile, t float64, tasks []MoldTask, order []int, size []int, start []float64) float64 {
-	sum := 0.0
-	for _, i := range order {
-		d := tasks[i].Times[size[i]-1]
-		s := prof.fitPlace(size[i], d, t)
-		start[i] = s
-		sum += s + d - tasks[i].Release
-	}
-	return sum
-}
-
 // fcfsSeq runs every task on one processor in release order (§7.2).
 type fcfsSeq struct{}
 
@@ -279,15 +264,4 @@ func (fcfsSeq) plan(t float64, st *moldState) []startNow {
 		free--
 	}
 	return out
-}
-
-// sortByKey sorts idx by key (ties by index).
-func sortByKey(idx []int, key []float64) {
-	sort.Slice(idx, func(a, b int) bool {
-		ka, kb := key[idx[a]], key[idx[b]]
-		if ka != kb {
-			return ka < kb
-		}
-		return idx[a] < idx[b]
-	})
 }
