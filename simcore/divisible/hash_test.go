@@ -10,7 +10,6 @@ import (
 	"schedfarm/simcore"
 )
 
-// TestScheduleHashes pins the metrics and the schedule, completion and
 // TestScheduleHashes pins the metrics and the task and schedule tables of
 // every algorithm on a few mid-size runs (loads, cost ratios, the
 // planning, user-split, node-release and integer-time variants):
