@@ -612,7 +612,7 @@ func (c *collector) writeFiles(ctx context.Context, dir string) error {
 // writeJobs writes jobs.parquet: one row per job with a result or a
 // failure, in job-index order.
 func (c *collector) writeJobs(w io.Writer, l Layout) error {
-	tw := newTableWriter(w, l, c.meta(true))
+	tw := newTableWriter(w, l, c.meta(true), 0)
 	model := &c.in.Model
 	st := c.stores
 	for _, pos := range c.order {
@@ -698,7 +698,7 @@ func (c *collector) writeTable(w io.Writer, l Layout, tr *tableRows) error {
 		next[s]++
 	}
 	next = nil
-	tw := newTableWriter(w, l, c.meta(false))
+	tw := newTableWriter(w, l, c.meta(false), 0)
 	model := &c.in.Model
 	for _, pos := range c.order {
 		j := &c.in.Jobs[pos]

@@ -170,7 +170,7 @@ func typeOfValue(v any) Type {
 }
 
 func encodePartJobs(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta map[string]string, runID string, rows []JobResult) error {
-	tw := newTableWriter(buf, l, meta)
+	tw := newTableWriter(buf, l, meta, len(rows))
 	for i := range rows {
 		r := &rows[i]
 		id := r.Job.ID.String()
@@ -229,7 +229,13 @@ const fixedJobColumns = 14
 const fixedTableColumns = 4
 
 func encodePartTable(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta map[string]string, rows []JobResult) error {
-	tw := newTableWriter(buf, l, meta)
+	n := 0
+	for i := range rows {
+		if hasTableRows(&rows[i], l.Table) {
+			n += rows[i].Result.Tables[l.Table].Len()
+		}
+	}
+	tw := newTableWriter(buf, l, meta, n)
 	t, _ := model.Table(l.Table)
 	for i := range rows {
 		r := &rows[i]

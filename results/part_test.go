@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -149,6 +150,36 @@ func TestEncodeDecodePart(t *testing.T) {
 	}
 	if _, err := EncodePart(schema, PartInfo{}, nil); err == nil {
 		t.Errorf("empty part: no error")
+	}
+}
+
+// TestEncodePartLargeValues: a part's page buffers are sized from its row
+// count; values far larger than that estimate (long error texts, a large
+// extra table) spill over several pages and still read back exactly.
+func TestEncodePartLargeValues(t *testing.T) {
+	schema := bench.New().Schema()
+	jobs := benchJobs(t, "s", 5, []point{{"size": 2, "rows": 5000}, {"fail": "error"}}, 3)
+	rows := runBench(t, jobs, "worker-1", time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC))
+	for i := range rows {
+		if rows[i].Status != StatusOK {
+			rows[i].Error = strings.Repeat(fmt.Sprintf("line %d of a long traceback\n", i), 2000)
+		}
+	}
+	objs, err := EncodePart(schema, PartInfo{RunID: "r1"}, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodePart(schema, objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(rows) {
+		t.Fatalf("%d rows back, want %d", len(back), len(rows))
+	}
+	for i := range rows {
+		if !reflect.DeepEqual(back[i], rows[i]) {
+			t.Errorf("row %d differs after the round trip", i)
+		}
 	}
 }
 

@@ -172,7 +172,7 @@ func (s *Stats) values() [8]float64 {
 }
 
 func (sum *summary) writeParquet(w io.Writer, l Layout, meta map[string]string) error {
-	tw := newTableWriter(w, l, meta)
+	tw := newTableWriter(w, l, meta, 0)
 	for p := 0; p < sum.points; p++ {
 		j := &sum.jobs[sum.first[p]]
 		col := 0
