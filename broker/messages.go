@@ -322,6 +322,9 @@ type RunRecord struct {
 	Done        int `json:"done"`
 	Failed      int `json:"failed"`
 	Redelivered int `json:"redelivered,omitempty"`
+	// ModelMs is the summed model time of the jobs done in the run (their
+	// duration_ms), filled in when the run ends.
+	ModelMs float64 `json:"model_ms,omitempty"`
 	// Owner is the coordinator that drives the run.
 	Owner string `json:"owner"`
 	// Finished is set when the run completed or was cancelled.

@@ -443,7 +443,7 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 		return
 	}
 	txn := c.db.Txn(true)
-	changed := false
+	changed, fresh := false, 0
 	for _, id := range ids {
 		cur := c.lookup(txn, p.Run, id)
 		if cur == nil {
@@ -460,10 +460,17 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 		r.counts.Done++
 		c.mu.Unlock()
 		changed = true
+		fresh++
 		st.Status, st.Error = StatusDone, ""
 		c.store(txn, p.Run, &st)
 	}
 	txn.Commit()
+	if fresh > 0 && len(ids) > 0 {
+		// the part's model time, for the jobs this run had not seen done
+		c.mu.Lock()
+		r.counts.ModelMs += p.ModelMs * float64(fresh) / float64(len(ids))
+		c.mu.Unlock()
+	}
 	if p.Redelivered > 0 && changed {
 		c.mu.Lock()
 		r.counts.Redeliver += p.Redelivered
@@ -634,7 +641,7 @@ func (c *Coordinator) settle(ctx context.Context, run string) {
 	rec := r.rec
 	rec.Status = broker.RunComplete
 	rec.Finished = time.Now().UTC()
-	rec.Done, rec.Failed, rec.Redelivered = r.counts.Done, r.counts.Failed, r.counts.Redeliver
+	rec.Done, rec.Failed, rec.Redelivered, rec.ModelMs = r.counts.Done, r.counts.Failed, r.counts.Redeliver, r.counts.ModelMs
 	c.mu.Unlock()
 	if err := c.putRun(ctx, rec); err != nil {
 		c.log.Error("store completed run", "run", run, "err", err)

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,45 @@ func TestPacksOf(t *testing.T) {
 	}
 	if packsOf(nil, 4) == nil || len(packsOf(nil, 4)) != 0 {
 		t.Error("packsOf(nil) should be empty")
+	}
+}
+
+// TestTaperedPacksOf: the end of the run goes in shrinking packs (two of
+// each power of two below k, largest first, then four single jobs), every
+// job once and in order; with fewer jobs, the largest of those are left out.
+func TestTaperedPacksOf(t *testing.T) {
+	for _, tc := range []struct {
+		n, k  int
+		sizes []int
+		tail  int
+	}{
+		{40, 8, []int{8, 8, 8, 4, 4, 2, 2, 1, 1, 1, 1}, 16},
+		{41, 8, []int{8, 8, 8, 1, 4, 4, 2, 2, 1, 1, 1, 1}, 16},
+		{10, 3, []int{2, 2, 2, 1, 1, 1, 1}, 8},
+		{7, 4, []int{1, 2, 1, 1, 1, 1}, 6},
+		{3, 16, []int{1, 1, 1}, 3},
+		{5, 1, []int{1, 1, 1, 1, 1}, 0},
+		{0, 8, nil, 0},
+	} {
+		jobs := make([]*sweep.Job, tc.n)
+		for i := range jobs {
+			jobs[i] = &sweep.Job{Index: i}
+		}
+		packs, tail := taperedPacksOf(jobs, tc.k)
+		next := 0
+		var sizes []int
+		for _, p := range packs {
+			sizes = append(sizes, len(p))
+			for _, j := range p {
+				if j.Index != next {
+					t.Fatalf("n=%d k=%d: job %d where %d was due", tc.n, tc.k, j.Index, next)
+				}
+				next++
+			}
+		}
+		if next != tc.n || !slices.Equal(sizes, tc.sizes) || tail != tc.tail {
+			t.Errorf("n=%d k=%d: sizes %v (%d jobs), %d in the tail; want %v, %d", tc.n, tc.k, sizes, next, tail, tc.sizes, tc.tail)
+		}
 	}
 }
 

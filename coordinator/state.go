@@ -87,7 +87,8 @@ type runCounts struct {
 	Skipped   int // already done by earlier runs; never published
 	Done      int // finished in this run
 	Failed    int
-	Redeliver int // attempts beyond the first, summed
+	Redeliver int     // attempts beyond the first, summed
+	ModelMs   float64 // summed model time of the jobs done in this run
 }
 
 func newDB() (*memdb.MemDB, error) {

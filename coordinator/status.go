@@ -29,6 +29,12 @@ type RunProgress struct {
 	// were retried, and jobs finished by a worker after an earlier one died,
 	// hung or handed them back.
 	Redelivered int `json:"redelivered"`
+	// ModelMs is the summed model time (duration_ms) of the jobs done in
+	// this run; Ended when it ended (zero while it runs). With the
+	// number of workers they give the farm's efficiency: ModelMs ÷
+	// ((Ended − Created) × workers).
+	ModelMs float64   `json:"model_ms"`
+	Ended   time.Time `json:"ended,omitzero"`
 	// Failures lists the failed jobs (at most 100), with their last error.
 	Failures []JobFailure `json:"failures,omitempty"`
 	// Retrying lists queued jobs that have failed at least once (at most 100).
@@ -85,7 +91,7 @@ func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, e
 	if r != nil {
 		p = RunProgress{ID: run, File: r.rec.File, Status: r.rec.Status, Created: r.rec.Created, Total: r.counts.Total,
 			Skipped: r.counts.Skipped, Done: r.counts.Done, Failed: r.counts.Failed, Redelivered: r.counts.Redeliver,
-			Packing: r.rec.Packing}
+			ModelMs: r.counts.ModelMs, Packing: r.rec.Packing}
 	}
 	c.mu.Unlock()
 	if r == nil {
@@ -94,7 +100,8 @@ func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, e
 			return nil, err
 		}
 		p = RunProgress{ID: run, File: rec.File, Status: rec.Status, Created: rec.Created, Total: rec.Total,
-			Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed, Redelivered: rec.Redelivered, Packing: rec.Packing}
+			Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed, Redelivered: rec.Redelivered, Packing: rec.Packing,
+			ModelMs: rec.ModelMs, Ended: rec.Finished}
 	}
 	p.Queued = p.Total - p.Skipped - p.Done - p.Failed
 	txn := c.db.Txn(false)

@@ -126,15 +126,19 @@ func (c *Coordinator) markRunning(ctx context.Context, run string) error {
 
 // publishRun publishes a new run's jobs (those not in skip) in messages
 // sized by the packing policy: under PackAuto, each large enough sweep's
-// first jobs go alone as a probe, and the rest in packs sized from the
+// first jobs go alone as a probe, followed at once by the sweeps too small
+// to probe (one job per message), and the rest in packs sized from the
 // probe's results. The choices are stored in the run record before the
-// packs are published. It returns the number of jobs published.
+// packs are published (a run resumed before that sends one job per
+// message, which is what the small sweeps got). It returns the number of
+// jobs published.
 func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.Job, skip map[uuid.UUID]bool) (int, error) {
 	pol := c.cfg.Packing.withDefaults()
 	order, bySweep := toPublish(jobs, skip)
 	published := 0
 	var pr *probe
-	var probes [][]*sweep.Job
+	var probes, small [][]*sweep.Job
+	early := map[string]bool{} // sweeps published in full with the probes
 	if pol.Mode == PackAuto {
 		pr = newProbe(pol.Target)
 		for _, s := range order {
@@ -142,6 +146,17 @@ func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.J
 				for _, j := range bySweep[s][:pol.ProbeJobs] {
 					pr.add(s, j.ID)
 					probes = append(probes, []*sweep.Job{j})
+				}
+			}
+		}
+		if len(probes) > 0 {
+			// The sweeps too small to probe need no decision: they go
+			// right behind the probes, so that the workers have them to
+			// run while the probes' results come back.
+			for _, s := range order {
+				if !pol.probes(len(bySweep[s])) {
+					early[s] = true
+					small = append(small, packsOf(bySweep[s], 1)...)
 				}
 			}
 		}
@@ -154,7 +169,7 @@ func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.J
 			r.probe = pr // before publishing: a probe result may come back at once
 		}
 		c.mu.Unlock()
-		n, err := c.publish(ctx, run, probes)
+		n, err := c.publish(ctx, run, append(probes, small...))
 		published += n
 		if err != nil {
 			return published, err
@@ -183,6 +198,12 @@ func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.J
 	}
 	var units [][]*sweep.Job
 	choices := make([]broker.PackChoice, 0, len(order))
+	last := "" // under PackAuto, the sweep published last: its end is the run's
+	for _, s := range order {
+		if pol.Mode == PackAuto && !early[s] && len(bySweep[s]) > 0 {
+			last = s
+		}
+	}
 	for _, s := range order {
 		rest := bySweep[s]
 		res := results[s]
@@ -190,8 +211,16 @@ func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.J
 			rest = rest[res.Sent:]
 		}
 		ch := pol.decide(s, len(bySweep[s]), res)
+		switch {
+		case early[s]:
+		case s == last && ch.K > 1:
+			packs, n := taperedPacksOf(rest, ch.K)
+			units = append(units, packs...)
+			ch.Reason += fmt.Sprintf("; the run's last %d jobs in shrinking packs, down to one job", n)
+		default:
+			units = append(units, packsOf(rest, ch.K)...)
+		}
 		choices = append(choices, ch)
-		units = append(units, packsOf(rest, ch.K)...)
 	}
 	if err := c.recordPacking(ctx, run, choices); err != nil {
 		return published, err
@@ -236,6 +265,38 @@ func toPublish(jobs []sweep.Job, skip map[uuid.UUID]bool) ([]string, map[string]
 		by[j.Sweep] = append(by[j.Sweep], j)
 	}
 	return order, by
+}
+
+// taperedPacksOf cuts jobs into messages of k jobs like packsOf, except
+// the last ones, which go in packs of shrinking size (two of each power of
+// two below k, largest first, then four of one job): the end of a run's
+// queue is short messages, so that no worker is left running a whole pack
+// while the others have nothing to do.
+// It also returns how many jobs went in the shrinking packs.
+func taperedPacksOf(jobs []*sweep.Job, k int) ([][]*sweep.Job, int) {
+	if k <= 1 {
+		return packsOf(jobs, 1), 0
+	}
+	tail := []int{1, 1, 1, 1} // sizes, the run's last message first
+	for s := 2; s < k; s *= 2 {
+		tail = append(tail, s, s)
+	}
+	n := 0
+	for i, s := range tail {
+		if n+s > len(jobs) {
+			tail = tail[:i]
+			break
+		}
+		n += s
+	}
+	out := packsOf(jobs[:len(jobs)-n], k)
+	rest := jobs[len(jobs)-n:]
+	for i := len(tail) - 1; i >= 0; i-- {
+		s := tail[i]
+		out = append(out, rest[:s:s])
+		rest = rest[s:]
+	}
+	return out, n
 }
 
 // packsOf cuts jobs into messages of k jobs (the last may hold fewer).
@@ -379,7 +440,7 @@ func (c *Coordinator) Cancel(ctx context.Context, run string) error {
 	c.mu.Lock()
 	if r := c.runs[run]; r != nil {
 		rec = r.rec
-		rec.Done, rec.Failed, rec.Redelivered = r.counts.Done, r.counts.Failed, r.counts.Redeliver
+		rec.Done, rec.Failed, rec.Redelivered, rec.ModelMs = r.counts.Done, r.counts.Failed, r.counts.Redeliver, r.counts.ModelMs
 	}
 	c.mu.Unlock()
 	c.forget(run)

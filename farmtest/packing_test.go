@@ -3,8 +3,10 @@ package farmtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -103,8 +105,26 @@ func TestPackingSameResults(t *testing.T) {
 	if ch.K < 10 || ch.Policy != "auto" || ch.Probed != 32 || ch.Sweep != "tiny" || ch.Reason == "" {
 		t.Errorf("auto packing of 0-ms jobs: %+v", ch)
 	}
-	if want := uint64(32 + (jobs-32+ch.K-1)/ch.K); autoMsgs != want {
-		t.Errorf("auto: %d messages, want %d (32 probe jobs alone, then packs of %d)", autoMsgs, want, ch.K)
+	// The sweep is the run's last: its end goes in packs of shrinking size
+	// (two of each power of two below k, then four single jobs).
+	rest, msgs := jobs-32, 32
+	tail := []int{1, 1, 1, 1}
+	for s := 2; s < ch.K; s *= 2 {
+		tail = append(tail, s, s)
+	}
+	for _, s := range tail {
+		if s > rest {
+			break
+		}
+		rest -= s
+		msgs++
+	}
+	msgs += (rest + ch.K - 1) / ch.K
+	if autoMsgs != uint64(msgs) {
+		t.Errorf("auto: %d messages, want %d (32 probe jobs alone, then packs of %d, the last ones smaller)", autoMsgs, msgs, ch.K)
+	}
+	if !strings.Contains(ch.Reason, "shrinking packs") {
+		t.Errorf("auto: the reason does not tell the end of the run's packing: %q", ch.Reason)
 	}
 	sameResults(t, "auto vs off", offDir, autoDir)
 
@@ -473,5 +493,36 @@ func TestPackingForeignPack(t *testing.T) {
 	}
 	if !found {
 		t.Error("the good job of the pack has no registered result")
+	}
+}
+
+// TestPrefetchedJobGoesToIdleWorker: a worker pulls the next message ahead
+// while it runs one (after short messages, with plenty queued), but when
+// the one it runs turns out long and another worker has nothing to do, it
+// hands the message it holds to that worker instead of keeping it until
+// its own job ends: the long job is the last its worker runs.
+func TestPrefetchedJobGoesToIdleWorker(t *testing.T) {
+	const long = 2500.0
+	text := fmt.Sprintf(`sweeps:
+  - name: hold
+    model: bench
+    seed: 7
+    axes:
+      - name: work_ms
+        values: [1, 1.1, 1.2, 1.3, %g, 3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.1, 2.2, 2.3]
+`, long)
+	dir, _, _ := packedRun(t, Settings(), coordinator.Packing{}, 2, text)
+	jobs := readJobs(t, dir)
+	workers, work := strCol(t, jobs, "worker"), jobs.Col("work_ms").([]float64)
+	starts := jobs.Col("started_at").([]time.Time)
+	l := slices.Index(work, long)
+	if l < 0 {
+		t.Fatal("the long job has no row")
+	}
+	for i := range work {
+		if i != l && workers[i] == workers[l] && starts[i].After(starts[l]) {
+			t.Errorf("job of %g ms ran on %s after the long job there (started %v vs %v): it was held back from the idle worker",
+				work[i], workers[i], starts[i], starts[l])
+		}
 	}
 }

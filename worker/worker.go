@@ -84,7 +84,27 @@ type Worker struct {
 	flushFailed atomic.Bool
 	// parts hands buffered results to the flusher goroutine (set by Run).
 	parts chan []*finished
+	// Used by Run's goroutine only: ahead delivers the message pulled
+	// while the last one ran (prefetch), lastMsg is how long the last
+	// message took.
+	ahead   <-chan jetstream.Msg
+	lastMsg time.Duration
 }
+
+// Prefetch: while a message runs, the worker pulls the next one when the
+// last message took under prefetchShort and at least prefetchPending more
+// wait in the queue, so that short messages do not each wait for a pull
+// request's round trip; near the end of the queue it does not, so that the
+// last messages go to whichever worker is free first. At most one message
+// is held ahead. It is kept alive while it waits, and if the message
+// running turns out long (every prefetchHold) while some worker waits for
+// work, it is handed back (nak) for that worker to take: that counts as a
+// delivery, so it is done only when it saves a worker's time.
+const (
+	prefetchShort   = 50 * time.Millisecond
+	prefetchPending = 8
+	prefetchHold    = time.Second
+)
 
 // finished is a job whose result waits in the buffer for its part.
 type finished struct {
@@ -202,6 +222,13 @@ func (w *Worker) Run(ctx context.Context) error {
 			parts <- w.take()
 		}
 	}
+	if w.ahead != nil {
+		// pulled but not started: another worker takes it now
+		if m, ok := <-w.ahead; ok {
+			_ = m.Nak()
+		}
+		w.ahead = nil
+	}
 	if buf := w.take(); len(buf) > 0 {
 		parts <- buf
 	}
@@ -236,31 +263,93 @@ func (w *Worker) take() []*finished {
 	return buf
 }
 
-// fetchOne pulls at most one job and runs it. It reports whether a job was
-// delivered. noWait returns at once when no job is waiting; otherwise it
-// waits up to a second for one.
+// fetchOne runs the message pulled ahead, if any, or pulls at most one
+// job message and runs it. It reports whether a message was delivered.
+// noWait returns at once when no job is waiting; otherwise it waits up to
+// a second for one.
 func (w *Worker) fetchOne(ctx context.Context, noWait bool) (bool, error) {
-	var batch jetstream.MessageBatch
-	var err error
-	if noWait {
-		batch, err = w.farm.Workers.FetchNoWait(1)
-	} else {
-		fetchCtx, cancel := context.WithTimeout(ctx, time.Second)
-		defer cancel()
-		batch, err = w.farm.Workers.Fetch(1, jetstream.FetchContext(fetchCtx))
+	var msg jetstream.Msg
+	if w.ahead != nil {
+		msg = <-w.ahead // nil: nothing was waiting, or it was handed back
+		w.ahead = nil
 	}
-	if err != nil {
-		return false, err
+	if msg == nil {
+		var batch jetstream.MessageBatch
+		var err error
+		if noWait {
+			batch, err = w.farm.Workers.FetchNoWait(1)
+		} else {
+			fetchCtx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			batch, err = w.farm.Workers.Fetch(1, jetstream.FetchContext(fetchCtx))
+		}
+		if err != nil {
+			return false, err
+		}
+		for m := range batch.Messages() {
+			msg = m
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			w.log.Debug("fetch batch", "err", err)
+		}
+		if msg == nil {
+			return false, nil
+		}
 	}
-	got := false
-	for msg := range batch.Messages() {
-		got = true
-		w.handle(ctx, msg)
+	if w.lastMsg > 0 && w.lastMsg < prefetchShort {
+		if meta, err := msg.Metadata(); err == nil && meta.NumPending >= prefetchPending {
+			w.ahead = w.prefetch(ctx)
+		}
 	}
-	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		w.log.Debug("fetch batch", "err", err)
-	}
-	return got, nil
+	start := time.Now()
+	w.handle(ctx, msg)
+	w.lastMsg = max(time.Since(start), time.Nanosecond)
+	return true, nil
+}
+
+// prefetch pulls the next message, if one is waiting, and holds it for
+// fetchOne: the channel delivers it, or closes without it when nothing was
+// waiting, when ctx ended, or when it was handed back to an idle worker.
+func (w *Worker) prefetch(ctx context.Context) <-chan jetstream.Msg {
+	ch := make(chan jetstream.Msg)
+	go func() {
+		defer close(ch)
+		batch, err := w.farm.Workers.FetchNoWait(1)
+		if err != nil {
+			return
+		}
+		var msg jetstream.Msg
+		for m := range batch.Messages() {
+			msg = m
+		}
+		if msg == nil {
+			return
+		}
+		hold := time.NewTicker(prefetchHold)
+		defer hold.Stop()
+		alive := time.NewTicker(max(w.farm.Settings.AckWait/3, 10*time.Millisecond))
+		defer alive.Stop()
+		for {
+			select {
+			case ch <- msg:
+				return
+			case <-alive.C:
+				_ = msg.InProgress()
+			case <-hold.C:
+				ictx, cancel := context.WithTimeout(ctx, time.Second)
+				info, err := w.farm.Workers.Info(ictx)
+				cancel()
+				if err == nil && info.NumWaiting > 0 {
+					_ = msg.Nak()
+					return
+				}
+			case <-ctx.Done():
+				_ = msg.Nak()
+				return
+			}
+		}
+	}()
+	return ch
 }
 
 func (w *Worker) bufferedLen() int {

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -248,14 +250,35 @@ func TestRunSmoke(t *testing.T) {
 		t.Errorf("collected %+v", c1)
 	}
 	ids1 := checkSmokeFolder(t, c1.dir)
-	if jobs := readTable(t, filepath.Join(c1.dir, "jobs.parquet")); jobs.Meta == nil {
+	jobs := readTable(t, filepath.Join(c1.dir, "jobs.parquet"))
+	if jobs.Meta == nil {
 		t.Error("jobs.parquet has no key-value metadata")
+	}
+	// The efficiency line adds up the jobs' own duration_ms.
+	var eff, model, wall float64
+	var done, workers int
+	if i := strings.Index(first.stderr, "farm efficiency "); i < 0 {
+		t.Errorf("no efficiency line:\n%s", first)
+	} else if _, err := fmt.Sscanf(first.stderr[i:], "farm efficiency %g: %d jobs, model time %g s ÷ (%g s from submission to last result × %d workers)",
+		&eff, &done, &model, &wall, &workers); err != nil {
+		t.Errorf("efficiency line: %v\n%s", err, first)
+	} else {
+		sum := 0.0
+		for _, d := range jobs.Col("duration_ms").([]float64) {
+			sum += d
+		}
+		if done != 100 || workers != 2 || math.Abs(model-sum/1000) > 0.002 || wall <= 0 || math.Abs(eff-model/(wall*2)) > 0.002 {
+			t.Errorf("efficiency %g of %d jobs, model %g s (jobs.parquet: %g s), wall %g s, %d workers", eff, done, model, sum/1000, wall, workers)
+		}
 	}
 
 	second := execute(t, args...)
 	mustSucceed(t, second)
 	if !strings.Contains(second.stderr, ": 0 published, 100 already done") {
 		t.Errorf("second run published jobs:\n%s", second)
+	}
+	if strings.Contains(second.stderr, "farm efficiency") {
+		t.Errorf("a run that ran nothing reports an efficiency:\n%s", second)
 	}
 	c2 := onlyCollected(t, second, res, "smoke")
 	if c2.dir == c1.dir {

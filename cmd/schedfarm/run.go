@@ -160,6 +160,9 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "run %s finished in %s\n", rep.Run, elapsed.Round(time.Millisecond))
+	if line := efficiencyLine(p, workers); line != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), line)
+	}
 	stopCoord()
 	if err := coord.Wait(); err != nil {
 		return err
@@ -174,4 +177,20 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		return &exitError{exitFailures, fmt.Errorf("run %s: %d claim(s) failed (--strict)", rep.Run, failedClaims)}
 	}
 	return nil
+}
+
+// efficiencyLine describes how busy the run kept its workers: the summed
+// model time of its jobs over (wall time from submission to the last
+// result × workers). Empty when the run did no work or its end is unknown.
+func efficiencyLine(p *coordinator.RunProgress, workers int) string {
+	if p == nil || p.Done == 0 || p.Ended.IsZero() || workers < 1 {
+		return ""
+	}
+	wall := p.Ended.Sub(p.Created).Seconds()
+	if wall <= 0 {
+		return ""
+	}
+	model := p.ModelMs / 1000
+	return fmt.Sprintf("farm efficiency %.3f: %d jobs, model time %.3f s ÷ (%.3f s from submission to last result × %d workers)",
+		model/(wall*float64(workers)), p.Done, model, wall, workers)
 }
