@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -450,16 +449,4 @@ func (c *Coordinator) Cancel(ctx context.Context, run string) error {
 	rec.Status = broker.RunCancelled
 	rec.Finished = time.Now().UTC()
 	return c.putRun(ctx, rec)
-}
-
-// RunIDs returns the IDs of the runs this coordinator tracks, sorted.
-func (c *Coordinator) RunIDs() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ids := make([]string, 0, len(c.runs))
-	for id := range c.runs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }

@@ -273,11 +273,6 @@ func (cs *columnSet) has(name string) bool {
 	return cs.layout.Index(name) >= 0 || slices.Contains(cs.metrics, name)
 }
 
-// isMetric reports whether name is a bare metric name of the summary.
-func (cs *columnSet) isMetric(name string) bool {
-	return cs.layout.Index(name) < 0 && slices.Contains(cs.metrics, name)
-}
-
 // label returns "name (unit)" or "name".
 func (cs *columnSet) label(name string) string {
 	if u := cs.units[name]; u != "" {

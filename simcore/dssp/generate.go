@@ -75,29 +75,6 @@ func DefaultGenerator() Generator {
 // (TestGeneratorFit), so other seeds give statistically similar traces.
 const DefaultTraceSeed = 2655
 
-// Validate checks the generator's parameters.
-func (g Generator) Validate() error {
-	switch {
-	case g.Nights < 1 || g.Nights > 10000:
-		return fmt.Errorf("generator: nights %d outside 1..10000", g.Nights)
-	case g.DemandMedian < 0 || g.DemandSigma < 0 || g.DemandMedian > 1e9:
-		return fmt.Errorf("generator: demand median %v sigma %v", g.DemandMedian, g.DemandSigma)
-	case !(g.JobsMean > 0) || g.JobsCV < 0 || g.MinJobs < 1:
-		return fmt.Errorf("generator: jobs per night mean %v, cv %v, min %d", g.JobsMean, g.JobsCV, g.MinJobs)
-	case !(g.TInfMedian > 0) || g.TInfSigma < 0:
-		return fmt.Errorf("generator: T∞ median %v sigma %v", g.TInfMedian, g.TInfSigma)
-	case len(g.StageProbs) == 0 || len(g.PriorityBands) != 4:
-		return fmt.Errorf("generator: %d stage probabilities, %d priority bands (want 4)", len(g.StageProbs), len(g.PriorityBands))
-	case !(g.LO > 0 && g.LO <= 1):
-		return fmt.Errorf("generator: LO %v outside (0, 1]", g.LO)
-	case g.Teams < 1 || g.PipeMax < 1 || !(g.RenderMedian > 0) || !(g.RenderWeight > 0):
-		return fmt.Errorf("generator: teams %d, pipeline tasks %d, render median %v, render weight %v", g.Teams, g.PipeMax, g.RenderMedian, g.RenderWeight)
-	case g.EstimateSigma < 0:
-		return fmt.Errorf("generator: estimate sigma %v", g.EstimateSigma)
-	}
-	return nil
-}
-
 // Trace generates the nights of one synthetic trace. Night n draws from its
 // own stream, so nights do not depend on each other.
 func (g Generator) Trace(seed uint64) []Night {
