@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -99,10 +100,7 @@ type paramsMemo struct {
 // decodeJob decodes one job of a message of run. The entry's Msg is set
 // even on error, with whatever identity could be read. memo may be nil.
 func decodeJob(run string, data json.RawMessage, reg *simcore.Registry, memo *paramsMemo) Entry {
-	var raw struct {
-		sweep.Job
-		Params json.RawMessage `json:"params"`
-	}
+	var raw wireJob
 	if len(data) == 0 {
 		return Entry{Msg: &JobMsg{Run: run}, Err: fmt.Errorf("job message without a valid run and job ID")}
 	}
@@ -119,6 +117,18 @@ func decodeJob(run string, data json.RawMessage, reg *simcore.Registry, memo *pa
 		}{&m.Job.ID, &m.Job.Sweep, &m.Job.Index})
 		return Entry{Msg: m, Err: fmt.Errorf("decode job message: %w", err)}
 	}
+	return finishJob(run, &raw, reg, memo)
+}
+
+// wireJob is a job as a message carries it, its parameters still raw.
+type wireJob struct {
+	sweep.Job
+	Params json.RawMessage `json:"params"`
+}
+
+// finishJob checks a parsed job against its model and restores its
+// parameters' types (decodeJob).
+func finishJob(run string, raw *wireJob, reg *simcore.Registry, memo *paramsMemo) Entry {
 	ident := &JobMsg{Run: run, Job: sweep.Job{ID: raw.Job.ID, Sweep: raw.Job.Sweep, Index: raw.Job.Index}}
 	fail := func(err error) Entry { return Entry{Msg: ident, Err: err} }
 	if raw.Job.ID == uuid.Nil {
@@ -144,7 +154,9 @@ func decodeJob(run string, data json.RawMessage, reg *simcore.Registry, memo *pa
 	}
 	schema := m.Schema()
 	params := make(simcore.Params, len(fields))
-	for name, rv := range fields {
+	// in name order: the first bad parameter named is the same every time
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		rv := fields[name]
 		p, ok := schema.Param(name)
 		if !ok {
 			return fail(fmt.Errorf("job %s: unknown parameter %q for model %s", raw.Job.ID, name, m.Name()))
@@ -234,14 +246,41 @@ type Entry struct {
 // others. The error is for a message that names no run or is not a job
 // message at all: then nothing of it can be recorded.
 func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
+	if len(data) > maxJobMessage {
+		return "", nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
+	}
+	// A well-formed pack is parsed in one pass; a message that does not
+	// parse that way goes job by job, so that one malformed job fails
+	// alone. Both give the same entries for a well-formed pack.
+	var pack struct {
+		Run      string          `json:"run"`
+		Job      json.RawMessage `json:"job"`
+		Jobs     []*wireJob      `json:"jobs"`
+		Attempts int             `json:"attempts"`
+	}
+	if json.Unmarshal(data, &pack) == nil && pack.Job == nil && len(pack.Jobs) > 0 && len(pack.Jobs) <= MaxPack &&
+		pack.Run != "" && SafeName(pack.Run) == pack.Run && pack.Attempts >= 0 && !slices.Contains(pack.Jobs, nil) {
+		out := make([]Entry, len(pack.Jobs))
+		var memo paramsMemo
+		for i, j := range pack.Jobs {
+			if p := bytes.TrimSpace(j.Params); len(p) > 0 && p[0] != '{' && !bytes.Equal(p, []byte("null")) {
+				return decodeJobsOneByOne(data, reg)
+			}
+			out[i] = finishJob(pack.Run, j, reg, &memo)
+			out[i].Msg.Attempts = pack.Attempts
+		}
+		return pack.Run, out, nil
+	}
+	return decodeJobsOneByOne(data, reg)
+}
+
+// decodeJobsOneByOne is DecodeJobs parsing each job of a pack on its own.
+func decodeJobsOneByOne(data []byte, reg *simcore.Registry) (string, []Entry, error) {
 	var raw struct {
 		Run      string            `json:"run"`
 		Job      json.RawMessage   `json:"job"`
 		Jobs     []json.RawMessage `json:"jobs"`
 		Attempts int               `json:"attempts"`
-	}
-	if len(data) > maxJobMessage {
-		return "", nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return "", nil, fmt.Errorf("decode job message: %w", err)
