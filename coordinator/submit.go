@@ -1,9 +1,12 @@
 package coordinator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -127,7 +130,8 @@ func (c *Coordinator) markRunning(ctx context.Context, run string) error {
 // sized by the packing policy: under PackAuto, each large enough sweep's
 // first jobs go alone as a probe, followed at once by the sweeps too small
 // to probe (one job per message), and the rest in packs sized from the
-// probe's results. The choices are stored in the run record before the
+// probe's results, the sweeps of the longest jobs first. The choices are
+// stored in the run record before the
 // packs are published (a run resumed before that sends one job per
 // message, which is what the small sweeps got). It returns the number of
 // jobs published.
@@ -195,31 +199,43 @@ func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.J
 		}
 		c.mu.Unlock()
 	}
-	var units [][]*sweep.Job
-	choices := make([]broker.PackChoice, 0, len(order))
-	last := "" // under PackAuto, the sweep published last: its end is the run's
-	for _, s := range order {
-		if pol.Mode == PackAuto && !early[s] && len(bySweep[s]) > 0 {
-			last = s
+	choices := make([]broker.PackChoice, len(order))
+	for i, s := range order {
+		choices[i] = pol.decide(s, len(bySweep[s]), results[s])
+	}
+	// Under PackAuto the probed sweeps go longest jobs first, so that the
+	// run ends with the sweep of the shortest jobs, whose last jobs go in
+	// shrinking packs: the run's end is then fine-grained. Sweeps whose
+	// probe told nothing count as longest.
+	pub := make([]int, 0, len(order))
+	for i, s := range order {
+		if !early[s] && len(bySweep[s]) > 0 {
+			pub = append(pub, i)
 		}
 	}
-	for _, s := range order {
+	if pol.Mode == PackAuto {
+		mean := func(i int) float64 {
+			if choices[i].Probed == 0 {
+				return math.Inf(1)
+			}
+			return choices[i].ProbeMeanMs
+		}
+		slices.SortStableFunc(pub, func(a, b int) int { return cmp.Compare(mean(b), mean(a)) })
+	}
+	var units [][]*sweep.Job
+	for n, i := range pub {
+		s := order[i]
 		rest := bySweep[s]
-		res := results[s]
-		if res != nil {
+		if res := results[s]; res != nil {
 			rest = rest[res.Sent:]
 		}
-		ch := pol.decide(s, len(bySweep[s]), res)
-		switch {
-		case early[s]:
-		case s == last && ch.K > 1:
-			packs, n := taperedPacksOf(rest, ch.K)
+		if ch := &choices[i]; pol.Mode == PackAuto && n == len(pub)-1 && ch.K > 1 {
+			packs, tail := taperedPacksOf(rest, ch.K)
 			units = append(units, packs...)
-			ch.Reason += fmt.Sprintf("; the run's last %d jobs in shrinking packs, down to one job", n)
-		default:
+			ch.Reason += fmt.Sprintf("; published last (the shortest jobs), its last %d jobs in shrinking packs, down to one job", tail)
+		} else {
 			units = append(units, packsOf(rest, ch.K)...)
 		}
-		choices = append(choices, ch)
 	}
 	if err := c.recordPacking(ctx, run, choices); err != nil {
 		return published, err

@@ -526,3 +526,21 @@ func TestPrefetchedJobGoesToIdleWorker(t *testing.T) {
 		}
 	}
 }
+
+// TestPackingShortestSweepLast: under auto packing the probed sweeps are
+// published longest jobs first, whatever their order in the file, and the
+// one of the shortest jobs ends the run in shrinking packs.
+func TestPackingShortestSweepLast(t *testing.T) {
+	text := benchSweep("short", 20, 5, 0, "") + strings.TrimPrefix(benchSweep("long", 20, 5, 2, ""), "sweeps:\n")
+	_, choices, _ := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: 10 * time.Second}, 2, text)
+	if len(choices) != 2 || choices[0].Sweep != "short" || choices[1].Sweep != "long" {
+		t.Fatalf("packing %+v", choices)
+	}
+	short, long := choices[0], choices[1]
+	if !(short.ProbeMeanMs < long.ProbeMeanMs) || short.K <= long.K {
+		t.Fatalf("probes: short %+v, long %+v", short, long)
+	}
+	if !strings.Contains(short.Reason, "published last") || strings.Contains(long.Reason, "published last") {
+		t.Errorf("the sweep of the shortest jobs should end the run:\nshort: %s\nlong: %s", short.Reason, long.Reason)
+	}
+}
