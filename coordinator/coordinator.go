@@ -63,6 +63,9 @@ type Coordinator struct {
 	done map[uuid.UUID]struct{}
 	// aliases numbers the runs this coordinator tracks, for short job keys.
 	aliases int
+	// ended is closed (and replaced) whenever a run leaves memory: it
+	// completed or was cancelled (Ended).
+	ended chan struct{}
 
 	subs []*nats.Subscription
 	wg   sync.WaitGroup
@@ -674,7 +677,23 @@ func (c *Coordinator) forget(run string) {
 	txn.Commit()
 	c.mu.Lock()
 	delete(c.runs, run)
+	if c.ended != nil {
+		close(c.ended)
+	}
+	c.ended = make(chan struct{})
 	c.mu.Unlock()
+}
+
+// Ended returns a channel closed when the next run this coordinator
+// tracks completes or is cancelled, so that a caller following a run
+// learns of its end at once instead of at its next poll of Progress.
+func (c *Coordinator) Ended() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended == nil {
+		c.ended = make(chan struct{})
+	}
+	return c.ended
 }
 
 // TrackedJobs returns how many jobs of runs in progress the coordinator

@@ -221,7 +221,9 @@ func (a *app) follow(ctx context.Context, farm *broker.Farm, run string, local *
 	for {
 		var p *coordinator.RunProgress
 		var err error
+		var ended <-chan struct{}
 		if local != nil {
+			ended = local.Ended() // before reading the progress: no end is missed
 			p, err = local.Progress(ctx, run)
 		} else {
 			var st coordinator.Status
@@ -244,6 +246,7 @@ func (a *app) follow(ctx context.Context, farm *broker.Farm, run string, local *
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-t.C:
+		case <-ended: // nil unless local
 		}
 	}
 }

@@ -147,6 +147,9 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 	}
 	elapsed := time.Since(start)
 	a.lastElapsed = elapsed
+	if p != nil && !p.Ended.IsZero() && p.Ended.After(p.Created) {
+		a.lastElapsed = p.Ended.Sub(p.Created) // as the run recorded it
+	}
 	collected, err := a.collect(ctx, cmd, farm, rep.Run, false)
 	if err != nil {
 		return err
