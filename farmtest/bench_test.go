@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"testing"
 	"time"
@@ -21,6 +22,10 @@ func runBench(b *testing.B, text string, n int, workMs float64) {
 
 // runBenchPacked is runBench with the coordinator's packing policy.
 func runBenchPacked(b *testing.B, text string, n int, workMs float64, pol coordinator.Packing) {
+	// The collector as in a worker process (unless GOGC is set).
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(worker.GCPercent))
+	}
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		f := New(b, Settings())

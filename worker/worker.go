@@ -91,6 +91,15 @@ type Worker struct {
 	lastMsg time.Duration
 }
 
+// GCPercent is the garbage collector's GOGC for a process that runs
+// workers (`schedfarm run` and `worker` set it unless GOGC is set). At Go's
+// default of 100 the collector runs every time the heap doubles: its mark
+// work on the workers' cores and its assists inside the models cost the
+// quick suite about a percent of its efficiency, for heaps that stay
+// small. The price is memory: the heap may grow to about four times the
+// live data instead of two.
+const GCPercent = 300
+
 // Prefetch: while a message runs, the worker pulls the next one when the
 // last message took under prefetchShort and at least prefetchPending more
 // wait in the queue, so that short messages do not each wait for a pull

@@ -408,18 +408,10 @@ func (a *app) drainCmd() *cobra.Command {
 	}
 }
 
-// workerGCPercent is the garbage collector's GOGC in processes that run
-// workers, unless the GOGC environment variable sets it.
-const workerGCPercent = 300
-
-// tuneGC makes the collector run less often in a process that runs models:
-// at Go's default (GOGC=100) a collection every time the heap doubles costs
-// the quick suite a few percent of its time (mark workers on the workers'
-// cores, assists inside the models), for heaps that stay small. The price
-// is memory: the heap may grow to about four times the live data instead
-// of two. GOGC (and GOMEMLIMIT) in the environment take precedence.
+// tuneGC makes the collector run less often in a process that runs
+// workers (worker.GCPercent), unless the GOGC environment variable sets it.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(workerGCPercent)
+		debug.SetGCPercent(worker.GCPercent)
 	}
 }
