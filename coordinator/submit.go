@@ -131,10 +131,9 @@ func (c *Coordinator) markRunning(ctx context.Context, run string) error {
 // first jobs go alone as a probe, followed at once by the sweeps too small
 // to probe (one job per message), and the rest in packs sized from the
 // probe's results, the sweeps of the longest jobs first. The choices are
-// stored in the run record before the
-// packs are published (a run resumed before that sends one job per
-// message, which is what the small sweeps got). It returns the number of
-// jobs published.
+// stored in the run record before the packs are published (a run resumed
+// before that sends one job per message, which is what the small sweeps
+// got). It returns the number of jobs published.
 func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.Job, skip map[uuid.UUID]bool) (int, error) {
 	pol := c.cfg.Packing.withDefaults()
 	order, bySweep := toPublish(jobs, skip)
@@ -286,8 +285,8 @@ func toPublish(jobs []sweep.Job, skip map[uuid.UUID]bool) ([]string, map[string]
 // the last ones, which go in packs of shrinking size (two of each power of
 // two below k, largest first, then four of one job): the end of a run's
 // queue is short messages, so that no worker is left running a whole pack
-// while the others have nothing to do.
-// It also returns how many jobs went in the shrinking packs.
+// while the others have nothing to do. It also returns how many jobs went
+// in the shrinking packs.
 func taperedPacksOf(jobs []*sweep.Job, k int) ([][]*sweep.Job, int) {
 	if k <= 1 {
 		return packsOf(jobs, 1), 0
