@@ -20,9 +20,11 @@
 package profile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -43,7 +45,8 @@ type Profile struct {
 	// search recomputes them lazily, only as far as it walks.
 	bmin, bmax []int
 	clean      int
-	seg        []step // scratch of applyAt
+	seg        []step // scratch of applyAt and MoveAll
+	ev         []bp   // scratch of MoveAll
 }
 
 // step is one step of a profile: its start and free count.
@@ -214,6 +217,106 @@ func (p *Profile) Move(from, to, d float64, k int) error {
 	return nil
 }
 
+// Item is one reservation of a MoveAll: its duration and processors.
+type Item struct {
+	D float64
+	K int
+}
+
+// MoveAll moves reservations that all start at from to the earlier start
+// to: the profile becomes what Move(from, to, it.D, it.K) for every item,
+// in order, makes it, in one pass over the steps the moves change
+// (O(log n + g log g + m + n) for g items spanning m steps, against g
+// splices for g calls of Move). It returns ErrCapacity, changing nothing,
+// if the moves do not fit. Items shorter than from-to (whose new and old
+// intervals do not overlap) and other arguments Move does not take
+// directly fall back to Move, item by item (an error then leaves the
+// items before the one that does not fit moved).
+func (p *Profile) MoveAll(from, to float64, items []Item) error {
+	direct := len(items) > 1 && to < from && to >= p.times[0] && !math.IsInf(from, 0)
+	for _, it := range items {
+		if !direct {
+			break
+		}
+		direct = it.D >= from-to && it.K > 0 && from+it.D > from && to+it.D > to && !math.IsInf(it.D, 0)
+	}
+	if !direct {
+		for _, it := range items {
+			if err := p.Move(from, to, it.D, it.K); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Every item's new interval [to, to+D) overlaps its old [from,
+	// from+D): the moves take K during [to, from) and give K back during
+	// [to+D, from+D). The count changes, in time order: ev.
+	ev := p.ev[:0]
+	k := 0
+	for _, it := range items {
+		k += it.K
+		ev = append(ev, bp{to + it.D, it.K}, bp{from + it.D, -it.K})
+	}
+	ev = append(ev, bp{to, -k}, bp{from, k})
+	slices.SortFunc(ev, func(a, b bp) int { return cmp.Compare(a.t, b.t) })
+	p.ev = ev[:0]
+	ts, fr, n := p.times, p.free, len(p.times)
+	i0 := p.index(to)
+	nb := p.seg[:0]
+	last := -1 // the count of the last step kept (before i0: step i0-1's)
+	if i0 > 0 {
+		last = fr[i0-1]
+	}
+	if ts[i0] < to {
+		nb = append(nb, step{ts[i0], fr[i0]})
+		last = fr[i0]
+	}
+	c, i := 0, i0 // c: the change on [ev[e-1].t, ev[e].t); i: the step there
+	for e := 0; e < len(ev); {
+		t := ev[e].t
+		for i+1 < n && ts[i+1] < t {
+			i++
+			if f := fr[i] + c; f != last {
+				if f < 0 || f > p.capacity {
+					return p.moveAllErr(from, to, ts[i], fr[i], c)
+				}
+				nb = append(nb, step{ts[i], f})
+				last = f
+			}
+		}
+		if i+1 < n && ts[i+1] == t {
+			i++
+		}
+		for e < len(ev) && ev[e].t == t {
+			c += ev[e].d
+			e++
+		}
+		if f := fr[i] + c; f != last {
+			if f < 0 || f > p.capacity {
+				return p.moveAllErr(from, to, t, fr[i], c)
+			}
+			nb = append(nb, step{t, f})
+			last = f
+		}
+	}
+	// c is 0 again: the steps from i+1 on keep their counts, and step
+	// i+1's differs from step i's, the count the last step kept ends with
+	p.seg = nb[:0]
+	p.splice(i0, i+1, nb)
+	return nil
+}
+
+func (p *Profile) moveAllErr(from, to, t float64, free, delta int) error {
+	return fmt.Errorf("%w: moving reservations from %v to %v changes the %d processors free at %v by %d (capacity %d)",
+		ErrCapacity, from, to, free, t, delta, p.capacity)
+}
+
+// bp is a change of the count by d from t on.
+type bp struct {
+	t float64
+	d int
+}
+
 // indexFrom is index(t) for a t at or after the start of step lo: a
 // galloping search from lo, O(log distance).
 func (p *Profile) indexFrom(t float64, lo int) int {
@@ -269,6 +372,12 @@ func (p *Profile) applyAt(lo int, start, end float64, delta int) {
 	if s0 == 0 && lo > 0 && nb[0].f == fr[lo-1] {
 		nb = nb[1:]
 	}
+	p.splice(lo, x, nb)
+}
+
+// splice replaces steps [lo, x) by nb.
+func (p *Profile) splice(lo, x int, nb []step) {
+	n := len(p.times)
 	p.dirty(lo)
 	if d := len(nb) - (x - lo); d > 0 {
 		for range d {
@@ -405,6 +514,21 @@ func (p *Profile) FitsAt(k int, d, t float64) bool {
 		}
 	}
 	return true
+}
+
+// MinFree returns the least number of processors free at an instant of
+// [start, end) (the count at start for an empty interval). O(log n + m),
+// m steps spanned.
+func (p *Profile) MinFree(start, end float64) int {
+	if start < p.times[0] {
+		start = p.times[0]
+	}
+	i := p.index(start)
+	f := p.free[i]
+	for i++; i < len(p.times) && p.times[i] < end; i++ {
+		f = min(f, p.free[i])
+	}
+	return f
 }
 
 // Search returns the index of the first step starting at or after t
