@@ -113,7 +113,8 @@ type sim struct {
 	hlStale bool
 	// Fit certificates of the current compression (see certBound):
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
-	cert, cert0 []cert // cert0: the empty table
+	cert, cert0 []cert         // cert0: the empty table
+	gm          []profile.Item // compress: the followers' moves not yet made
 }
 
 // cert records that no job of k nodes and duration d (reservation start
@@ -779,7 +780,53 @@ func (s *sim) compress(now float64) {
 	// reservations come in increasing r: a move only lowers the counts
 	// before r (and raises them from r on, not yet scanned).
 	runMax, scanT, si := 0, now, 0
+	siStale := false // moves edited the steps since si was found
+	// The group of the last move: its holder moved from gr to gt, and gmf
+	// nodes stay free throughout [gt, gr) (-1: not computed yet). The
+	// moves of its followers wait in gm until the profile is read again.
+	gr, gt, gmf := math.Inf(-1), 0.0, -1
+	gm := s.gm[:0]
+	flush := func() {
+		if len(gm) > 0 {
+			if err := s.prof.MoveAll(gr, gt, gm); err != nil {
+				panic(err)
+			}
+			gm = gm[:0]
+		}
+	}
+	defer func() {
+		flush()
+		s.gm = gm
+	}()
 	for x := 0; x < len(hs); x++ {
+		if hs[x].r == gr {
+			// A follower: a holder of the same start as the last move.
+			// If no fit of it begins before gt (a certificate) and it
+			// fits at gt (no shorter than the move, it needs its nodes
+			// throughout [gt, gr); its own reservation covers the rest
+			// of its window), its earliest fit is gt: no search.
+			h := &hs[x]
+			if h.d >= gr-gt && s.certBound(int(h.k), h.d, gt) >= gt {
+				if gmf < 0 {
+					gmf = s.prof.MinFree(gt, gr)
+				}
+				if int(h.k) <= gmf {
+					gmf -= int(h.k)
+					q := int(h.j)
+					s.noteCert(int(h.k), h.d, gt)
+					gm = append(gm, profile.Item{D: h.d, K: int(h.k)})
+					siStale = true
+					pend = pushSpan(pend, span{max(gr, gt+h.d), gr + h.d})
+					s.resv[q] = gt
+					s.minR = min(s.minR, gt)
+					h.moved = true
+					if s.seq != nil {
+						s.hmv = append(s.hmv, s.holder(gt, h.seq, q))
+					}
+					continue
+				}
+			}
+		}
 		if x&(hblk-1) == 0 && x+hblk <= len(hs) && s.skipBlock(hs[x:x+hblk], &pend, &newMax, suf[0], now) {
 			x += hblk - 1
 			continue
@@ -789,6 +836,12 @@ func (s *sim) compress(now float64) {
 		job := &s.jobs[q]
 		r := h.r
 		if r > scanT {
+			flush()
+			if siStale {
+				// the steps moved: resume the scan at the first one from
+				// scanT on (the counts before scanT only went down)
+				si, siStale = s.prof.Search(scanT), false
+			}
 			for ; si < s.prof.Len(); si++ {
 				t, f := s.prof.Step(si)
 				if t >= r {
@@ -827,6 +880,7 @@ func (s *sim) compress(now float64) {
 			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
+		flush()
 		t, ok := s.prof.EarliestFitBeforeStopStep(job.Size, job.Estimate, max(b, now), r, stop)
 		if !ok {
 			s.noteCert(job.Size, job.Estimate, r)
@@ -846,9 +900,8 @@ func (s *sim) compress(now float64) {
 		if s.seq != nil {
 			s.hmv = append(s.hmv, s.holder(t, h.seq, q))
 		}
-		// the steps moved: resume the scan at the first one from scanT on
-		// (the counts before scanT only went down)
-		si = s.prof.Search(scanT)
+		siStale = true
+		gr, gt, gmf = r, t, -1
 	}
 }
 
