@@ -115,6 +115,12 @@ type sim struct {
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
 	cert, cert0 []cert         // cert0: the empty table
 	gm          []profile.Item // compress: the followers' moves not yet made
+	// The staircase of the certificates of bound stairB or more: no job
+	// of k nodes and a duration of stair[k] or more has a fit before
+	// stairB (noteCert keeps it, rebuildStair moves its bound).
+	stair      []float64
+	stairB     float64
+	stairFails int
 }
 
 // cert records that no job of k nodes and duration d (reservation start
@@ -140,9 +146,11 @@ type cert struct {
 // every reservation looked at leaves a certificate (no fit of m nodes for
 // p̂ before t), which holds for the rest of the compression and answers,
 // or shortens, the searches of the reservations of no fewer nodes and no
-// shorter estimate after it, eight at a time when possible (certBound,
-// skipBlock); a move edits the profile only where the count changes
-// (profile.Move).
+// shorter estimate after it (certBound; a staircase of the certificates
+// answers most of them with one comparison); a move edits the profile
+// only where the count changes (profile.Move), and the reservations of
+// the same start that follow a move to the same new start are moved
+// without a search, together (profile.MoveAll).
 func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, error) {
 	return simulate(ctx, jobs, cfg, false)
 }
@@ -774,6 +782,7 @@ func (s *sim) compress(now float64) {
 		}
 	}
 	copy(s.cert, s.cert0)
+	s.resetStair()
 	// A job can move before r only if some instant in [now, r) has m free
 	// nodes; its own reservation does not touch that range. runMax bounds
 	// the largest free count over [now, scanT) from above, kept while the
@@ -827,14 +836,37 @@ func (s *sim) compress(now float64) {
 				}
 			}
 		}
-		if x&(hblk-1) == 0 && x+hblk <= len(hs) && s.skipBlock(hs[x:x+hblk], &pend, &newMax, suf[0], now) {
-			x += hblk - 1
-			continue
-		}
 		h := hs[x]
 		q := int(h.j)
-		job := &s.jobs[q]
 		r := h.r
+		for len(pend) > 0 && pend[0].a < r {
+			newMax = max(newMax, pend[0].b)
+			pend = popSpan(pend)
+		}
+		// it had no fit before r when last looked at: a fit now overlaps
+		// some interval released since that begins before r, and starts
+		// before its end
+		v := int32(0)
+		if s.vep[q] == s.ep {
+			v = s.ver[q]
+		}
+		stop := max(suf[v], newMax)
+		lim := min(stop, r)
+		if lim <= s.stairB && h.d >= s.stair[h.k] {
+			// a certificate of no more nodes and no longer duration
+			// rules out a fit before lim
+			continue
+		}
+		if lim < r && lim > s.stairB {
+			s.stairFails++
+			if s.stairFails >= stairRebuild {
+				s.rebuildStair(lim)
+				if h.d >= s.stair[h.k] {
+					continue
+				}
+			}
+		}
+		job := &s.jobs[q]
 		if r > scanT {
 			flush()
 			if siStale {
@@ -851,30 +883,17 @@ func (s *sim) compress(now float64) {
 			}
 			scanT = r
 		}
-		for len(pend) > 0 && pend[0].a < r {
-			newMax = max(newMax, pend[0].b)
-			pend = popSpan(pend)
-		}
 		// Whatever happens below, the job ends with no fit before its
 		// (new) start: a certificate for the ones after it.
 		if runMax < job.Size {
 			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
-		// it had no fit before r when last looked at: a fit now overlaps
-		// some interval released since that begins before r, and starts
-		// before its end
-		v := int32(0)
-		if s.vep[q] == s.ep {
-			v = s.ver[q]
-		}
-		stop := max(suf[v], newMax)
 		if stop <= now {
 			s.noteCert(job.Size, job.Estimate, r)
 			continue
 		}
 		// no fit before b either: start the search there, or give up
-		lim := min(stop, r)
 		b := s.certBound(job.Size, job.Estimate, lim)
 		if b >= lim {
 			s.noteCert(job.Size, job.Estimate, r)
@@ -998,11 +1017,48 @@ func (s *sim) certBound(k int, d, lim float64) float64 {
 	return b
 }
 
+// stairRebuild is the number of holders whose search limit passed the
+// staircase's bound after which compress rebuilds the staircase.
+const stairRebuild = 8
+
+// resetStair empties the staircase (at the start of a compression).
+func (s *sim) resetStair() {
+	if len(s.stair) == 0 {
+		s.stair = make([]float64, s.cfg.Nodes+1)
+	}
+	for i := range s.stair {
+		s.stair[i] = math.Inf(1)
+	}
+	s.stairB, s.stairFails = math.Inf(-1), 0
+}
+
+// rebuildStair makes the staircase that of bound b from the certificate
+// table: stair[k] is the least duration of a certificate of at most k
+// nodes with a bound of b or more.
+func (s *sim) rebuildStair(b float64) {
+	s.stairB, s.stairFails = b, 0
+	d := math.Inf(1)
+	for k := range s.stair {
+		if c := s.cert[2*k]; c.bound >= b {
+			d = min(d, c.d)
+		}
+		if c := s.cert[2*k+1]; c.bound >= b {
+			d = min(d, c.d)
+		}
+		s.stair[k] = d
+	}
+}
+
 // noteCert records that a job of k nodes and duration d has no fit before
 // bound. Two certificates are kept per size: the latest (the largest
 // bound, as the reservation starts grow) and the one of the shortest
 // duration (the most general).
 func (s *sim) noteCert(k int, d, bound float64) {
+	if bound >= s.stairB {
+		for i := k; i < len(s.stair) && s.stair[i] > d; i++ {
+			s.stair[i] = d
+		}
+	}
 	if c := &s.cert[2*k]; d < c.d || d == c.d && bound > c.bound {
 		*c = cert{d: d, bound: bound}
 	}
@@ -1058,32 +1114,4 @@ func popSpan(h []span) []span {
 		i = c
 	}
 	return h
-}
-
-// hblk is the number of holders compress tests together (skipBlock).
-const hblk = 8
-
-// skipBlock reports whether none of the holders of a block (consecutive
-// in the compression order) can move, from the certificates alone: every
-// holder's search would stop by S, the latest end of a release that may
-// matter to any of them, and a certificate of no more nodes and no longer
-// duration than any of theirs already rules out a fit before S. It folds
-// the moves that matter to the block into newMax first.
-func (s *sim) skipBlock(b []holder, pend *[]span, newMax *float64, suf0, now float64) bool {
-	last := b[len(b)-1].r
-	for h := *pend; len(h) > 0 && h[0].a < last; {
-		*newMax = max(*newMax, h[0].b)
-		h = popSpan(h)
-		*pend = h
-	}
-	S := max(suf0, *newMax)
-	if S <= now {
-		return true
-	}
-	k, d := b[0].k, b[0].d
-	for _, h := range b[1:] {
-		k = min(k, h.k)
-		d = min(d, h.d)
-	}
-	return s.certBound(int(k), d, S) >= S
 }
