@@ -115,6 +115,10 @@ type sim struct {
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
 	cert, cert0 []cert         // cert0: the empty table
 	gm          []profile.Item // compress: the followers' moves not yet made
+	mvd         []bool         // compress: the holders (by position) that moved
+	// every job's size and estimate, compactly (the holders' look-ups)
+	hk []int32
+	hd []float64
 	// The staircase of the certificates of bound stairB or more: no job
 	// of k nodes and a duration of stair[k] or more has a fit before
 	// stairB (noteCert keeps it, rebuildStair moves its bound).
@@ -186,6 +190,11 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		s.pend = make([]float64, n)
 		s.ver = make([]int32, n)
 		s.vep = make([]uint64, n)
+		s.hk = make([]int32, n)
+		s.hd = make([]float64, n)
+		for i, j := range jobs {
+			s.hk[i], s.hd[i] = int32(j.Size), j.Estimate
+		}
 		if cfg.Depth > 1 {
 			s.seq = make([]uint32, n)
 		}
@@ -620,15 +629,10 @@ type holder struct {
 	r   float64
 	seq uint32 // queue rank (the position in the queue orders alike)
 	j   int32
-	k   int32 // the job's size
-	// moved marks, in a compression's list, a holder that moved (its
-	// entry is stale; keepHolders drops it)
-	moved bool
-	d     float64 // the job's estimate (k and d: for the block tests of compress)
 }
 
 func (s *sim) holder(r float64, seq uint32, j int) holder {
-	return holder{r: r, seq: seq, j: int32(j), k: int32(s.jobs[j].Size), d: s.jobs[j].Estimate}
+	return holder{r: r, seq: seq, j: int32(j)}
 }
 
 func cmpHolder(a, b holder) int {
@@ -724,6 +728,9 @@ func (s *sim) compress(now float64) {
 		slices.SortFunc(hs, cmpHolder)
 		s.hbuf = hs
 	}
+	s.mvd = slices.Grow(s.mvd[:0], len(hs))[:len(hs)]
+	clear(s.mvd)
+	mvd := s.mvd
 	if len(hs) == 1 {
 		// one holder (EASY): no bookkeeping, the exact test
 		q, r := int(hs[0].j), hs[0].r
@@ -742,7 +749,7 @@ func (s *sim) compress(now float64) {
 			}
 			s.resv[q] = t
 			s.minR = min(s.minR, t)
-			hs[0].moved = true
+			s.mvd[0] = true
 		}
 		return
 	}
@@ -815,20 +822,21 @@ func (s *sim) compress(now float64) {
 			// throughout [gt, gr); its own reservation covers the rest
 			// of its window), its earliest fit is gt: no search.
 			h := &hs[x]
-			if h.d >= gr-gt && s.certBound(int(h.k), h.d, gt) >= gt {
+			q := int(h.j)
+			k, d := int(s.hk[q]), s.hd[q]
+			if d >= gr-gt && s.certBound(k, d, gt) >= gt {
 				if gmf < 0 {
 					gmf = s.prof.MinFree(gt, gr)
 				}
-				if int(h.k) <= gmf {
-					gmf -= int(h.k)
-					q := int(h.j)
-					s.noteCert(int(h.k), h.d, gt)
-					gm = append(gm, profile.Item{D: h.d, K: int(h.k)})
+				if k <= gmf {
+					gmf -= k
+					s.noteCert(k, d, gt)
+					gm = append(gm, profile.Item{D: d, K: k})
 					siStale = true
-					pend = pushSpan(pend, span{max(gr, gt+h.d), gr + h.d})
+					pend = pushSpan(pend, span{max(gr, gt+d), gr + d})
 					s.resv[q] = gt
 					s.minR = min(s.minR, gt)
-					h.moved = true
+					mvd[x] = true
 					if s.seq != nil {
 						s.hmv = append(s.hmv, s.holder(gt, h.seq, q))
 					}
@@ -852,7 +860,7 @@ func (s *sim) compress(now float64) {
 		}
 		stop := max(suf[v], newMax)
 		lim := min(stop, r)
-		if lim <= s.stairB && h.d >= s.stair[h.k] {
+		if d := s.hd[q]; lim <= s.stairB && d >= s.stair[s.hk[q]] {
 			// a certificate of no more nodes and no longer duration
 			// rules out a fit before lim
 			continue
@@ -861,7 +869,7 @@ func (s *sim) compress(now float64) {
 			s.stairFails++
 			if s.stairFails >= stairRebuild {
 				s.rebuildStair(lim)
-				if h.d >= s.stair[h.k] {
+				if s.hd[q] >= s.stair[s.hk[q]] {
 					continue
 				}
 			}
@@ -915,7 +923,7 @@ func (s *sim) compress(now float64) {
 		pend = pushSpan(pend, span{max(r, t+job.Estimate), r + job.Estimate})
 		s.resv[q] = t
 		s.minR = min(s.minR, t)
-		hs[x].moved = true
+		mvd[x] = true
 		if s.seq != nil {
 			s.hmv = append(s.hmv, s.holder(t, h.seq, q))
 		}
@@ -988,8 +996,8 @@ func (s *sim) keepHolders(hs []holder) {
 		slices.SortFunc(mv, cmpHolder)
 	}
 	st := hs[:0]
-	for _, h := range hs {
-		if !h.moved {
+	for i, h := range hs {
+		if !s.mvd[i] {
 			st = append(st, h)
 		}
 	}
