@@ -47,6 +47,7 @@ type Profile struct {
 	clean      int
 	seg        []step // scratch of applyAt and MoveAll
 	ev         []bp   // scratch of MoveAll
+	one        [1]Item
 }
 
 // step is one step of a profile: its start and free count.
@@ -194,6 +195,11 @@ func (p *Profile) Move(from, to, d float64, k int) error {
 		return p.Reserve(to, to+d, k)
 	}
 	te, fe := to+d, from+d
+	if te >= from && k > 0 {
+		// the intervals overlap: one pass over [to, fe), one splice
+		p.one[0] = Item{D: d, K: k}
+		return p.moveAll(from, to, p.one[:])
+	}
 	a, b := max(from, te), min(te, from) // to < b <= a < fe
 	ts, fr, n := p.times, p.free, len(p.times)
 	i0 := p.index(to)
@@ -248,17 +254,28 @@ func (p *Profile) MoveAll(from, to float64, items []Item) error {
 		}
 		return nil
 	}
+	return p.moveAll(from, to, items)
+}
+
+// moveAll is MoveAll for items that all last at least from-to, with
+// to < from, to at or after the origin and finite times.
+func (p *Profile) moveAll(from, to float64, items []Item) error {
 	// Every item's new interval [to, to+D) overlaps its old [from,
 	// from+D): the moves take K during [to, from) and give K back during
 	// [to+D, from+D). The count changes, in time order: ev.
 	ev := p.ev[:0]
-	k := 0
-	for _, it := range items {
-		k += it.K
-		ev = append(ev, bp{to + it.D, it.K}, bp{from + it.D, -it.K})
+	if len(items) == 1 {
+		it := items[0] // to < from <= to+D < from+D
+		ev = append(ev, bp{to, -it.K}, bp{from, it.K}, bp{to + it.D, it.K}, bp{from + it.D, -it.K})
+	} else {
+		k := 0
+		for _, it := range items {
+			k += it.K
+			ev = append(ev, bp{to + it.D, it.K}, bp{from + it.D, -it.K})
+		}
+		ev = append(ev, bp{to, -k}, bp{from, k})
+		slices.SortFunc(ev, func(a, b bp) int { return cmp.Compare(a.t, b.t) })
 	}
-	ev = append(ev, bp{to, -k}, bp{from, k})
-	slices.SortFunc(ev, func(a, b bp) int { return cmp.Compare(a.t, b.t) })
 	p.ev = ev[:0]
 	ts, fr, n := p.times, p.free, len(p.times)
 	i0 := p.index(to)
