@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -116,6 +117,9 @@ type sim struct {
 	cert, cert0 []cert         // cert0: the empty table
 	gm          []profile.Item // compress: the followers' moves not yet made
 	mvd         []bool         // compress: the holders (by position) that moved
+	due         []holder       // startDue: the holders that start
+	hpre        []holder       // the holders at now when compress last ran
+	duePos      []int          // startDue: their positions in the queue
 	// every job's size and estimate, compactly (the holders' look-ups)
 	hk []int32
 	hd []float64
@@ -422,7 +426,7 @@ func (s *sim) backfill(now float64) {
 	// before minR; if that is after now, this pass has nothing to do for
 	// them (none starts, none is missed) and looks only at the others.
 	start := 0
-	if s.cfg.Depth == All && s.minR > now {
+	if s.cfg.Depth == All && (s.minR > now || s.startDue(now)) {
 		start = min(s.held, len(s.queue))
 	}
 	mr := math.Inf(1) // the earliest reservation kept
@@ -528,6 +532,84 @@ func (s *sim) backfill(now float64) {
 	if easy && ahead == 1 {
 		s.easy = easyState{valid: true, head: s.queue[0], shadow: shadow, extra: extra, fnow: fnow, free: s.free, n: len(s.queue)}
 	}
+}
+
+// startDue starts, in queue order, the holders of conservative
+// backfilling whose reservation is now, found in the sorted holder list
+// instead of a scan of the queue, takes them out of queue[:held] and
+// sets minR to the earliest reservation left. It reports false, changing
+// nothing, when the list cannot tell (a reservation dropped since the last
+// compression, a holder of queue[:held] not in the list, or one whose
+// reservation was missed): the pass then looks at every job.
+func (s *sim) startDue(now float64) bool {
+	if s.hlStale || s.seq == nil || s.held > len(s.queue) {
+		return false
+	}
+	valid := func(h holder) bool { return s.resv[h.j] == h.r && s.seq[h.j] == h.seq }
+	due := s.due[:0]
+	mr := math.Inf(1)
+	for _, h := range s.hl {
+		if h.r > now {
+			if valid(h) {
+				mr = h.r
+				break
+			}
+			continue
+		}
+		if valid(h) {
+			if h.r < now {
+				return false // missed
+			}
+			due = append(due, h)
+		}
+	}
+	for _, l := range [2][]holder{s.hnew, s.hpre} {
+		for _, h := range l {
+			if !valid(h) {
+				continue
+			}
+			switch {
+			case h.r < now:
+				return false
+			case h.r == now:
+				due = append(due, h)
+			default:
+				mr = min(mr, h.r)
+			}
+		}
+	}
+	slices.SortFunc(due, func(a, b holder) int { return cmp.Compare(a.seq, b.seq) })
+	// queue[:held] is in queue rank order: find the due jobs by rank
+	q := s.queue[:s.held]
+	pos := s.duePos[:0]
+	for _, h := range due {
+		i, ok := slices.BinarySearchFunc(q, h.seq, func(j int, v uint32) int { return cmp.Compare(s.seq[j], v) })
+		if !ok {
+			return false
+		}
+		pos = append(pos, i)
+	}
+	s.due, s.duePos = due[:0], pos[:0]
+	for _, h := range due {
+		s.resv[h.j] = -1
+		s.start(now, int(h.j))
+	}
+	if len(pos) > 0 {
+		// cut the started jobs out by position
+		w := pos[0]
+		for k, r := range pos {
+			end := s.held
+			if k+1 < len(pos) {
+				end = pos[k+1]
+			}
+			w += copy(s.queue[w:], s.queue[r+1:end])
+		}
+		n := copy(s.queue[w:], s.queue[s.held:])
+		s.queue = s.queue[:w+n]
+		s.held = w
+	}
+	s.minR = mr
+	return true
 }
 
 // easyTree is the EASY backfilling of the jobs after the head h in FCFS
@@ -680,11 +762,13 @@ func (s *sim) holders(now float64) []holder {
 	s.hnew = nw[:0]
 	hs := mergeHolders(s.hbuf[:0], old, nw)
 	s.hl, s.hbuf = old, hs
-	// drop the holders at now (they start in this pass)
+	// drop the holders at now (they start in this pass; startDue finds
+	// them in hpre)
 	i := 0
 	for i < len(hs) && hs[i].r <= now {
 		i++
 	}
+	s.hpre = append(s.hpre[:0], hs[:i]...)
 	return hs[i:]
 }
 
