@@ -83,15 +83,13 @@ type sim struct {
 	wt            *waitTree // FCFS + EASY: the waiting jobs by size and estimate
 	stbuf         []int
 	// Compression bookkeeping: every release of nodes in the profile is
-	// logged in inc, which each compression empties; ver[j] is the length
-	// of inc when holder j was last known to have no fit before its
-	// reservation (its placement), in the log of epoch vep[j] (0 if the
+	// logged in inc, which each compression empties; hj[j].ver is the
+	// length of inc when holder j was last known to have no fit before its
+	// reservation (its placement), in the log of epoch hj[j].vep (0 if the
 	// log was emptied since). A fit can appear only where nodes were
 	// released since then.
 	inc []span
 	suf []float64
-	ver []int32
-	vep []uint64
 	ep  uint64 // the log's epoch: compressions so far
 	// With more than one holder (Depth > 1), the holders are kept sorted
 	// by (reservation start, queue rank) across compressions: hl is that
@@ -120,9 +118,7 @@ type sim struct {
 	due         []holder       // startDue: the holders that start
 	hpre        []holder       // the holders at now when compress last ran
 	duePos      []int          // startDue: their positions in the queue
-	// every job's size and estimate, compactly (the holders' look-ups)
-	hk []int32
-	hd []float64
+	hj          []hjob         // per job: what compress looks up
 	// The staircase of the certificates of bound stairB or more: no job
 	// of k nodes and a duration of stair[k] or more has a fit before
 	// stairB (noteCert keeps it, rebuildStair moves its bound).
@@ -192,12 +188,9 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		s.prof = profile.New(cfg.Nodes, 0)
 		s.resv = make([]float64, n)
 		s.pend = make([]float64, n)
-		s.ver = make([]int32, n)
-		s.vep = make([]uint64, n)
-		s.hk = make([]int32, n)
-		s.hd = make([]float64, n)
+		s.hj = make([]hjob, n)
 		for i, j := range jobs {
-			s.hk[i], s.hd[i] = int32(j.Size), j.Estimate
+			s.hj[i] = hjob{d: j.Estimate, k: int32(j.Size)}
 		}
 		if cfg.Depth > 1 {
 			s.seq = make([]uint32, n)
@@ -456,7 +449,7 @@ func (s *sim) backfill(now float64) {
 					panic(err)
 				}
 				r, s.resv[j] = t, t
-				s.ver[j], s.vep[j] = int32(len(s.inc)), s.ep
+				s.hj[j].ver, s.hj[j].vep = int32(len(s.inc)), s.ep
 				if s.seq != nil {
 					if !missed {
 						s.seqc++
@@ -707,6 +700,17 @@ var backfillRef func(*sim, float64)
 
 type span struct{ a, b float64 }
 
+// hjob is what compress looks up of a holder's job, in one place: its
+// estimate and size, and where the release log stood when it was last
+// known to have no fit before its reservation (log length ver in epoch
+// vep, see sim.inc).
+type hjob struct {
+	d   float64
+	k   int32
+	ver int32
+	vep uint64
+}
+
 type holder struct {
 	r   float64
 	seq uint32 // queue rank (the position in the queue orders alike)
@@ -907,7 +911,7 @@ func (s *sim) compress(now float64) {
 			// of its window), its earliest fit is gt: no search.
 			h := &hs[x]
 			q := int(h.j)
-			k, d := int(s.hk[q]), s.hd[q]
+			k, d := int(s.hj[q].k), s.hj[q].d
 			if d >= gr-gt && s.certBound(k, d, gt) >= gt {
 				if gmf < 0 {
 					gmf = s.prof.MinFree(gt, gr)
@@ -938,13 +942,15 @@ func (s *sim) compress(now float64) {
 		// it had no fit before r when last looked at: a fit now overlaps
 		// some interval released since that begins before r, and starts
 		// before its end
+		hj := &s.hj[q]
 		v := int32(0)
-		if s.vep[q] == s.ep {
-			v = s.ver[q]
+		if hj.vep == s.ep {
+			v = hj.ver
 		}
 		stop := max(suf[v], newMax)
 		lim := min(stop, r)
-		if d := s.hd[q]; lim <= s.stairB && d >= s.stair[s.hk[q]] {
+		size, est := int(hj.k), hj.d
+		if lim <= s.stairB && est >= s.stair[size] {
 			// a certificate of no more nodes and no longer duration
 			// rules out a fit before lim
 			continue
@@ -953,12 +959,11 @@ func (s *sim) compress(now float64) {
 			s.stairFails++
 			if s.stairFails >= stairRebuild {
 				s.rebuildStair(lim)
-				if s.hd[q] >= s.stair[s.hk[q]] {
+				if est >= s.stair[size] {
 					continue
 				}
 			}
 		}
-		job := &s.jobs[q]
 		if r > scanT {
 			flush()
 			if siStale {
@@ -977,34 +982,34 @@ func (s *sim) compress(now float64) {
 		}
 		// Whatever happens below, the job ends with no fit before its
 		// (new) start: a certificate for the ones after it.
-		if runMax < job.Size {
-			s.noteCert(job.Size, job.Estimate, r)
+		if runMax < size {
+			s.noteCert(size, est, r)
 			continue
 		}
 		if stop <= now {
-			s.noteCert(job.Size, job.Estimate, r)
+			s.noteCert(size, est, r)
 			continue
 		}
 		// no fit before b either: start the search there, or give up
-		b := s.certBound(job.Size, job.Estimate, lim)
+		b := s.certBound(size, est, lim)
 		if b >= lim {
-			s.noteCert(job.Size, job.Estimate, r)
+			s.noteCert(size, est, r)
 			continue
 		}
 		flush()
-		t, ok := s.prof.EarliestFitBeforeStopStep(job.Size, job.Estimate, max(b, now), r, stop)
+		t, ok := s.prof.EarliestFitBeforeStopStep(size, est, max(b, now), r, stop)
 		if !ok {
-			s.noteCert(job.Size, job.Estimate, r)
+			s.noteCert(size, est, r)
 			continue
 		}
-		s.noteCert(job.Size, job.Estimate, t)
-		if err := s.prof.Move(r, t, job.Estimate, job.Size); err != nil {
+		s.noteCert(size, est, t)
+		if err := s.prof.Move(r, t, est, size); err != nil {
 			panic(err)
 		}
 		// the move raised the free count on its old interval minus the
 		// overlap with the new one: that matters to the holders from
 		// its start on
-		pend = pushSpan(pend, span{max(r, t+job.Estimate), r + job.Estimate})
+		pend = pushSpan(pend, span{max(r, t+est), r + est})
 		s.resv[q] = t
 		s.minR = min(s.minR, t)
 		mvd[x] = true
