@@ -99,10 +99,10 @@ type sim struct {
 	// prefix of the queue and the queue is only appended to between two
 	// recomputations of the order (which drop every reservation), so a
 	// counter handed out as reservations are made is in queue order.
-	mvh           []span // compress: the moves not yet folded into newMax (a heap by a)
-	hl, hnew, hmv []holder
-	seq           []uint32
-	seqc          uint32
+	mvh      []span // compress: the moves not yet folded into newMax (a heap by a)
+	hl, hnew []holder
+	seq      []uint32
+	seqc     uint32
 	// Conservative: queue[:held] hold reservations, none starting before
 	// minR (a lower bound, lowered by every move; see backfill).
 	held int
@@ -114,7 +114,6 @@ type sim struct {
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
 	cert, cert0 []cert         // cert0: the empty table
 	gm          []profile.Item // compress: the followers' moves not yet made
-	mvd         []bool         // compress: the holders (by position) that moved
 	due         []holder       // startDue: the holders that start
 	hpre        []holder       // the holders at now when compress last ran
 	duePos      []int          // startDue: their positions in the queue
@@ -816,9 +815,6 @@ func (s *sim) compress(now float64) {
 		slices.SortFunc(hs, cmpHolder)
 		s.hbuf = hs
 	}
-	s.mvd = slices.Grow(s.mvd[:0], len(hs))[:len(hs)]
-	clear(s.mvd)
-	mvd := s.mvd
 	if len(hs) == 1 {
 		// one holder (EASY): no bookkeeping, the exact test
 		q, r := int(hs[0].j), hs[0].r
@@ -826,9 +822,7 @@ func (s *sim) compress(now float64) {
 		s.inc = s.inc[:0]
 		s.ep++
 		if t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r); ok {
-			if s.seq != nil {
-				s.hmv = append(s.hmv, s.holder(t, hs[0].seq, int(hs[0].j)))
-			}
+			hs[0].r = t
 			if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
 				panic(err)
 			}
@@ -837,7 +831,6 @@ func (s *sim) compress(now float64) {
 			}
 			s.resv[q] = t
 			s.minR = min(s.minR, t)
-			s.mvd[0] = true
 		}
 		return
 	}
@@ -924,10 +917,7 @@ func (s *sim) compress(now float64) {
 					pend = pushSpan(pend, span{max(gr, gt+d), gr + d})
 					s.resv[q] = gt
 					s.minR = min(s.minR, gt)
-					mvd[x] = true
-					if s.seq != nil {
-						s.hmv = append(s.hmv, s.holder(gt, h.seq, q))
-					}
+					h.r = gt // keepHolders restores the order
 					continue
 				}
 			}
@@ -1012,10 +1002,7 @@ func (s *sim) compress(now float64) {
 		pend = pushSpan(pend, span{max(r, t+est), r + est})
 		s.resv[q] = t
 		s.minR = min(s.minR, t)
-		mvd[x] = true
-		if s.seq != nil {
-			s.hmv = append(s.hmv, s.holder(t, h.seq, q))
-		}
+		hs[x].r = t // keepHolders restores the order
 		siStale = true
 		gr, gt, gmf = r, t, -1
 	}
@@ -1077,21 +1064,29 @@ func (t *waitTree) find(node, l, r, lo int, f int32, d float64, e int32) int {
 }
 
 // keepHolders stores the holders after a compression as the persistent
-// sorted list: the ones that stayed keep their order, the moved ones
-// (s.hmv, with their new starts) are sorted and merged in.
+// sorted list. compress wrote the new starts of the moved ones in place:
+// an insertion sort puts each back in order, in time O(n) plus the number
+// of holders it passes (moves are short: a run moving by the same amount
+// keeps its order), or a full sort if that grows past a few times n.
 func (s *sim) keepHolders(hs []holder) {
-	mv := s.hmv
-	if !slices.IsSortedFunc(mv, cmpHolder) { // a uniform shift keeps the order
-		slices.SortFunc(mv, cmpHolder)
-	}
-	st := hs[:0]
-	for i, h := range hs {
-		if !s.mvd[i] {
-			st = append(st, h)
+	budget := 4*len(hs) + 64
+	for x := 1; x < len(hs); x++ {
+		h := hs[x]
+		if cmpHolder(h, hs[x-1]) >= 0 {
+			continue
+		}
+		y := x
+		for y > 0 && cmpHolder(h, hs[y-1]) < 0 {
+			hs[y] = hs[y-1]
+			y--
+		}
+		hs[y] = h
+		if budget -= x - y; budget < 0 {
+			slices.SortFunc(hs, cmpHolder)
+			break
 		}
 	}
-	s.hl = mergeHolders(s.hl[:0], st, mv)
-	s.hmv = mv[:0]
+	s.hl, s.hbuf = hs, s.hl[:0]
 }
 
 // certBound returns a time before which no job of k nodes and duration d
