@@ -898,18 +898,29 @@ func (s *sim) compress(now float64) {
 	for x := 0; x < len(hs); x++ {
 		if hs[x].r == gr {
 			// A follower: a holder of the same start as the last move.
-			// If no fit of it begins before gt (a certificate) and it
-			// fits at gt (no shorter than the move, it needs its nodes
-			// throughout [gt, gr); its own reservation covers the rest
-			// of its window), its earliest fit is gt: no search.
+			// If it fits at gt (no shorter than the move, it needs its
+			// nodes throughout [gt, gr); its own reservation covers the
+			// rest of its window) and no fit of it begins before gt (a
+			// certificate, or else a search up to gt in the profile
+			// without the followers' moves, which only take nodes
+			// before gr), its earliest fit is gt.
 			h := &hs[x]
 			q := int(h.j)
 			k, d := int(s.hj[q].k), s.hj[q].d
-			if d >= gr-gt && s.certBound(k, d, gt) >= gt {
+			if d >= gr-gt {
 				if gmf < 0 {
 					gmf = s.prof.MinFree(gt, gr)
 				}
+				ok := false
 				if k <= gmf {
+					b := s.certBound(k, d, gt)
+					ok = b >= gt
+					if !ok {
+						_, found := s.prof.EarliestFitBeforeStopStep(k, d, max(b, now), gr, gt)
+						ok = !found
+					}
+				}
+				if ok {
 					gmf -= k
 					s.noteCert(k, d, gt)
 					gm = append(gm, profile.Item{D: d, K: k})
