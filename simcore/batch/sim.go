@@ -120,9 +120,11 @@ type sim struct {
 	hj          []hjob         // per job: what compress looks up
 	// The staircase of the certificates of bound stairB or more: no job
 	// of k nodes and a duration of stair[k] or more has a fit before
-	// stairB (noteCert keeps it, rebuildStair moves its bound).
+	// stairB (noteCert keeps it, rebuildStair moves its bound; entries
+	// from stairN on are not computed yet, see stairAt).
 	stair      []float64
 	stairB     float64
+	stairN     int
 	stairFails int
 }
 
@@ -951,7 +953,7 @@ func (s *sim) compress(now float64) {
 		stop := max(suf[v], newMax)
 		lim := min(stop, r)
 		size, est := int(hj.k), hj.d
-		if lim <= s.stairB && est >= s.stair[size] {
+		if lim <= s.stairB && est >= s.stairAt(size) {
 			// a certificate of no more nodes and no longer duration
 			// rules out a fit before lim
 			continue
@@ -960,7 +962,7 @@ func (s *sim) compress(now float64) {
 			s.stairFails++
 			if s.stairFails >= stairRebuild {
 				s.rebuildStair(lim)
-				if est >= s.stair[size] {
+				if est >= s.stairAt(size) {
 					continue
 				}
 			}
@@ -1129,27 +1131,40 @@ func (s *sim) resetStair() {
 	if len(s.stair) == 0 {
 		s.stair = make([]float64, s.cfg.Nodes+1)
 	}
-	for i := range s.stair {
-		s.stair[i] = math.Inf(1)
-	}
-	s.stairB, s.stairFails = math.Inf(-1), 0
+	s.stairB, s.stairN, s.stairFails = math.Inf(-1), 0, 0
 }
 
-// rebuildStair makes the staircase that of bound b from the certificate
-// table: stair[k] is the least duration of a certificate of at most k
-// nodes with a bound of b or more.
+// rebuildStair makes the staircase that of bound b, computed from the
+// certificate table as sizes are asked for (stairAt).
 func (s *sim) rebuildStair(b float64) {
-	s.stairB, s.stairFails = b, 0
-	d := math.Inf(1)
-	for k := range s.stair {
-		if c := s.cert[2*k]; c.bound >= b {
-			d = min(d, c.d)
-		}
-		if c := s.cert[2*k+1]; c.bound >= b {
-			d = min(d, c.d)
-		}
-		s.stair[k] = d
+	s.stairB, s.stairN, s.stairFails = b, 0, 0
+}
+
+// stairAt returns stair[k]: the least duration of a certificate of at most
+// k nodes with a bound of stairB or more (+Inf if none).
+func (s *sim) stairAt(k int) float64 {
+	if k >= s.stairN {
+		s.extendStair(k)
 	}
+	return s.stair[k]
+}
+
+// extendStair computes the staircase up to k from the certificate table.
+func (s *sim) extendStair(k int) {
+	d := math.Inf(1)
+	if s.stairN > 0 {
+		d = s.stair[s.stairN-1]
+	}
+	for i := s.stairN; i <= k; i++ {
+		if c := s.cert[2*i]; c.bound >= s.stairB {
+			d = min(d, c.d)
+		}
+		if c := s.cert[2*i+1]; c.bound >= s.stairB {
+			d = min(d, c.d)
+		}
+		s.stair[i] = d
+	}
+	s.stairN = k + 1
 }
 
 // noteCert records that a job of k nodes and duration d has no fit before
@@ -1158,7 +1173,7 @@ func (s *sim) rebuildStair(b float64) {
 // duration (the most general).
 func (s *sim) noteCert(k int, d, bound float64) {
 	if bound >= s.stairB {
-		for i := k; i < len(s.stair) && s.stair[i] > d; i++ {
+		for i := k; i < s.stairN && s.stair[i] > d; i++ {
 			s.stair[i] = d
 		}
 	}
