@@ -20,11 +20,9 @@
 package profile
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 )
 
@@ -48,6 +46,7 @@ type Profile struct {
 	seg        []step // scratch of applyAt and MoveAll
 	ev         []bp   // scratch of MoveAll
 	one        [1]Item
+	byD        []Item // scratch of MoveAll
 }
 
 // step is one step of a profile: its start and free count.
@@ -268,13 +267,29 @@ func (p *Profile) moveAll(from, to float64, items []Item) error {
 		it := items[0] // to < from <= to+D < from+D
 		ev = append(ev, bp{to, -it.K}, bp{from, it.K}, bp{to + it.D, it.K}, bp{from + it.D, -it.K})
 	} else {
+		// the items by duration (insertion: groups are small and
+		// share durations), then the gains at to+D and the losses at
+		// from+D merged, both in that order
+		byD := append(p.byD[:0], items...)
 		k := 0
-		for _, it := range items {
-			k += it.K
-			ev = append(ev, bp{to + it.D, it.K}, bp{from + it.D, -it.K})
+		for x := range byD {
+			k += byD[x].K
+			for y := x; y > 0 && byD[y].D < byD[y-1].D; y-- {
+				byD[y], byD[y-1] = byD[y-1], byD[y]
+			}
 		}
+		p.byD = byD[:0]
 		ev = append(ev, bp{to, -k}, bp{from, k})
-		slices.SortFunc(ev, func(a, b bp) int { return cmp.Compare(a.t, b.t) })
+		g, l := 0, 0
+		for l < len(byD) {
+			if g < len(byD) && to+byD[g].D <= from+byD[l].D {
+				ev = append(ev, bp{to + byD[g].D, byD[g].K})
+				g++
+			} else {
+				ev = append(ev, bp{from + byD[l].D, -byD[l].K})
+				l++
+			}
+		}
 	}
 	p.ev = ev[:0]
 	ts, fr, n := p.times, p.free, len(p.times)
