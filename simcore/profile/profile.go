@@ -116,7 +116,10 @@ func (p *Profile) Step(i int) (t float64, free int) { return p.times[i], p.free[
 func (p *Profile) index(t float64) int {
 	// last i with times[i] <= t (0 if none)
 	ts := p.times
-	lo, hi := 0, len(ts) // ts[lo] <= t < ts[hi], as if ts[len] = +Inf
+	if len(ts) < 2 || t < ts[1] {
+		return 0 // the first step: queries from the origin are common
+	}
+	lo, hi := 1, len(ts) // ts[lo] <= t < ts[hi], as if ts[len] = +Inf
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
 		if ts[m] <= t {
