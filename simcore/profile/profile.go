@@ -613,43 +613,50 @@ func (p *Profile) efbs(i, k int, d, after, limit, stop float64) (float64, bool) 
 	// Fast path over the steps that end by limit (own reservation not
 	// involved): cand is the start of the current run of steps with at
 	// least k free, the window closes at a step end >= cand+d.
-	n := len(p.times)
+	ts, fr := p.times, p.free[:len(p.times)]
+	n := len(ts)
+	end := cand + d // the window from cand closes at a step start >= end
+fast:
 	for i+1 < n {
 		if i&(blk-1) == 0 {
 			// At a block start: skip the whole block if every step in it
 			// is blocked (then the candidate moves to its end) or every
 			// one fits and the window does not close inside it. Both need
 			// the block to end before the last step and by limit.
-			if e := i + blk; e < n && p.times[e] <= limit {
+			if e := i + blk; e < n && ts[e] <= limit {
 				b := i >> blkShift
 				p.summarise(b)
 				if p.bmax[b] < k {
-					cand = p.times[e]
+					cand = ts[e]
 					if cand >= stop {
 						return math.Inf(1), false
 					}
+					end = cand + d
 					i = e
 					continue
 				}
-				if p.bmin[b] >= k && p.times[e] < cand+d {
+				if p.bmin[b] >= k && ts[e] < end {
 					i = e
 					continue
 				}
 			}
 		}
-		next := p.times[i+1]
-		if next > limit {
-			break
-		}
-		if p.free[i] < k {
-			cand = next
-			if cand >= stop {
-				return math.Inf(1), false
+		// the steps up to the next block start (or the last step)
+		for e := min(i|(blk-1)+1, n-1); i < e; i++ {
+			next := ts[i+1]
+			if next > limit {
+				break fast
 			}
-		} else if next >= cand+d {
-			return cand, true
+			if fr[i] < k {
+				cand = next
+				if cand >= stop {
+					return math.Inf(1), false
+				}
+				end = cand + d
+			} else if next >= end {
+				return cand, true
+			}
 		}
-		i++
 	}
 	if i > 0 && p.times[i] > after {
 		x = p.times[i]
