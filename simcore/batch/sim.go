@@ -995,6 +995,9 @@ func (s *sim) compress(now float64) {
 		}
 		// no fit before b either: start the search there, or give up
 		b := s.certBound(size, est, lim)
+		if b < s.stairB && est >= s.stairAt(size) {
+			b = s.stairB
+		}
 		if b >= lim {
 			s.noteCert(size, est, r)
 			continue
