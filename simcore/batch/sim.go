@@ -110,6 +110,9 @@ type sim struct {
 	// hlStale: some reservation was dropped since the last compression
 	// (holders checks the list entry by entry)
 	hlStale bool
+	// hlOwn: the holders compress works on are hl itself (no new ones to
+	// merge in), not a merged copy in hbuf
+	hlOwn bool
 	// Fit certificates of the current compression (see certBound):
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
 	cert, cert0 []cert         // cert0: the empty table
@@ -765,8 +768,11 @@ func (s *sim) holders(now float64) []holder {
 		slices.SortFunc(nw, cmpHolder)
 	}
 	s.hnew = nw[:0]
-	hs := mergeHolders(s.hbuf[:0], old, nw)
-	s.hl, s.hbuf = old, hs
+	hs := old
+	if s.hlOwn = len(nw) == 0; !s.hlOwn {
+		hs = mergeHolders(s.hbuf[:0], old, nw)
+		s.hl, s.hbuf = old, hs
+	}
 	// drop the holders at now (they start in this pass; startDue finds
 	// them in hpre)
 	i := 0
@@ -1102,7 +1108,11 @@ func (s *sim) keepHolders(hs []holder) {
 			break
 		}
 	}
-	s.hl, s.hbuf = hs, s.hl[:0]
+	if s.hlOwn {
+		s.hl = hs // compress worked on the list itself
+	} else {
+		s.hl, s.hbuf = hs, s.hl[:0]
+	}
 }
 
 // certBound returns a time before which no job of k nodes and duration d
