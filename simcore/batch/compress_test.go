@@ -61,3 +61,38 @@ func TestCompressMatchesReferenceFractional(t *testing.T) {
 		}
 	}
 }
+
+// TestCompressMatchesReferenceOverloaded compares the optimised executor
+// with the reference one on Table 2's randomized workload, six times what
+// the machine can run: the queue only grows, most reservations move at
+// every compression, each by its own amount, and the times are fractional.
+func TestCompressMatchesReferenceOverloaded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for _, seed := range propSeeds(t, 2) {
+		jobs := workload.Randomized(700, 256, seed)
+		for _, c := range []struct {
+			order    string
+			weighted bool
+		}{{FCFS, false}, {PSRS, true}, {SmartNFIW, false}} {
+			for _, each := range []bool{false, true} {
+				cfg := Config{Nodes: 256, Order: c.order, Depth: All, EachEvent: each, Weighted: c.weighted, Recompute: RecomputeNew}
+				out, err := safeSimulate(jobs, cfg, false)
+				if err != nil {
+					t.Fatalf("seed %d %s each %v: %v", seed, c.order, each, err)
+				}
+				ref, err := safeSimulate(jobs, cfg, true)
+				if err != nil {
+					t.Fatalf("seed %d %s each %v (reference): %v", seed, c.order, each, err)
+				}
+				for i := range jobs {
+					if out.Start[i] != ref.Start[i] {
+						t.Fatalf("seed %d (BATCH_PROP_SEED=%d) %s each %v: job %d starts at %v, the reference executor at %v",
+							seed, seed, c.order, each, jobs[i].ID, out.Start[i], ref.Start[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -65,3 +65,21 @@ func BenchmarkModel_BatchCTC_PSRS_Conservative(b *testing.B)      { benchCTC(b, 
 func BenchmarkModel_BatchCTC_SMARTFFIA_EASY(b *testing.B)         { benchCTC(b, SmartFFIA, 1) }
 func BenchmarkModel_BatchCTC_SMARTFFIA_Conservative(b *testing.B) { benchCTC(b, SmartFFIA, All) }
 func BenchmarkModel_BatchCTC_GareyGraham(b *testing.B)            { benchCTC(b, GareyGraham, 0) }
+
+// benchRandomized runs n jobs of Table 2's randomized workload (Table 5's,
+// six times what 256 nodes can run: the queue grows with n) through one
+// order with conservative backfilling: the cost that keeps Table 5's
+// conservative column out of reach at 50,000 jobs.
+func benchRandomized(b *testing.B, order string, n int) {
+	jobs := workload.Randomized(n, 256, 19990416)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: order, Depth: All, Recompute: RecomputeNew}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkModel_BatchRandomized4000_FCFS_Conservative(b *testing.B) {
+	benchRandomized(b, FCFS, 4000)
+}

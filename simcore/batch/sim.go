@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -82,15 +83,13 @@ type sim struct {
 	wt            *waitTree // FCFS + EASY: the waiting jobs by size and estimate
 	stbuf         []int
 	// Compression bookkeeping: every release of nodes in the profile is
-	// logged in inc, which each compression empties; ver[j] is the length
-	// of inc when holder j was last known to have no fit before its
-	// reservation (its placement), in the log of epoch vep[j] (0 if the
+	// logged in inc, which each compression empties; hj[j].ver is the
+	// length of inc when holder j was last known to have no fit before its
+	// reservation (its placement), in the log of epoch hj[j].vep (0 if the
 	// log was emptied since). A fit can appear only where nodes were
 	// released since then.
 	inc []span
 	suf []float64
-	ver []int32
-	vep []uint64
 	ep  uint64 // the log's epoch: compressions so far
 	// With more than one holder (Depth > 1), the holders are kept sorted
 	// by (reservation start, queue rank) across compressions: hl is that
@@ -100,10 +99,10 @@ type sim struct {
 	// prefix of the queue and the queue is only appended to between two
 	// recomputations of the order (which drop every reservation), so a
 	// counter handed out as reservations are made is in queue order.
-	mvh           []span // compress: the moves not yet folded into newMax (a heap by a)
-	hl, hnew, hmv []holder
-	seq           []uint32
-	seqc          uint32
+	mvh      []span // compress: the moves not yet folded into newMax (a heap by a)
+	hl, hnew []holder
+	seq      []uint32
+	seqc     uint32
 	// Conservative: queue[:held] hold reservations, none starting before
 	// minR (a lower bound, lowered by every move; see backfill).
 	held int
@@ -111,9 +110,25 @@ type sim struct {
 	// hlStale: some reservation was dropped since the last compression
 	// (holders checks the list entry by entry)
 	hlStale bool
+	// hlOwn: the holders compress works on are hl itself (no new ones to
+	// merge in), not a merged copy in hbuf
+	hlOwn bool
 	// Fit certificates of the current compression (see certBound):
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
-	cert, cert0 []cert // cert0: the empty table
+	cert, cert0 []cert         // cert0: the empty table
+	gm          []profile.Item // compress: the followers' moves not yet made
+	due         []holder       // startDue: the holders that start
+	hpre        []holder       // the holders at now when compress last ran
+	duePos      []int          // startDue: their positions in the queue
+	hj          []hjob         // per job: what compress looks up
+	// The staircase of the certificates of bound stairB or more: no job
+	// of k nodes and a duration of stair[k] or more has a fit before
+	// stairB (noteCert keeps it, rebuildStair moves its bound; entries
+	// from stairN on are not computed yet, see stairAt).
+	stair      []float64
+	stairB     float64
+	stairN     int
+	stairFails int
 }
 
 // cert records that no job of k nodes and duration d (reservation start
@@ -139,9 +154,11 @@ type cert struct {
 // every reservation looked at leaves a certificate (no fit of m nodes for
 // p̂ before t), which holds for the rest of the compression and answers,
 // or shortens, the searches of the reservations of no fewer nodes and no
-// shorter estimate after it, eight at a time when possible (certBound,
-// skipBlock); a move edits the profile only where the count changes
-// (profile.Move).
+// shorter estimate after it (certBound; a staircase of the certificates
+// answers most of them with one comparison); a move edits the profile
+// only where the count changes (profile.Move), and the reservations of
+// the same start that follow a move to the same new start are moved
+// without a search, together (profile.MoveAll).
 func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, error) {
 	return simulate(ctx, jobs, cfg, false)
 }
@@ -175,8 +192,10 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		s.prof = profile.New(cfg.Nodes, 0)
 		s.resv = make([]float64, n)
 		s.pend = make([]float64, n)
-		s.ver = make([]int32, n)
-		s.vep = make([]uint64, n)
+		s.hj = make([]hjob, n)
+		for i, j := range jobs {
+			s.hj[i] = hjob{d: j.Estimate, k: int32(j.Size)}
+		}
 		if cfg.Depth > 1 {
 			s.seq = make([]uint32, n)
 		}
@@ -404,7 +423,7 @@ func (s *sim) backfill(now float64) {
 	// before minR; if that is after now, this pass has nothing to do for
 	// them (none starts, none is missed) and looks only at the others.
 	start := 0
-	if s.cfg.Depth == All && s.minR > now {
+	if s.cfg.Depth == All && (s.minR > now || s.startDue(now)) {
 		start = min(s.held, len(s.queue))
 	}
 	mr := math.Inf(1) // the earliest reservation kept
@@ -434,7 +453,7 @@ func (s *sim) backfill(now float64) {
 					panic(err)
 				}
 				r, s.resv[j] = t, t
-				s.ver[j], s.vep[j] = int32(len(s.inc)), s.ep
+				s.hj[j].ver, s.hj[j].vep = int32(len(s.inc)), s.ep
 				if s.seq != nil {
 					if !missed {
 						s.seqc++
@@ -510,6 +529,84 @@ func (s *sim) backfill(now float64) {
 	if easy && ahead == 1 {
 		s.easy = easyState{valid: true, head: s.queue[0], shadow: shadow, extra: extra, fnow: fnow, free: s.free, n: len(s.queue)}
 	}
+}
+
+// startDue starts, in queue order, the holders of conservative
+// backfilling whose reservation is now, found in the sorted holder list
+// instead of a scan of the queue, takes them out of queue[:held] and
+// sets minR to the earliest reservation left. It reports false, changing
+// nothing, when the list cannot tell (a reservation dropped since the last
+// compression, a holder of queue[:held] not in the list, or one whose
+// reservation was missed): the pass then looks at every job.
+func (s *sim) startDue(now float64) bool {
+	if s.hlStale || s.seq == nil || s.held > len(s.queue) {
+		return false
+	}
+	valid := func(h holder) bool { return s.resv[h.j] == h.r && s.seq[h.j] == h.seq }
+	due := s.due[:0]
+	mr := math.Inf(1)
+	for _, h := range s.hl {
+		if h.r > now {
+			if valid(h) {
+				mr = h.r
+				break
+			}
+			continue
+		}
+		if valid(h) {
+			if h.r < now {
+				return false // missed
+			}
+			due = append(due, h)
+		}
+	}
+	for _, l := range [2][]holder{s.hnew, s.hpre} {
+		for _, h := range l {
+			if !valid(h) {
+				continue
+			}
+			switch {
+			case h.r < now:
+				return false
+			case h.r == now:
+				due = append(due, h)
+			default:
+				mr = min(mr, h.r)
+			}
+		}
+	}
+	slices.SortFunc(due, func(a, b holder) int { return cmp.Compare(a.seq, b.seq) })
+	// queue[:held] is in queue rank order: find the due jobs by rank
+	q := s.queue[:s.held]
+	pos := s.duePos[:0]
+	for _, h := range due {
+		i, ok := slices.BinarySearchFunc(q, h.seq, func(j int, v uint32) int { return cmp.Compare(s.seq[j], v) })
+		if !ok {
+			return false
+		}
+		pos = append(pos, i)
+	}
+	s.due, s.duePos = due[:0], pos[:0]
+	for _, h := range due {
+		s.resv[h.j] = -1
+		s.start(now, int(h.j))
+	}
+	if len(pos) > 0 {
+		// cut the started jobs out by position
+		w := pos[0]
+		for k, r := range pos {
+			end := s.held
+			if k+1 < len(pos) {
+				end = pos[k+1]
+			}
+			w += copy(s.queue[w:], s.queue[r+1:end])
+		}
+		n := copy(s.queue[w:], s.queue[s.held:])
+		s.queue = s.queue[:w+n]
+		s.held = w
+	}
+	s.minR = mr
+	return true
 }
 
 // easyTree is the EASY backfilling of the jobs after the head h in FCFS
@@ -607,19 +704,25 @@ var backfillRef func(*sim, float64)
 
 type span struct{ a, b float64 }
 
+// hjob is what compress looks up of a holder's job, in one place: its
+// estimate and size, and where the release log stood when it was last
+// known to have no fit before its reservation (log length ver in epoch
+// vep, see sim.inc).
+type hjob struct {
+	d   float64
+	k   int32
+	ver int32
+	vep uint64
+}
+
 type holder struct {
 	r   float64
 	seq uint32 // queue rank (the position in the queue orders alike)
 	j   int32
-	k   int32 // the job's size
-	// moved marks, in a compression's list, a holder that moved (its
-	// entry is stale; keepHolders drops it)
-	moved bool
-	d     float64 // the job's estimate (k and d: for the block tests of compress)
 }
 
 func (s *sim) holder(r float64, seq uint32, j int) holder {
-	return holder{r: r, seq: seq, j: int32(j), k: int32(s.jobs[j].Size), d: s.jobs[j].Estimate}
+	return holder{r: r, seq: seq, j: int32(j)}
 }
 
 func cmpHolder(a, b holder) int {
@@ -665,13 +768,18 @@ func (s *sim) holders(now float64) []holder {
 		slices.SortFunc(nw, cmpHolder)
 	}
 	s.hnew = nw[:0]
-	hs := mergeHolders(s.hbuf[:0], old, nw)
-	s.hl, s.hbuf = old, hs
-	// drop the holders at now (they start in this pass)
+	hs := old
+	if s.hlOwn = len(nw) == 0; !s.hlOwn {
+		hs = mergeHolders(s.hbuf[:0], old, nw)
+		s.hl, s.hbuf = old, hs
+	}
+	// drop the holders at now (they start in this pass; startDue finds
+	// them in hpre)
 	i := 0
 	for i < len(hs) && hs[i].r <= now {
 		i++
 	}
+	s.hpre = append(s.hpre[:0], hs[:i]...)
 	return hs[i:]
 }
 
@@ -722,9 +830,7 @@ func (s *sim) compress(now float64) {
 		s.inc = s.inc[:0]
 		s.ep++
 		if t, ok := s.prof.EarliestFitBefore(job.Size, job.Estimate, now, r); ok {
-			if s.seq != nil {
-				s.hmv = append(s.hmv, s.holder(t, hs[0].seq, int(hs[0].j)))
-			}
+			hs[0].r = t
 			if err := s.prof.Release(r, r+job.Estimate, job.Size); err != nil {
 				panic(err)
 			}
@@ -733,7 +839,6 @@ func (s *sim) compress(now float64) {
 			}
 			s.resv[q] = t
 			s.minR = min(s.minR, t)
-			hs[0].moved = true
 		}
 		return
 	}
@@ -773,22 +878,108 @@ func (s *sim) compress(now float64) {
 		}
 	}
 	copy(s.cert, s.cert0)
+	s.resetStair()
 	// A job can move before r only if some instant in [now, r) has m free
 	// nodes; its own reservation does not touch that range. runMax bounds
 	// the largest free count over [now, scanT) from above, kept while the
 	// reservations come in increasing r: a move only lowers the counts
 	// before r (and raises them from r on, not yet scanned).
 	runMax, scanT, si := 0, now, 0
+	siStale := false // moves edited the steps since si was found
+	// The group of the last move: its holder moved from gr to gt, and gmf
+	// nodes stay free throughout [gt, gr) (-1: not computed yet). The
+	// moves of its followers wait in gm until the profile is read again.
+	gr, gt, gmf := math.Inf(-1), 0.0, -1
+	gm := s.gm[:0]
+	flush := func() {
+		if len(gm) > 0 {
+			if err := s.prof.MoveAll(gr, gt, gm); err != nil {
+				panic(err)
+			}
+			gm = gm[:0]
+		}
+	}
+	defer func() {
+		flush()
+		s.gm = gm
+	}()
 	for x := 0; x < len(hs); x++ {
-		if x&(hblk-1) == 0 && x+hblk <= len(hs) && s.skipBlock(hs[x:x+hblk], &pend, &newMax, suf[0], now) {
-			x += hblk - 1
-			continue
+		if hs[x].r == gr {
+			// A follower: a holder of the same start as the last move.
+			// If it fits at gt (no shorter than the move, it needs its
+			// nodes throughout [gt, gr); its own reservation covers the
+			// rest of its window) and no fit of it begins before gt (a
+			// certificate, or else a search up to gt in the profile
+			// without the followers' moves, which only take nodes
+			// before gr), its earliest fit is gt.
+			h := &hs[x]
+			q := int(h.j)
+			k, d := int(s.hj[q].k), s.hj[q].d
+			if d >= gr-gt {
+				if gmf < 0 {
+					gmf = s.prof.MinFree(gt, gr)
+				}
+				ok := false
+				if k <= gmf {
+					b := s.certBound(k, d, gt)
+					ok = b >= gt
+					if !ok {
+						_, found := s.prof.EarliestFitBeforeStopStep(k, d, max(b, now), gr, gt)
+						ok = !found
+					}
+				}
+				if ok {
+					gmf -= k
+					s.noteCert(k, d, gt)
+					gm = append(gm, profile.Item{D: d, K: k})
+					siStale = true
+					pend = pushSpan(pend, span{max(gr, gt+d), gr + d})
+					s.resv[q] = gt
+					s.minR = min(s.minR, gt)
+					h.r = gt // keepHolders restores the order
+					continue
+				}
+			}
 		}
 		h := hs[x]
 		q := int(h.j)
-		job := &s.jobs[q]
 		r := h.r
+		for len(pend) > 0 && pend[0].a < r {
+			newMax = max(newMax, pend[0].b)
+			pend = popSpan(pend)
+		}
+		// it had no fit before r when last looked at: a fit now overlaps
+		// some interval released since that begins before r, and starts
+		// before its end
+		hj := &s.hj[q]
+		v := int32(0)
+		if hj.vep == s.ep {
+			v = hj.ver
+		}
+		stop := max(suf[v], newMax)
+		lim := min(stop, r)
+		size, est := int(hj.k), hj.d
+		if lim <= s.stairB && est >= s.stairAt(size) {
+			// a certificate of no more nodes and no longer duration
+			// rules out a fit before lim
+			continue
+		}
+		if lim < r && lim > s.stairB {
+			s.stairFails++
+			if s.stairFails >= stairRebuild {
+				s.rebuildStair(lim)
+				if est >= s.stairAt(size) {
+					continue
+				}
+			}
+		}
 		if r > scanT {
+			flush()
+			if siStale {
+				// the steps moved: resume the scan at the first one from
+				// scanT on (the counts before scanT only went down)
+				si, siStale = s.prof.Search(scanT), false
+			}
 			for ; si < s.prof.Len(); si++ {
 				t, f := s.prof.Step(si)
 				if t >= r {
@@ -798,57 +989,44 @@ func (s *sim) compress(now float64) {
 			}
 			scanT = r
 		}
-		for len(pend) > 0 && pend[0].a < r {
-			newMax = max(newMax, pend[0].b)
-			pend = popSpan(pend)
-		}
 		// Whatever happens below, the job ends with no fit before its
 		// (new) start: a certificate for the ones after it.
-		if runMax < job.Size {
-			s.noteCert(job.Size, job.Estimate, r)
+		if runMax < size {
+			s.noteCert(size, est, r)
 			continue
 		}
-		// it had no fit before r when last looked at: a fit now overlaps
-		// some interval released since that begins before r, and starts
-		// before its end
-		v := int32(0)
-		if s.vep[q] == s.ep {
-			v = s.ver[q]
-		}
-		stop := max(suf[v], newMax)
 		if stop <= now {
-			s.noteCert(job.Size, job.Estimate, r)
+			s.noteCert(size, est, r)
 			continue
 		}
 		// no fit before b either: start the search there, or give up
-		lim := min(stop, r)
-		b := s.certBound(job.Size, job.Estimate, lim)
+		b := s.certBound(size, est, lim)
+		if b < s.stairB && est >= s.stairAt(size) {
+			b = s.stairB
+		}
 		if b >= lim {
-			s.noteCert(job.Size, job.Estimate, r)
+			s.noteCert(size, est, r)
 			continue
 		}
-		t, ok := s.prof.EarliestFitBeforeStopStep(job.Size, job.Estimate, max(b, now), r, stop)
+		flush()
+		t, ok := s.prof.EarliestFitBeforeStopStep(size, est, max(b, now), r, stop)
 		if !ok {
-			s.noteCert(job.Size, job.Estimate, r)
+			s.noteCert(size, est, r)
 			continue
 		}
-		s.noteCert(job.Size, job.Estimate, t)
-		if err := s.prof.Move(r, t, job.Estimate, job.Size); err != nil {
+		s.noteCert(size, est, t)
+		if err := s.prof.Move(r, t, est, size); err != nil {
 			panic(err)
 		}
 		// the move raised the free count on its old interval minus the
 		// overlap with the new one: that matters to the holders from
 		// its start on
-		pend = pushSpan(pend, span{max(r, t+job.Estimate), r + job.Estimate})
+		pend = pushSpan(pend, span{max(r, t+est), r + est})
 		s.resv[q] = t
 		s.minR = min(s.minR, t)
-		hs[x].moved = true
-		if s.seq != nil {
-			s.hmv = append(s.hmv, s.holder(t, h.seq, q))
-		}
-		// the steps moved: resume the scan at the first one from scanT on
-		// (the counts before scanT only went down)
-		si = s.prof.Search(scanT)
+		hs[x].r = t // keepHolders restores the order
+		siStale = true
+		gr, gt, gmf = r, t, -1
 	}
 }
 
@@ -908,21 +1086,33 @@ func (t *waitTree) find(node, l, r, lo int, f int32, d float64, e int32) int {
 }
 
 // keepHolders stores the holders after a compression as the persistent
-// sorted list: the ones that stayed keep their order, the moved ones
-// (s.hmv, with their new starts) are sorted and merged in.
+// sorted list. compress wrote the new starts of the moved ones in place:
+// an insertion sort puts each back in order, in time O(n) plus the number
+// of holders it passes (moves are short: a run moving by the same amount
+// keeps its order), or a full sort if that grows past a few times n.
 func (s *sim) keepHolders(hs []holder) {
-	mv := s.hmv
-	if !slices.IsSortedFunc(mv, cmpHolder) { // a uniform shift keeps the order
-		slices.SortFunc(mv, cmpHolder)
-	}
-	st := hs[:0]
-	for _, h := range hs {
-		if !h.moved {
-			st = append(st, h)
+	budget := 4*len(hs) + 64
+	for x := 1; x < len(hs); x++ {
+		h := hs[x]
+		if cmpHolder(h, hs[x-1]) >= 0 {
+			continue
+		}
+		y := x
+		for y > 0 && cmpHolder(h, hs[y-1]) < 0 {
+			hs[y] = hs[y-1]
+			y--
+		}
+		hs[y] = h
+		if budget -= x - y; budget < 0 {
+			slices.SortFunc(hs, cmpHolder)
+			break
 		}
 	}
-	s.hl = mergeHolders(s.hl[:0], st, mv)
-	s.hmv = mv[:0]
+	if s.hlOwn {
+		s.hl = hs // compress worked on the list itself
+	} else {
+		s.hl, s.hbuf = hs, s.hl[:0]
+	}
 }
 
 // certBound returns a time before which no job of k nodes and duration d
@@ -945,11 +1135,61 @@ func (s *sim) certBound(k int, d, lim float64) float64 {
 	return b
 }
 
+// stairRebuild is the number of holders whose search limit passed the
+// staircase's bound after which compress rebuilds the staircase.
+const stairRebuild = 8
+
+// resetStair empties the staircase (at the start of a compression).
+func (s *sim) resetStair() {
+	if len(s.stair) == 0 {
+		s.stair = make([]float64, s.cfg.Nodes+1)
+	}
+	s.stairB, s.stairN, s.stairFails = math.Inf(-1), 0, 0
+}
+
+// rebuildStair makes the staircase that of bound b, computed from the
+// certificate table as sizes are asked for (stairAt).
+func (s *sim) rebuildStair(b float64) {
+	s.stairB, s.stairN, s.stairFails = b, 0, 0
+}
+
+// stairAt returns stair[k]: the least duration of a certificate of at most
+// k nodes with a bound of stairB or more (+Inf if none).
+func (s *sim) stairAt(k int) float64 {
+	if k >= s.stairN {
+		s.extendStair(k)
+	}
+	return s.stair[k]
+}
+
+// extendStair computes the staircase up to k from the certificate table.
+func (s *sim) extendStair(k int) {
+	d := math.Inf(1)
+	if s.stairN > 0 {
+		d = s.stair[s.stairN-1]
+	}
+	for i := s.stairN; i <= k; i++ {
+		if c := s.cert[2*i]; c.bound >= s.stairB {
+			d = min(d, c.d)
+		}
+		if c := s.cert[2*i+1]; c.bound >= s.stairB {
+			d = min(d, c.d)
+		}
+		s.stair[i] = d
+	}
+	s.stairN = k + 1
+}
+
 // noteCert records that a job of k nodes and duration d has no fit before
 // bound. Two certificates are kept per size: the latest (the largest
 // bound, as the reservation starts grow) and the one of the shortest
 // duration (the most general).
 func (s *sim) noteCert(k int, d, bound float64) {
+	if bound >= s.stairB {
+		for i := k; i < s.stairN && s.stair[i] > d; i++ {
+			s.stair[i] = d
+		}
+	}
 	if c := &s.cert[2*k]; d < c.d || d == c.d && bound > c.bound {
 		*c = cert{d: d, bound: bound}
 	}
@@ -1005,32 +1245,4 @@ func popSpan(h []span) []span {
 		i = c
 	}
 	return h
-}
-
-// hblk is the number of holders compress tests together (skipBlock).
-const hblk = 8
-
-// skipBlock reports whether none of the holders of a block (consecutive
-// in the compression order) can move, from the certificates alone: every
-// holder's search would stop by S, the latest end of a release that may
-// matter to any of them, and a certificate of no more nodes and no longer
-// duration than any of theirs already rules out a fit before S. It folds
-// the moves that matter to the block into newMax first.
-func (s *sim) skipBlock(b []holder, pend *[]span, newMax *float64, suf0, now float64) bool {
-	last := b[len(b)-1].r
-	for h := *pend; len(h) > 0 && h[0].a < last; {
-		*newMax = max(*newMax, h[0].b)
-		h = popSpan(h)
-		*pend = h
-	}
-	S := max(suf0, *newMax)
-	if S <= now {
-		return true
-	}
-	k, d := b[0].k, b[0].d
-	for _, h := range b[1:] {
-		k = min(k, h.k)
-		d = min(d, h.d)
-	}
-	return s.certBound(int(k), d, S) >= S
 }

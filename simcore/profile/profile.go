@@ -43,7 +43,10 @@ type Profile struct {
 	// search recomputes them lazily, only as far as it walks.
 	bmin, bmax []int
 	clean      int
-	seg        []step // scratch of applyAt
+	seg        []step // scratch of applyAt and MoveAll
+	ev         []bp   // scratch of MoveAll
+	one        [1]Item
+	byD        []Item // scratch of MoveAll
 }
 
 // step is one step of a profile: its start and free count.
@@ -113,7 +116,10 @@ func (p *Profile) Step(i int) (t float64, free int) { return p.times[i], p.free[
 func (p *Profile) index(t float64) int {
 	// last i with times[i] <= t (0 if none)
 	ts := p.times
-	lo, hi := 0, len(ts) // ts[lo] <= t < ts[hi], as if ts[len] = +Inf
+	if len(ts) < 2 || t < ts[1] {
+		return 0 // the first step: queries from the origin are common
+	}
+	lo, hi := 1, len(ts) // ts[lo] <= t < ts[hi], as if ts[len] = +Inf
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
 		if ts[m] <= t {
@@ -191,6 +197,11 @@ func (p *Profile) Move(from, to, d float64, k int) error {
 		return p.Reserve(to, to+d, k)
 	}
 	te, fe := to+d, from+d
+	if te >= from && k > 0 {
+		// the intervals overlap: one pass over [to, fe), one splice
+		p.one[0] = Item{D: d, K: k}
+		return p.moveAll(from, to, p.one[:])
+	}
 	a, b := max(from, te), min(te, from) // to < b <= a < fe
 	ts, fr, n := p.times, p.free, len(p.times)
 	i0 := p.index(to)
@@ -212,6 +223,133 @@ func (p *Profile) Move(from, to, d float64, k int) error {
 	p.applyAt(ia, a, fe, k)
 	p.applyAt(i0, to, b, -k)
 	return nil
+}
+
+// Item is one reservation of a MoveAll: its duration and processors.
+type Item struct {
+	D float64
+	K int
+}
+
+// MoveAll moves reservations that all start at from to the earlier start
+// to: the profile becomes what Move(from, to, it.D, it.K) for every item,
+// in order, makes it, in one pass over the steps the moves change
+// (O(log n + g log g + m + n) for g items spanning m steps, against g
+// splices for g calls of Move). It returns ErrCapacity, changing nothing,
+// if the moves do not fit. Items shorter than from-to (whose new and old
+// intervals do not overlap) and other arguments Move does not take
+// directly fall back to Move, item by item (an error then leaves the
+// items before the one that does not fit moved).
+func (p *Profile) MoveAll(from, to float64, items []Item) error {
+	direct := len(items) > 1 && to < from && to >= p.times[0] && !math.IsInf(from, 0)
+	for _, it := range items {
+		if !direct {
+			break
+		}
+		direct = it.D >= from-to && it.K > 0 && from+it.D > from && to+it.D > to && !math.IsInf(it.D, 0)
+	}
+	if !direct {
+		for _, it := range items {
+			if err := p.Move(from, to, it.D, it.K); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return p.moveAll(from, to, items)
+}
+
+// moveAll is MoveAll for items that all last at least from-to, with
+// to < from, to at or after the origin and finite times.
+func (p *Profile) moveAll(from, to float64, items []Item) error {
+	// Every item's new interval [to, to+D) overlaps its old [from,
+	// from+D): the moves take K during [to, from) and give K back during
+	// [to+D, from+D). The count changes, in time order: ev.
+	ev := p.ev[:0]
+	if len(items) == 1 {
+		it := items[0] // to < from <= to+D < from+D
+		ev = append(ev, bp{to, -it.K}, bp{from, it.K}, bp{to + it.D, it.K}, bp{from + it.D, -it.K})
+	} else {
+		// the items by duration (insertion: groups are small and
+		// share durations), then the gains at to+D and the losses at
+		// from+D merged, both in that order
+		byD := append(p.byD[:0], items...)
+		k := 0
+		for x := range byD {
+			k += byD[x].K
+			for y := x; y > 0 && byD[y].D < byD[y-1].D; y-- {
+				byD[y], byD[y-1] = byD[y-1], byD[y]
+			}
+		}
+		p.byD = byD[:0]
+		ev = append(ev, bp{to, -k}, bp{from, k})
+		g, l := 0, 0
+		for l < len(byD) {
+			if g < len(byD) && to+byD[g].D <= from+byD[l].D {
+				ev = append(ev, bp{to + byD[g].D, byD[g].K})
+				g++
+			} else {
+				ev = append(ev, bp{from + byD[l].D, -byD[l].K})
+				l++
+			}
+		}
+	}
+	p.ev = ev[:0]
+	ts, fr, n := p.times, p.free, len(p.times)
+	i0 := p.index(to)
+	nb := p.seg[:0]
+	last := -1 // the count of the last step kept (before i0: step i0-1's)
+	if i0 > 0 {
+		last = fr[i0-1]
+	}
+	if ts[i0] < to {
+		nb = append(nb, step{ts[i0], fr[i0]})
+		last = fr[i0]
+	}
+	c, i := 0, i0 // c: the change on [ev[e-1].t, ev[e].t); i: the step there
+	for e := 0; e < len(ev); {
+		t := ev[e].t
+		for i+1 < n && ts[i+1] < t {
+			i++
+			if f := fr[i] + c; f != last {
+				if f < 0 || f > p.capacity {
+					return p.moveAllErr(from, to, ts[i], fr[i], c)
+				}
+				nb = append(nb, step{ts[i], f})
+				last = f
+			}
+		}
+		if i+1 < n && ts[i+1] == t {
+			i++
+		}
+		for e < len(ev) && ev[e].t == t {
+			c += ev[e].d
+			e++
+		}
+		if f := fr[i] + c; f != last {
+			if f < 0 || f > p.capacity {
+				return p.moveAllErr(from, to, t, fr[i], c)
+			}
+			nb = append(nb, step{t, f})
+			last = f
+		}
+	}
+	// c is 0 again: the steps from i+1 on keep their counts, and step
+	// i+1's differs from step i's, the count the last step kept ends with
+	p.seg = nb[:0]
+	p.splice(i0, i+1, nb)
+	return nil
+}
+
+func (p *Profile) moveAllErr(from, to, t float64, free, delta int) error {
+	return fmt.Errorf("%w: moving reservations from %v to %v changes the %d processors free at %v by %d (capacity %d)",
+		ErrCapacity, from, to, free, t, delta, p.capacity)
+}
+
+// bp is a change of the count by d from t on.
+type bp struct {
+	t float64
+	d int
 }
 
 // indexFrom is index(t) for a t at or after the start of step lo: a
@@ -269,6 +407,12 @@ func (p *Profile) applyAt(lo int, start, end float64, delta int) {
 	if s0 == 0 && lo > 0 && nb[0].f == fr[lo-1] {
 		nb = nb[1:]
 	}
+	p.splice(lo, x, nb)
+}
+
+// splice replaces steps [lo, x) by nb.
+func (p *Profile) splice(lo, x int, nb []step) {
+	n := len(p.times)
 	p.dirty(lo)
 	if d := len(nb) - (x - lo); d > 0 {
 		for range d {
@@ -407,6 +551,21 @@ func (p *Profile) FitsAt(k int, d, t float64) bool {
 	return true
 }
 
+// MinFree returns the least number of processors free at an instant of
+// [start, end) (the count at start for an empty interval). O(log n + m),
+// m steps spanned.
+func (p *Profile) MinFree(start, end float64) int {
+	if start < p.times[0] {
+		start = p.times[0]
+	}
+	i := p.index(start)
+	f := p.free[i]
+	for i++; i < len(p.times) && p.times[i] < end; i++ {
+		f = min(f, p.free[i])
+	}
+	return f
+}
+
 // Search returns the index of the first step starting at or after t
 // (Len() if none). O(log n).
 func (p *Profile) Search(t float64) int { return sort.SearchFloat64s(p.times, t) }
@@ -454,43 +613,50 @@ func (p *Profile) efbs(i, k int, d, after, limit, stop float64) (float64, bool) 
 	// Fast path over the steps that end by limit (own reservation not
 	// involved): cand is the start of the current run of steps with at
 	// least k free, the window closes at a step end >= cand+d.
-	n := len(p.times)
+	ts, fr := p.times, p.free[:len(p.times)]
+	n := len(ts)
+	end := cand + d // the window from cand closes at a step start >= end
+fast:
 	for i+1 < n {
 		if i&(blk-1) == 0 {
 			// At a block start: skip the whole block if every step in it
 			// is blocked (then the candidate moves to its end) or every
 			// one fits and the window does not close inside it. Both need
 			// the block to end before the last step and by limit.
-			if e := i + blk; e < n && p.times[e] <= limit {
+			if e := i + blk; e < n && ts[e] <= limit {
 				b := i >> blkShift
 				p.summarise(b)
 				if p.bmax[b] < k {
-					cand = p.times[e]
+					cand = ts[e]
 					if cand >= stop {
 						return math.Inf(1), false
 					}
+					end = cand + d
 					i = e
 					continue
 				}
-				if p.bmin[b] >= k && p.times[e] < cand+d {
+				if p.bmin[b] >= k && ts[e] < end {
 					i = e
 					continue
 				}
 			}
 		}
-		next := p.times[i+1]
-		if next > limit {
-			break
-		}
-		if p.free[i] < k {
-			cand = next
-			if cand >= stop {
-				return math.Inf(1), false
+		// the steps up to the next block start (or the last step)
+		for e := min(i|(blk-1)+1, n-1); i < e; i++ {
+			next := ts[i+1]
+			if next > limit {
+				break fast
 			}
-		} else if next >= cand+d {
-			return cand, true
+			if fr[i] < k {
+				cand = next
+				if cand >= stop {
+					return math.Inf(1), false
+				}
+				end = cand + d
+			} else if next >= end {
+				return cand, true
+			}
 		}
-		i++
 	}
 	if i > 0 && p.times[i] > after {
 		x = p.times[i]

@@ -88,6 +88,16 @@ func TestAgainstBruteForce(t *testing.T) {
 					t.Fatalf("seed %d: Free(%d) = %d, want %d", seed, x, f, b.free[x])
 				}
 			}
+			// MinFree over a random interval (its start alone if empty)
+			a := r.IntN(horizon)
+			e := a + r.IntN(30)
+			want = b.free[a]
+			for x := a + 1; x < e; x++ {
+				want = min(want, b.free[x])
+			}
+			if f := p.MinFree(float64(a), float64(e)); f != want {
+				t.Fatalf("seed %d: MinFree(%d, %d) = %d, want %d", seed, a, e, f, want)
+			}
 		}
 	}
 }
@@ -320,5 +330,92 @@ func TestMoveMatchesReleaseReserve(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(steps(q)) {
 			t.Fatalf("it %d: Move(%v, %v, %v, %d) gives %v, Release+Reserve %v", it, own[0], to, d, k, got, steps(q))
 		}
+	}
+}
+
+// TestMoveAllMatchesMoves: MoveAll of a group of reservations sharing a
+// start gives the steps (and the error) of one Move per reservation, on
+// random profiles, with integer and fractional times, items shorter than
+// the shift (the fallback) and moves that do not fit.
+func TestMoveAllMatchesMoves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	steps := func(p *Profile) string {
+		var s [][2]float64
+		for i := range p.Len() {
+			t, f := p.Step(i)
+			s = append(s, [2]float64{t, float64(f)})
+		}
+		return fmt.Sprint(s)
+	}
+	fails, directOK, directFail := 0, 0, 0
+	for it := 0; it < 3000; it++ {
+		p, _ := randomProfile(rng, 10+rng.IntN(150))
+		scale := 1.0
+		if it%3 == 0 {
+			scale = math.Pi / 3
+		}
+		from := float64(100+rng.IntN(1900)) * scale
+		g := 1 + rng.IntN(6)
+		items := make([]Item, 0, g)
+		for range g {
+			it := Item{D: float64(1+rng.IntN(150)) * scale, K: 1 + rng.IntN(4)}
+			if rng.IntN(3) == 0 && len(items) > 0 {
+				it.D = items[0].D // equal ends
+			}
+			if p.Reserve(from, from+it.D, it.K) == nil {
+				items = append(items, it)
+			}
+		}
+		if len(items) == 0 {
+			continue
+		}
+		to := from - float64(1+rng.IntN(40))*scale
+		if it%5 == 0 {
+			to = max(0, from-float64(rng.IntN(300))*scale)
+		}
+		q := &Profile{capacity: p.capacity, times: append([]float64(nil), p.times...), free: append([]int(nil), p.free...)}
+		before := steps(p)
+		direct := len(items) > 1
+		for _, x := range items {
+			direct = direct && x.D >= from-to
+		}
+		err := p.MoveAll(from, to, items)
+		var want error
+		for _, x := range items {
+			if want = q.Move(from, to, x.D, x.K); want != nil {
+				break
+			}
+		}
+		if (err == nil) != (want == nil) {
+			t.Fatalf("it %d: MoveAll(%v, %v, %v) = %v, Moves %v", it, from, to, items, err, want)
+		}
+		if err != nil {
+			fails++
+			if direct {
+				directFail++
+			}
+			if direct && steps(p) != before {
+				t.Fatalf("it %d: failed MoveAll changed the profile", it)
+			}
+			continue
+		}
+		if direct {
+			directOK++
+		}
+		if got := steps(p); got != steps(q) {
+			t.Fatalf("it %d: MoveAll(%v, %v, %v) gives\n%v\nMoves give\n%v", it, from, to, items, got, steps(q))
+		}
+		// the block summaries follow the edit
+		if k := 1 + rng.IntN(8); true {
+			d := float64(1+rng.IntN(100)) * scale
+			a, _ := p.EarliestFit(k, d, 0)
+			b, _ := q.EarliestFit(k, d, 0)
+			if a != b {
+				t.Fatalf("it %d: EarliestFit after MoveAll %v, after Moves %v", it, a, b)
+			}
+		}
+	}
+	if fails == 0 || directOK == 0 || directFail == 0 {
+		t.Fatalf("MoveAll tried %d times in one pass, %d of them not fitting (%d failures in all): too few", directOK, directFail, fails)
 	}
 }
