@@ -24,8 +24,12 @@ import (
 //
 //  1. the first ProbeJobs jobs of each sweep are published alone;
 //  2. the coordinator waits until their results are registered, or until
-//     ProbeWait has passed, or until enough of them show that the jobs are
-//     long (the mean model time of at least minProbe results reaches Target);
+//     ProbeWait has passed without a new one (no worker running, or every
+//     worker busy with long jobs), or until enough of them show that the
+//     jobs are long (the mean model time of at least minProbe results
+//     reaches Target). The wait is counted from the last result, not from
+//     the start: a file of many sweeps queues hundreds of probe jobs, and
+//     the last sweeps' probes run only after the first ones';
 //  3. k = ⌈Target / mean model time⌉, capped at Max; k = 1 when the jobs are
 //     long (mean ≥ Target/2) or nothing came back in time (long jobs, or
 //     no worker running yet).
@@ -44,7 +48,8 @@ type Packing struct {
 	// ProbeJobs is how many jobs of each sweep are published alone to
 	// measure it (default 32).
 	ProbeJobs int
-	// ProbeWait bounds the wait for the probe's results (default 1 s).
+	// ProbeWait bounds the wait for the next of the probe's results
+	// (default 1 s).
 	ProbeWait time.Duration
 }
 
@@ -144,7 +149,7 @@ func (p Packing) decide(sweepName string, n int, pr *probeResult) broker.PackCho
 	default:
 		c.Probed = pr.N
 		if pr.N == 0 {
-			c.Reason = fmt.Sprintf("no result of the %d probe jobs within %v: long jobs (or no worker running yet), one per message",
+			c.Reason = fmt.Sprintf("no result of the %d probe jobs when the probe ended (%v without a new result): long jobs (or no worker running yet), one per message",
 				pr.Sent, p.ProbeWait)
 			break
 		}
@@ -173,12 +178,15 @@ type probe struct {
 	results map[string]*probeResult
 	left    int
 	done    chan struct{} // closed when every probe job came back or all sweeps are known long
-	target  float64       // ms
+	// progress receives (without blocking) each time a probe job comes
+	// back: the wait for the probe ends after ProbeWait without one.
+	progress chan struct{}
+	target   float64 // ms
 }
 
 func newProbe(target time.Duration) *probe {
 	return &probe{want: map[uuid.UUID]string{}, results: map[string]*probeResult{}, done: make(chan struct{}),
-		target: float64(target) / float64(time.Millisecond)}
+		progress: make(chan struct{}, 1), target: float64(target) / float64(time.Millisecond)}
 }
 
 func (pr *probe) add(sweepName string, id uuid.UUID) {
@@ -215,6 +223,10 @@ func (pr *probe) registered(jobs []uuid.UUID, modelMs float64, failed bool) {
 	}
 	if hit == 0 {
 		return
+	}
+	select {
+	case pr.progress <- struct{}{}:
+	default:
 	}
 	if pr.left == 0 || pr.allLong() {
 		select {

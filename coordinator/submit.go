@@ -178,13 +178,21 @@ func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.J
 		}
 		timer := time.NewTimer(pol.ProbeWait)
 		timedOut := false
-		select {
-		case <-pr.done:
-		case <-timer.C:
-			timedOut = true
-		case <-ctx.Done():
-			timer.Stop()
-			return published, ctx.Err()
+	wait:
+		for {
+			select {
+			case <-pr.done:
+				break wait
+			case <-pr.progress:
+				// a result came back: ProbeWait again for the next one
+				timer.Reset(pol.ProbeWait)
+			case <-timer.C:
+				timedOut = true
+				break wait
+			case <-ctx.Done():
+				timer.Stop()
+				return published, ctx.Err()
+			}
 		}
 		timer.Stop()
 		c.mu.Lock()

@@ -544,3 +544,18 @@ func TestPackingShortestSweepLast(t *testing.T) {
 		t.Errorf("the sweep of the shortest jobs should end the run:\nshort: %s\nlong: %s", short.Reason, long.Reason)
 	}
 }
+
+// TestProbeWaitCountsFromLastResult: ProbeWait bounds the wait for the
+// next probe result, not the whole probe: a sweep whose probe jobs queue
+// behind another sweep's longer ones (whose probe alone outlasts
+// ProbeWait) is still measured and packed.
+func TestProbeWaitCountsFromLastResult(t *testing.T) {
+	text := benchSweep("slow", 70, 1, 60, "") + strings.TrimPrefix(benchSweep("tiny", 20, 5, 0, ""), "sweeps:\n")
+	_, choices, _ := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: 600 * time.Millisecond}, 2, text)
+	if len(choices) != 2 || choices[1].Sweep != "tiny" {
+		t.Fatalf("packing %+v", choices)
+	}
+	if slow, tiny := choices[0], choices[1]; slow.K != 1 || slow.Probed < 4 || tiny.Probed != 32 || tiny.K < 10 {
+		t.Errorf("the second sweep was not measured after the first's probe outlasted ProbeWait:\nslow: %+v\ntiny: %+v", slow, tiny)
+	}
+}
