@@ -22,7 +22,8 @@ import (
 // The zero value is Off. Auto, the policy of `schedfarm run` and
 // `schedfarm coordinator`, measures each sweep before choosing k:
 //
-//  1. the first ProbeJobs jobs of each sweep are published alone;
+//  1. the first ProbeJobs jobs of each sweep are published alone, in turn
+//     from every sweep (probeJobs);
 //  2. the coordinator waits until their results are registered, or until
 //     ProbeWait has passed without a new one (no worker running, or every
 //     worker busy with long jobs), or until enough of them show that the

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -124,6 +125,26 @@ func TestPacksOf(t *testing.T) {
 	}
 	if packsOf(nil, 4) == nil || len(packsOf(nil, 4)) != 0 {
 		t.Error("packsOf(nil) should be empty")
+	}
+}
+
+// TestProbeJobsInTurn: the probe takes the first ProbeJobs jobs of every
+// sweep large enough, one sweep after the other for each rank, and none of
+// a sweep too small to probe.
+func TestProbeJobsInTurn(t *testing.T) {
+	bySweep := map[string][]*sweep.Job{}
+	for name, n := range map[string]int{"a": 100, "b": 6, "c": 70} {
+		for i := 0; i < n; i++ {
+			bySweep[name] = append(bySweep[name], &sweep.Job{Sweep: name, Index: i})
+		}
+	}
+	pol := Packing{Mode: PackAuto, ProbeJobs: 3}.withDefaults()
+	var got []string
+	for _, j := range probeJobs([]string{"a", "b", "c"}, bySweep, pol) {
+		got = append(got, fmt.Sprintf("%s%d", j.Sweep, j.Index))
+	}
+	if want := []string{"a0", "c0", "a1", "c1", "a2", "c2"}; !slices.Equal(got, want) {
+		t.Errorf("probe jobs %v, want %v", got, want)
 	}
 }
 

@@ -143,13 +143,9 @@ func (c *Coordinator) publishRun(ctx context.Context, run string, jobs []sweep.J
 	early := map[string]bool{} // sweeps published in full with the probes
 	if pol.Mode == PackAuto {
 		pr = newProbe(pol.Target)
-		for _, s := range order {
-			if pol.probes(len(bySweep[s])) {
-				for _, j := range bySweep[s][:pol.ProbeJobs] {
-					pr.add(s, j.ID)
-					probes = append(probes, []*sweep.Job{j})
-				}
-			}
+		for _, j := range probeJobs(order, bySweep, pol) {
+			pr.add(j.Sweep, j.ID)
+			probes = append(probes, []*sweep.Job{j})
 		}
 		if len(probes) > 0 {
 			// The sweeps too small to probe need no decision: they go
@@ -287,6 +283,23 @@ func toPublish(jobs []sweep.Job, skip map[uuid.UUID]bool) ([]string, map[string]
 		by[j.Sweep] = append(by[j.Sweep], j)
 	}
 	return order, by
+}
+
+// probeJobs returns the probe jobs of the sweeps that are probed: the first
+// ProbeJobs of each, taken in turn from every sweep (the first job of each
+// sweep, then the second, …), so that every sweep has results early even
+// when another's jobs are long enough to keep the workers busy past
+// ProbeWait.
+func probeJobs(order []string, bySweep map[string][]*sweep.Job, pol Packing) []*sweep.Job {
+	var out []*sweep.Job
+	for i := 0; i < pol.ProbeJobs; i++ {
+		for _, s := range order {
+			if pol.probes(len(bySweep[s])) {
+				out = append(out, bySweep[s][i])
+			}
+		}
+	}
+	return out
 }
 
 // taperedPacksOf cuts jobs into messages of k jobs like packsOf, except
