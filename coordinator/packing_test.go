@@ -107,18 +107,7 @@ func TestPacksOf(t *testing.T) {
 		k     int
 		sizes []int
 	}{{1, []int{1, 1, 1, 1, 1, 1, 1}}, {3, []int{3, 3, 1}}, {7, []int{7}}, {100, []int{7}}, {0, []int{1, 1, 1, 1, 1, 1, 1}}} {
-		packs := packsOf(jobs, tc.k)
-		next := 0
-		var sizes []int
-		for _, p := range packs {
-			sizes = append(sizes, len(p))
-			for _, j := range p {
-				if j.Index != next {
-					t.Fatalf("k=%d: job %d where %d was due", tc.k, j.Index, next)
-				}
-				next++
-			}
-		}
+		sizes, next := packSizes(t, packsOf(jobs, tc.k))
 		if next != len(jobs) || len(sizes) != len(tc.sizes) {
 			t.Errorf("k=%d: sizes %v, want %v", tc.k, sizes, tc.sizes)
 		}
@@ -148,6 +137,24 @@ func TestProbeJobsInTurn(t *testing.T) {
 	}
 }
 
+// packSizes returns the sizes of packs and the number of jobs they hold,
+// and fails unless they hold jobs 0, 1, 2, … in order.
+func packSizes(t *testing.T, packs [][]*sweep.Job) ([]int, int) {
+	t.Helper()
+	next := 0
+	var sizes []int
+	for _, p := range packs {
+		sizes = append(sizes, len(p))
+		for _, j := range p {
+			if j.Index != next {
+				t.Fatalf("job %d where %d was due (packs %v)", j.Index, next, sizes)
+			}
+			next++
+		}
+	}
+	return sizes, next
+}
+
 // TestTaperedPacksOf: the end of the run goes in shrinking packs (two of
 // each power of two below k, largest first, then four single jobs), every
 // job once and in order; with fewer jobs, the largest of those are left out.
@@ -170,17 +177,7 @@ func TestTaperedPacksOf(t *testing.T) {
 			jobs[i] = &sweep.Job{Index: i}
 		}
 		packs, tail := taperedPacksOf(jobs, tc.k)
-		next := 0
-		var sizes []int
-		for _, p := range packs {
-			sizes = append(sizes, len(p))
-			for _, j := range p {
-				if j.Index != next {
-					t.Fatalf("n=%d k=%d: job %d where %d was due", tc.n, tc.k, j.Index, next)
-				}
-				next++
-			}
-		}
+		sizes, next := packSizes(t, packs)
 		if next != tc.n || !slices.Equal(sizes, tc.sizes) || tail != tc.tail {
 			t.Errorf("n=%d k=%d: sizes %v (%d jobs), %d in the tail; want %v, %d", tc.n, tc.k, sizes, next, tail, tc.sizes, tc.tail)
 		}

@@ -118,18 +118,7 @@ func TestEncodeDecodePart(t *testing.T) {
 	if _, ok := fr.Meta[MetaSweepFile]; ok {
 		t.Errorf("part has %s", MetaSweepFile)
 	}
-	back, err := DecodePart(schema, objs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(back) != len(rows) {
-		t.Fatalf("%d rows back, want %d", len(back), len(rows))
-	}
-	for i := range rows {
-		if !reflect.DeepEqual(back[i], rows[i]) {
-			t.Errorf("row %d:\n got %+v\nwant %+v", i, back[i], rows[i])
-		}
-	}
+	checkDecodes(t, schema, objs, rows)
 
 	bad := []struct {
 		name string
@@ -169,6 +158,12 @@ func TestEncodePartLargeValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkDecodes(t, schema, objs, rows)
+}
+
+// checkDecodes fails unless the part objs decodes back to rows.
+func checkDecodes(t *testing.T, schema simcore.Schema, objs map[string][]byte, rows []JobResult) {
+	t.Helper()
 	back, err := DecodePart(schema, objs)
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +173,7 @@ func TestEncodePartLargeValues(t *testing.T) {
 	}
 	for i := range rows {
 		if !reflect.DeepEqual(back[i], rows[i]) {
-			t.Errorf("row %d differs after the round trip", i)
+			t.Errorf("row %d:\n got %+v\nwant %+v", i, back[i], rows[i])
 		}
 	}
 }
