@@ -98,9 +98,6 @@ func New(capacity int, origin float64) *Profile {
 	return &Profile{capacity: capacity, times: []float64{origin}, free: []int{capacity}}
 }
 
-// Capacity returns the number of processors.
-func (p *Profile) Capacity() int { return p.capacity }
-
 // Origin returns the first time the profile describes.
 func (p *Profile) Origin() float64 { return p.times[0] }
 
