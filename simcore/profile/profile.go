@@ -116,7 +116,12 @@ func (p *Profile) index(t float64) int {
 	if len(ts) < 2 || t < ts[1] {
 		return 0 // the first step: queries from the origin are common
 	}
-	lo, hi := 1, len(ts) // ts[lo] <= t < ts[hi], as if ts[len] = +Inf
+	return lastAtMost(ts, t, 1, len(ts))
+}
+
+// lastAtMost returns the last i in [lo, hi) with ts[i] <= t, given
+// ts[lo] <= t < ts[hi] (ts[len(ts)] read as +Inf): a binary search.
+func lastAtMost(ts []float64, t float64, lo, hi int) int {
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
 		if ts[m] <= t {
@@ -359,16 +364,7 @@ func (p *Profile) indexFrom(t float64, lo int) int {
 		hi += step
 		step <<= 1
 	}
-	hi = min(hi, len(ts))
-	for hi-lo > 1 { // ts[lo] <= t < ts[hi] (ts[len] = +Inf)
-		m := int(uint(lo+hi) >> 1)
-		if ts[m] <= t {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return lo
+	return lastAtMost(ts, t, lo, min(hi, len(ts)))
 }
 
 // applyAt is apply for a start at or after the origin in step lo. It
