@@ -104,9 +104,16 @@ func BenchmarkCollect_100k(b *testing.B) {
 }
 
 // BenchmarkEncodePart_500 encodes a part of 500 bench results.
-func BenchmarkEncodePart_500(b *testing.B) {
+func BenchmarkEncodePart_500(b *testing.B) { benchEncodePart(b, 500) }
+
+// BenchmarkEncodePart_10 encodes a part of 10 bench results (one with 5
+// samples rows): the size a worker stores every FlushEvery when short
+// jobs of several sweeps interleave.
+func BenchmarkEncodePart_10(b *testing.B) { benchEncodePart(b, 10) }
+
+func benchEncodePart(b *testing.B, n int) {
 	schema := bench.New().Schema()
-	rows := runBench(b, benchSweep(b, 500), "w", time.Unix(1.7e9, 0))
+	rows := runBench(b, benchSweep(b, n), "w", time.Unix(1.7e9, 0))
 	b.ReportAllocs()
 	b.ResetTimer()
 	var size int

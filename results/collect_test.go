@@ -184,6 +184,13 @@ func TestCollectMerge(t *testing.T) {
 			if !slices.Equal(gotIdx, wantIdx) || !slices.Equal(gotU, wantU) {
 				t.Errorf("samples job_index %v u %v, want %v %v", gotIdx, gotU, wantIdx, wantU)
 			}
+			// parts carry no parameters in their tables: the collector
+			// writes each row's from its job
+			for r, i := range gotIdx {
+				if sz := sf.Col("size").([]int64)[r]; sz != jobs[i].Params.Int("size") {
+					t.Errorf("samples row %d (job %d): size %d, want %d", r, i, sz, jobs[i].Params.Int("size"))
+				}
+			}
 		})
 	}
 }

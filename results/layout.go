@@ -194,6 +194,19 @@ func JobsLayout(model simcore.Schema) (Layout, error) {
 // table's declared columns (all REQUIRED). It deliberately holds nothing
 // that differs between runs of one sweep (no run ID, worker or timing).
 func TableLayout(model simcore.Schema, table string) (Layout, error) {
+	return tableLayout(model, table, true)
+}
+
+// PartTableLayout returns the layout of a part's <table> object: that of
+// TableLayout without the parameter columns. The collector takes a job's
+// parameters from the sweep, not from its part, so repeating them on
+// every row (a thousand rows per job for some tables) would only cost the
+// worker time and the object store bytes.
+func PartTableLayout(model simcore.Schema, table string) (Layout, error) {
+	return tableLayout(model, table, false)
+}
+
+func tableLayout(model simcore.Schema, table string, params bool) (Layout, error) {
 	t, ok := model.Table(table)
 	if !ok {
 		return Layout{}, fmt.Errorf("model declares no table %q", table)
@@ -206,7 +219,9 @@ func TableLayout(model simcore.Schema, table string) (Layout, error) {
 	l.add(Column{Name: ColJobIndex, Type: Int64})
 	l.add(Column{Name: ColReplicate, Type: Int64})
 	l.add(Column{Name: ColSeed, Type: Uint64})
-	l.addParams(model)
+	if params {
+		l.addParams(model)
+	}
 	for _, c := range t.Columns {
 		l.add(Column{Name: c.Name, Type: TypeOfKind(c.Kind)})
 	}

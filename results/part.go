@@ -69,7 +69,7 @@ func ParsePartObjectName(name string) (partID, table string, ok bool) {
 // EncodePart encodes the rows of one part, all of one model, as Parquet
 // objects keyed by table name: "jobs" (every row, laid out as JobsLayout,
 // with the run ID) and one entry per extra table that has rows (laid out as
-// TableLayout). Store each under PartObjectName(partID, table), and the jobs
+// PartTableLayout: the collector adds the parameter columns). Store each under PartObjectName(partID, table), and the jobs
 // object last: the collector ignores a part without it, and its metadata
 // lists the part's other objects.
 func EncodePart(model simcore.Schema, info PartInfo, rows []JobResult) (map[string][]byte, error) {
@@ -103,7 +103,7 @@ func EncodePart(model simcore.Schema, info PartInfo, rows []JobResult) (map[stri
 	meta := fileMeta{runID: info.RunID, model: modelName, modelVersion: modelVersion, prov: info.Provenance, part: true}
 	out := make(map[string][]byte, 1+len(tables))
 	for _, name := range tables {
-		tl, err := TableLayout(model, name)
+		tl, err := PartTableLayout(model, name)
 		if err != nil {
 			return nil, fmt.Errorf("encode part: %w", err)
 		}
@@ -255,12 +255,6 @@ func encodePartTable(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta ma
 			tw.setInt(2, int64(r.Job.Replicate))
 			tw.setInt(3, int64(r.Job.Seed))
 			c := fixedTableColumns
-			for _, p := range model.Params {
-				if err := tw.setAny(c, r.Job.Params[p.Name]); err != nil {
-					return err
-				}
-				c++
-			}
 			for _, col := range cols {
 				setSliceElem(tw, c, col, k)
 				c++
@@ -347,7 +341,7 @@ func DecodePart(model simcore.Schema, objects map[string][]byte) ([]JobResult, e
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		tl, err := TableLayout(model, name)
+		tl, err := PartTableLayout(model, name)
 		if err != nil {
 			return nil, fmt.Errorf("decode part: %w", err)
 		}
@@ -356,6 +350,7 @@ func DecodePart(model simcore.Schema, objects map[string][]byte) ([]JobResult, e
 		if err != nil {
 			return nil, fmt.Errorf("decode part table %s: %w", name, err)
 		}
+		// (parts stored before PartTableLayout have the parameters too)
 		if err := checkFrame(fr, tl); err != nil {
 			return nil, fmt.Errorf("decode part table %s: %w", name, err)
 		}

@@ -2,7 +2,11 @@ package results
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -28,6 +32,8 @@ func TestLayouts(t *testing.T) {
 				"status:string error:string attempts:int64 " + params + " checksum:int64? iterations:int64? value:float64?"},
 		{"samples", func() (Layout, error) { return TableLayout(schema, "samples") },
 			"job_id:string job_index:int64 replicate:int64 seed:uint64 " + params + " i:int64 u:float64"},
+		{"part samples", func() (Layout, error) { return PartTableLayout(schema, "samples") },
+			"job_id:string job_index:int64 replicate:int64 seed:uint64 i:int64 u:float64"},
 		{"summary", func() (Layout, error) { return SummaryLayout(schema) },
 			params + " n:int64 n_failed:int64 n_missing:int64" + statCols("checksum") + statCols("iterations") + statCols("value")},
 	}
@@ -119,6 +125,13 @@ func TestEncodeDecodePart(t *testing.T) {
 		t.Errorf("part has %s", MetaSweepFile)
 	}
 	checkDecodes(t, schema, objs, rows)
+	sf, err := ReadFrame(bytes.NewReader(objs["samples"]), int64(len(objs["samples"])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl, _ := PartTableLayout(schema, "samples"); !slices.Equal(sf.Names, pl.Names()) || slices.Contains(sf.Names, "size") {
+		t.Errorf("part table columns %v, want %v (no parameters)", sf.Names, pl.Names())
+	}
 
 	bad := []struct {
 		name string
@@ -224,4 +237,89 @@ func TestProvenance(t *testing.T) {
 	if got := (Provenance{Version: "x"}).withDefaults(); got != (Provenance{"x", Unknown, Unknown, Unknown}) {
 		t.Errorf("withDefaults = %+v", got)
 	}
+}
+
+// TestLegacyPartTable: a part stored before PartTableLayout, whose table
+// repeats the parameters on every row, still decodes and collects to the
+// same table as a current part.
+func TestLegacyPartTable(t *testing.T) {
+	schema := bench.New().Schema()
+	jobs := benchJobs(t, "s", 5, []point{{"size": 4, "rows": 3}, {"size": 2, "rows": 2}}, 2)
+	rows := runBench(t, jobs, "w", time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+	objs, err := EncodePart(schema, PartInfo{RunID: "r"}, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := maps.Clone(objs)
+	legacy["samples"] = legacyTable(t, schema, "samples", rows)
+	checkDecodes(t, schema, legacy, rows)
+
+	collected := func(objs map[string][]byte) []byte {
+		dir := t.TempDir()
+		for table, data := range objs {
+			path := filepath.Join(dir, "parts", filepath.FromSlash(PartObjectName("p", table)))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := filepath.Join(dir, "out")
+		if _, err := Collect(context.Background(), dirSource{dir: filepath.Join(dir, "parts")},
+			CollectInput{RunID: "r", Model: schema, Jobs: jobs}, out); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(out, "samples.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	if !bytes.Equal(collected(objs), collected(legacy)) {
+		t.Errorf("a legacy part collects to a different samples.parquet")
+	}
+}
+
+// legacyTable encodes a part's table the way parts were before
+// PartTableLayout: TableLayout, parameters included.
+func legacyTable(t *testing.T, schema simcore.Schema, table string, rows []JobResult) []byte {
+	t.Helper()
+	l, err := TableLayout(schema, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := schema.Table(table)
+	var buf bytes.Buffer
+	tw := newTableWriter(&buf, l, nil, 0)
+	for _, r := range rows {
+		if !hasTableRows(&r, table) {
+			continue
+		}
+		data := r.Result.Tables[table]
+		for k := 0; k < data.Len(); k++ {
+			tw.setString(0, r.Job.ID.String())
+			tw.setInt(1, int64(r.Job.Index))
+			tw.setInt(2, int64(r.Job.Replicate))
+			tw.setInt(3, int64(r.Job.Seed))
+			c := fixedTableColumns
+			for _, p := range schema.Params {
+				if err := tw.setAny(c, r.Job.Params[p.Name]); err != nil {
+					t.Fatal(err)
+				}
+				c++
+			}
+			for _, col := range st.Columns {
+				setSliceElem(tw, c, data.Columns[col.Name], k)
+				c++
+			}
+			if err := tw.endRow(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tw.close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
