@@ -43,7 +43,7 @@ func TestParsePacking(t *testing.T) {
 }
 
 func TestPackingDecide(t *testing.T) {
-	auto := Packing{Mode: PackAuto}.withDefaults() // 30 ms target, at most 256, 32 probe jobs
+	auto := Packing{Mode: PackAuto}.withDefaults() // 30 ms target, at most 256, DefaultProbeJobs probe jobs
 	for _, tc := range []struct {
 		name   string
 		pol    Packing
@@ -55,7 +55,7 @@ func TestPackingDecide(t *testing.T) {
 		{"off", Packing{}.withDefaults(), 10_000, nil, 1, "packing off"},
 		{"fixed", Packing{Mode: PackFixed, K: 8}.withDefaults(), 10_000, nil, 8, "fixed"},
 		{"fixed over the message limit", Packing{Mode: PackFixed, K: 5000}.withDefaults(), 10_000, nil, 1024, "fixed"},
-		{"small sweep", auto, 50, nil, 1, "too few"},
+		{"small sweep", auto, 2 * DefaultProbeJobs, nil, 1, "too few"},
 		{"zero-ms jobs: the cap", auto, 10_000, &probeResult{Sent: 32, N: 32, ModelMs: 0}, 256, "at most 256"},
 		{"0.01-ms jobs: the cap", auto, 10_000, &probeResult{Sent: 32, N: 32, ModelMs: 0.32}, 256, "0.01 ms"},
 		{"1-ms jobs", auto, 10_000, &probeResult{Sent: 32, N: 32, ModelMs: 32}, 30, "30 per message"},
@@ -89,7 +89,7 @@ func TestPackingProbes(t *testing.T) {
 		n    int
 		want bool
 	}{
-		{auto, 64, false}, {auto, 65, true}, {auto, 0, false},
+		{auto, 2 * DefaultProbeJobs, false}, {auto, 2*DefaultProbeJobs + 1, true}, {auto, 0, false},
 		{Packing{}.withDefaults(), 10_000, false}, {Packing{Mode: PackFixed, K: 4}.withDefaults(), 10_000, false},
 	} {
 		if got := tc.pol.probes(tc.n); got != tc.want {

@@ -102,12 +102,12 @@ func TestPackingSameResults(t *testing.T) {
 	}
 	ch := autoPacking[0]
 	t.Logf("auto: %d messages for %d jobs; packing %+v", autoMsgs, jobs, ch)
-	if ch.K < 10 || ch.Policy != "auto" || ch.Probed != 32 || ch.Sweep != "tiny" || ch.Reason == "" {
+	if ch.K < 10 || ch.Policy != "auto" || ch.Probed != coordinator.DefaultProbeJobs || ch.Sweep != "tiny" || ch.Reason == "" {
 		t.Errorf("auto packing of 0-ms jobs: %+v", ch)
 	}
 	// The sweep is the run's last: its end goes in packs of shrinking size
 	// (two of each power of two below k, then four single jobs).
-	rest, msgs := jobs-32, 32
+	rest, msgs := jobs-coordinator.DefaultProbeJobs, coordinator.DefaultProbeJobs
 	tail := []int{1, 1, 1, 1}
 	for s := 2; s < ch.K; s *= 2 {
 		tail = append(tail, s, s)
@@ -121,7 +121,7 @@ func TestPackingSameResults(t *testing.T) {
 	}
 	msgs += (rest + ch.K - 1) / ch.K
 	if autoMsgs != uint64(msgs) {
-		t.Errorf("auto: %d messages, want %d (32 probe jobs alone, then packs of %d, the last ones smaller)", autoMsgs, msgs, ch.K)
+		t.Errorf("auto: %d messages, want %d (%d probe jobs alone, then packs of %d, the last ones smaller)", autoMsgs, msgs, coordinator.DefaultProbeJobs, ch.K)
 	}
 	if !strings.Contains(ch.Reason, "shrinking packs") {
 		t.Errorf("auto: the reason does not tell the end of the run's packing: %q", ch.Reason)
@@ -556,7 +556,7 @@ func TestProbeWaitCountsFromLastResult(t *testing.T) {
 		t.Skip("timing based")
 	}
 	text := benchSweep("slow", 66, 1, 100, "") + strings.TrimPrefix(benchSweep("tiny", 20, 5, 0, ""), "sweeps:\n")
-	_, choices, _ := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: 1200 * time.Millisecond}, 2, text)
+	_, choices, _ := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeJobs: 32, ProbeWait: 1200 * time.Millisecond}, 2, text)
 	if len(choices) != 2 || choices[1].Sweep != "tiny" {
 		t.Fatalf("packing %+v", choices)
 	}
