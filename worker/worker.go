@@ -573,15 +573,27 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 // returned stop is called or ctx ends, and meanwhile hands results
 // buffered before this message to the flusher: a long job would otherwise
 // hold them past their AckWait.
+//
+// Nothing runs for a message shorter than the first of those intervals
+// (nearly all): a timer starts the heartbeat goroutine when it fires, and
+// stop only cancels the timer. On a machine whose cores all run models, a
+// goroutine started and stopped per message would make the worker wait
+// for the scheduler between every two messages.
 func (w *Worker) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func()) {
+	beat := max(w.farm.Settings.AckWait/3, 10*time.Millisecond)
 	stopCh := make(chan struct{})
 	done := make(chan struct{})
-	go func() {
+	timer := time.AfterFunc(min(beat, w.cfg.FlushEvery), func() {
 		defer close(done)
-		t := time.NewTicker(max(w.farm.Settings.AckWait/3, 10*time.Millisecond))
+		t := time.NewTicker(beat)
 		defer t.Stop()
 		flush := time.NewTicker(w.cfg.FlushEvery)
 		defer flush.Stop()
+		// the first interval has passed: the message is a long one
+		_ = msg.InProgress()
+		if w.flushDue() {
+			w.tryHandOff()
+		}
 		for {
 			select {
 			case <-stopCh:
@@ -596,10 +608,16 @@ func (w *Worker) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func())
 				}
 			}
 		}
-	}()
+	})
 	var once sync.Once
 	return func() {
-		once.Do(func() { close(stopCh); <-done })
+		once.Do(func() {
+			if !timer.Stop() {
+				// the heartbeats started: end them before going on
+				close(stopCh)
+				<-done
+			}
+		})
 	}
 }
 
@@ -745,7 +763,9 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 	}
 	schema := fs[0].model.Schema()
 	info := results.PartInfo{RunID: run, Provenance: w.cfg.Provenance}
+	encStart := time.Now()
 	objects, err := results.EncodePart(schema, info, rows)
+	encDur := time.Since(encStart)
 	if err != nil {
 		// A result that cannot be encoded is the job's failure, not the
 		// worker's: fail those jobs (retried, then recorded with the reason)
@@ -826,6 +846,7 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 	for _, f := range fs {
 		f.d.jobStored()
 	}
+	w.log.Debug("stored part", "run", run, "sweep", sweepName, "part", part, "jobs", len(fs), "objects", len(stored), "encode", encDur)
 	return nil
 }
 
