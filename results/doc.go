@@ -93,7 +93,10 @@
 //
 // Workers flush buffered rows as parts: for part ID p, the object
 // "p/jobs.parquet" (layout of jobs.parquet, rows in the worker's order) and
-// "p/<table>.parquet" for each extra table that has rows. Part objects carry
+// "p/<table>.parquet" for each extra table that has rows (PartTableLayout:
+// the extra table's layout without the parameter columns, which the
+// collector fills in from the sweep; parts written before that carry them
+// and still collect the same). Part objects carry
 // run_id, model, model_version and the worker's provenance in their
 // metadata (no sweep keys: a part may span sweeps of one model), and the
 // jobs object lists the part's extra tables under schedfarm.part_tables.
