@@ -70,9 +70,9 @@ const (
 // DefaultProbeJobs is the default of Packing.ProbeJobs. Every probe job is
 // a message of its own, and on a machine whose cores all run models each
 // message costs the workers about half a millisecond of waiting: 16 jobs
-// measure a sweep's mean well enough to choose k (a power of the target
-// over it) at half the messages of 32, which took the quick suite's
-// efficiency with 2 workers up by about 0.01.
+// measure a sweep's mean well enough to choose k = ⌈Target ÷ mean⌉ at half
+// the messages of 32, which took the quick suite's efficiency with 2
+// workers up by about 0.01.
 const DefaultProbeJobs = 16
 
 // minProbe is how many probe results may show that a sweep's jobs are long.

@@ -69,9 +69,10 @@ func ParsePartObjectName(name string) (partID, table string, ok bool) {
 // EncodePart encodes the rows of one part, all of one model, as Parquet
 // objects keyed by table name: "jobs" (every row, laid out as JobsLayout,
 // with the run ID) and one entry per extra table that has rows (laid out as
-// PartTableLayout: the collector adds the parameter columns). Store each under PartObjectName(partID, table), and the jobs
-// object last: the collector ignores a part without it, and its metadata
-// lists the part's other objects.
+// PartTableLayout: the collector adds the parameter columns). Store each
+// under PartObjectName(partID, table), and the jobs object last: the
+// collector ignores a part without it, and its metadata lists the part's
+// other objects.
 func EncodePart(model simcore.Schema, info PartInfo, rows []JobResult) (map[string][]byte, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("encode part: no rows")
@@ -350,7 +351,8 @@ func DecodePart(model simcore.Schema, objects map[string][]byte) ([]JobResult, e
 		if err != nil {
 			return nil, fmt.Errorf("decode part table %s: %w", name, err)
 		}
-		// (parts stored before PartTableLayout have the parameters too)
+		// checkFrame allows extra columns: parts stored before
+		// PartTableLayout carry the parameters too
 		if err := checkFrame(fr, tl); err != nil {
 			return nil, fmt.Errorf("decode part table %s: %w", name, err)
 		}
