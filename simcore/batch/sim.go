@@ -119,6 +119,7 @@ type sim struct {
 	gm          []profile.Item // compress: the followers' moves not yet made
 	due         []holder       // startDue: the holders that start
 	hpre        []holder       // the holders at now when compress last ran
+	moved       []int32        // compress: the positions of the moved holders
 	duePos      []int          // startDue: their positions in the queue
 	hj          []hjob         // per job: what compress looks up
 	// The staircase of the certificates of bound stairB or more: no job
@@ -937,6 +938,7 @@ func (s *sim) compress(now float64) {
 					s.resv[q] = gt
 					s.minR = min(s.minR, gt)
 					h.r = gt // keepHolders restores the order
+					s.moved = append(s.moved, int32(x))
 					continue
 				}
 			}
@@ -1025,6 +1027,7 @@ func (s *sim) compress(now float64) {
 		s.resv[q] = t
 		s.minR = min(s.minR, t)
 		hs[x].r = t // keepHolders restores the order
+		s.moved = append(s.moved, int32(x))
 		siStale = true
 		gr, gt, gmf = r, t, -1
 	}
@@ -1086,28 +1089,29 @@ func (t *waitTree) find(node, l, r, lo int, f int32, d float64, e int32) int {
 }
 
 // keepHolders stores the holders after a compression as the persistent
-// sorted list. compress wrote the new starts of the moved ones in place:
-// an insertion sort puts each back in order, in time O(n) plus the number
-// of holders it passes (moves are short: a run moving by the same amount
-// keeps its order), or a full sort if that grows past a few times n.
+// sorted list. compress wrote the new starts of the moved ones in place
+// and their positions in moved (increasing): the others are still in
+// order and a move only makes a start earlier, so an insertion of each
+// moved one, in that order, puts the list back in order, in time O(m)
+// plus the number of holders they pass for m moves (moves are short: a
+// run moving by the same amount keeps its order), or a full sort if that
+// grows past a few times the list's length.
 func (s *sim) keepHolders(hs []holder) {
 	budget := 4*len(hs) + 64
-	for x := 1; x < len(hs); x++ {
+	for _, x := range s.moved {
 		h := hs[x]
-		if cmpHolder(h, hs[x-1]) >= 0 {
-			continue
-		}
-		y := x
+		y := int(x)
 		for y > 0 && cmpHolder(h, hs[y-1]) < 0 {
 			hs[y] = hs[y-1]
 			y--
 		}
 		hs[y] = h
-		if budget -= x - y; budget < 0 {
+		if budget -= int(x) - y; budget < 0 {
 			slices.SortFunc(hs, cmpHolder)
 			break
 		}
 	}
+	s.moved = s.moved[:0]
 	if s.hlOwn {
 		s.hl = hs // compress worked on the list itself
 	} else {
