@@ -31,7 +31,9 @@ import (
 // the capacity.
 var ErrCapacity = errors.New("profile: capacity exceeded")
 
-// Profile is the free-processor step function of one cluster.
+// Profile is the free-processor step function of one cluster. It is not
+// safe for concurrent use, not even by queries only: they remember where
+// they last looked.
 type Profile struct {
 	capacity int
 	times    []float64 // times[0] is the origin; strictly increasing
@@ -46,6 +48,7 @@ type Profile struct {
 	seg        []step // scratch of applyAt and MoveAll
 	ev         []bp   // scratch of MoveAll
 	one        [1]Item
+	hint       int    // the step index last found (index starts there)
 	byD        []Item // scratch of MoveAll
 }
 
@@ -113,10 +116,33 @@ func (p *Profile) Step(i int) (t float64, free int) { return p.times[i], p.free[
 func (p *Profile) index(t float64) int {
 	// last i with times[i] <= t (0 if none)
 	ts := p.times
-	if len(ts) < 2 || t < ts[1] {
+	n := len(ts)
+	if n < 2 || t < ts[1] {
 		return 0 // the first step: queries from the origin are common
 	}
-	return lastAtMost(ts, t, 1, len(ts))
+	// Gallop from the step last found: a compression's searches and
+	// moves go forward in time, near one another.
+	h := min(max(p.hint, 1), n-1)
+	var i int
+	if ts[h] <= t {
+		lo, hi, step := h, h+1, 1
+		for hi < n && ts[hi] <= t {
+			lo = hi
+			hi += step
+			step <<= 1
+		}
+		i = lastAtMost(ts, t, lo, min(hi, n))
+	} else {
+		lo, hi, step := h-1, h, 1
+		for lo > 1 && ts[lo] > t {
+			hi = lo
+			lo -= step
+			step <<= 1
+		}
+		i = lastAtMost(ts, t, max(lo, 1), hi)
+	}
+	p.hint = i
+	return i
 }
 
 // lastAtMost returns the last i in [lo, hi) with ts[i] <= t, given
