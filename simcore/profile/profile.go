@@ -116,12 +116,21 @@ func (p *Profile) Step(i int) (t float64, free int) { return p.times[i], p.free[
 func (p *Profile) index(t float64) int {
 	// last i with times[i] <= t (0 if none)
 	ts := p.times
-	n := len(ts)
-	if n < 2 || t < ts[1] {
+	if len(ts) < 2 || t < ts[1] {
 		return 0 // the first step: queries from the origin are common
 	}
-	// Gallop from the step last found: a compression's searches and
-	// moves go forward in time, near one another.
+	return lastAtMost(ts, t, 1, len(ts))
+}
+
+// indexNear is index that gallops from the step it last found, for the
+// queries and edits of a compression, which go forward in time near one
+// another (O(log distance)).
+func (p *Profile) indexNear(t float64) int {
+	ts := p.times
+	n := len(ts)
+	if n < 2 || t < ts[1] {
+		return 0
+	}
 	h := min(max(p.hint, 1), n-1)
 	var i int
 	if ts[h] <= t {
@@ -232,7 +241,7 @@ func (p *Profile) Move(from, to, d float64, k int) error {
 	}
 	a, b := max(from, te), min(te, from) // to < b <= a < fe
 	ts, fr, n := p.times, p.free, len(p.times)
-	i0 := p.index(to)
+	i0 := p.indexNear(to)
 	i := i0
 	for ; i < n && ts[i] < b; i++ {
 		if fr[i] < k {
@@ -324,7 +333,7 @@ func (p *Profile) moveAll(from, to float64, items []Item) error {
 	}
 	p.ev = ev[:0]
 	ts, fr, n := p.times, p.free, len(p.times)
-	i0 := p.index(to)
+	i0 := p.indexNear(to)
 	nb := p.seg[:0]
 	last := -1 // the count of the last step kept (before i0: step i0-1's)
 	if i0 > 0 {
@@ -577,7 +586,7 @@ func (p *Profile) MinFree(start, end float64) int {
 	if start < p.times[0] {
 		start = p.times[0]
 	}
-	i := p.index(start)
+	i := p.indexNear(start)
 	f := p.free[i]
 	for i++; i < len(p.times) && p.times[i] < end; i++ {
 		f = min(f, p.free[i])
@@ -605,14 +614,14 @@ func (p *Profile) EarliestFitBeforeStop(k int, d, after, limit, stop float64) (f
 	if after < p.times[0] {
 		after = p.times[0]
 	}
-	return p.efbs(p.index(after), k, d, after, limit, stop)
+	return p.efbs(p.indexNear(after), k, d, after, limit, stop)
 }
 
 // EarliestFitBeforeStopStep is EarliestFitBeforeStop with after the start
 // of the step containing t (the origin for t before it): the search for a
 // caller that knows no fit starts before t.
 func (p *Profile) EarliestFitBeforeStopStep(k int, d, t, limit, stop float64) (float64, bool) {
-	i := p.index(t)
+	i := p.indexNear(t)
 	return p.efbs(i, k, d, p.times[i], limit, stop)
 }
 
