@@ -134,13 +134,7 @@ func (p *Profile) indexNear(t float64) int {
 	h := min(max(p.hint, 1), n-1)
 	var i int
 	if ts[h] <= t {
-		lo, hi, step := h, h+1, 1
-		for hi < n && ts[hi] <= t {
-			lo = hi
-			hi += step
-			step <<= 1
-		}
-		i = lastAtMost(ts, t, lo, min(hi, n))
+		i = p.indexFrom(t, h)
 	} else {
 		lo, hi, step := h-1, h, 1
 		for lo > 1 && ts[lo] > t {

@@ -419,3 +419,34 @@ func TestMoveAllMatchesMoves(t *testing.T) {
 		t.Fatalf("MoveAll tried %d times in one pass, %d of them not fitting (%d failures in all): too few", directOK, directFail, fails)
 	}
 }
+
+// TestIndexNearMatchesIndex checks the galloping look-up against the
+// binary search from every starting hint (before, inside and after the
+// steps, stale after an edit), for times on, between and around the
+// breakpoints.
+func TestIndexNearMatchesIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 50 {
+		p := New(16, 0)
+		for range rng.IntN(40) {
+			a := float64(rng.IntN(200))
+			_ = p.Reserve(a, a+1+float64(rng.IntN(30)), 1+rng.IntN(4))
+		}
+		n := p.Len()
+		for hint := -2; hint <= n+2; hint++ {
+			for _, q := range []float64{-1, 0, 0.5, 1, 7.25, 63, 199.5, 230, 1e9} {
+				p.hint = hint
+				if got, want := p.indexNear(q), p.index(q); got != want {
+					t.Fatalf("trial %d, %d steps, hint %d: indexNear(%v) = %d, index = %d", trial, n, hint, q, got, want)
+				}
+			}
+			for i := range n {
+				ti, _ := p.Step(i)
+				p.hint = hint
+				if got := p.indexNear(ti); got != i {
+					t.Fatalf("trial %d, hint %d: indexNear(step %d's start %v) = %d", trial, hint, i, ti, got)
+				}
+			}
+		}
+	}
+}
