@@ -12,8 +12,8 @@ import (
 	"schedfarm/sweep"
 )
 
-// FuzzDecodeJobsOnePass: the one-pass parse of a pack gives the same
-// entries (identities, models, parameters, errors) as parsing its jobs one
+// FuzzDecodeJobsOnePass: the one-pass parse of a pack (or of a single
+// job's message) gives the same entries (identities, models, parameters, errors) as parsing its jobs one
 // by one, which is what every message falls back to.
 func FuzzDecodeJobsOnePass(f *testing.F) {
 	reg, err := simcore.NewRegistry(bench.New())
@@ -30,6 +30,14 @@ func FuzzDecodeJobsOnePass(f *testing.F) {
 		`{"run":"r1","jobs":[` + job + `,{"id":"46a972f0-979b-5b28-b8e1-03f2770e6168","model":"bench","model_version":"1","params":[1]}]}`,
 		`{"run":"r1","jobs":[` + job + `,null,17]}`,
 		`{"run":"r1","jobs":[{}]}`,
+		`{"run":"r1","job":` + job + `}`,
+		`{"run":"r1","attempts":3,"job":` + other + `}`,
+		`{"run":"r1","job":` + job + `,"jobs":[]}`,
+		`{"run":"r1","job":` + job + `,"jobs":null}`,
+		`{"run":"r1","job":{"id":"46a972f0-979b-5b28-b8e1-03f2770e6168","model":"bench","model_version":"1","params":[1]}}`,
+		`{"run":"r1","job":17}`,
+		`{"run":"../x","job":` + job + `}`,
+		`{"run":"r1","attempts":-1,"job":` + job + `}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -78,6 +86,38 @@ func BenchmarkDecodePack_256(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if _, es, err := bc.decode(data, reg); err != nil || len(es) != 256 || es[255].Err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeJob_Single: decoding a message of one job (a job too long
+// to pack travels alone), one pass and through the fallback.
+func BenchmarkDecodeJob_Single(b *testing.B) {
+	reg, err := simcore.NewRegistry(bench.New())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := bench.New().Schema()
+	p, err := s.Complete(simcore.Params{"size": int64(3), "work_ms": 20.0})
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := EncodeJob("r1", &sweep.Job{ID: uuid.New(), Index: 7, Sweep: "s", Model: "bench",
+		ModelVersion: bench.New().Version(), Params: p, Seed: 9})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name   string
+		decode func([]byte, *simcore.Registry) (string, []Entry, error)
+	}{{"one-pass", DecodeJobs}, {"one-by-one", decodeJobsOneByOne}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, es, err := bc.decode(data, reg); err != nil || len(es) != 1 || es[0].Err != nil {
+					b.Fatal(err, es)
 				}
 			}
 		})

@@ -258,7 +258,14 @@ func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
 		Jobs     []*wireJob      `json:"jobs"`
 		Attempts int             `json:"attempts"`
 	}
-	if json.Unmarshal(data, &pack) == nil && pack.Job == nil && len(pack.Jobs) > 0 && len(pack.Jobs) <= MaxPack &&
+	parsed := json.Unmarshal(data, &pack) == nil
+	if parsed && pack.Job != nil && pack.Jobs == nil && pack.Run != "" && SafeName(pack.Run) == pack.Run && pack.Attempts >= 0 {
+		// a single job: only its own object is left to parse
+		e := decodeJob(pack.Run, pack.Job, reg, nil)
+		e.Msg.Attempts = pack.Attempts
+		return pack.Run, []Entry{e}, nil
+	}
+	if parsed && pack.Job == nil && len(pack.Jobs) > 0 && len(pack.Jobs) <= MaxPack &&
 		pack.Run != "" && SafeName(pack.Run) == pack.Run && pack.Attempts >= 0 && !slices.Contains(pack.Jobs, nil) {
 		out := make([]Entry, len(pack.Jobs))
 		var memo paramsMemo
