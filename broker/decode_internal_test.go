@@ -13,8 +13,9 @@ import (
 )
 
 // FuzzDecodeJobsOnePass: the one-pass parse of a pack (or of a single
-// job's message) gives the same entries (identities, models, parameters, errors) as parsing its jobs one
-// by one, which is what every message falls back to.
+// job's message) gives the same entries (identities, models, parameters,
+// errors) as parsing its jobs one by one, which is what every message
+// falls back to.
 func FuzzDecodeJobsOnePass(f *testing.F) {
 	reg, err := simcore.NewRegistry(bench.New())
 	if err != nil {
@@ -77,14 +78,20 @@ func BenchmarkDecodePack_256(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchDecode(b, data, reg, 256)
+}
+
+// benchDecode times the one-pass decoder and the job-by-job fallback on a
+// message of n jobs.
+func benchDecode(b *testing.B, data []byte, reg *simcore.Registry, n int) {
 	for _, bc := range []struct {
 		name   string
 		decode func([]byte, *simcore.Registry) (string, []Entry, error)
 	}{{"one-pass", DecodeJobs}, {"one-by-one", decodeJobsOneByOne}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				if _, es, err := bc.decode(data, reg); err != nil || len(es) != 256 || es[255].Err != nil {
+			for b.Loop() {
+				if _, es, err := bc.decode(data, reg); err != nil || len(es) != n || es[n-1].Err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -109,17 +116,5 @@ func BenchmarkDecodeJob_Single(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, bc := range []struct {
-		name   string
-		decode func([]byte, *simcore.Registry) (string, []Entry, error)
-	}{{"one-pass", DecodeJobs}, {"one-by-one", decodeJobsOneByOne}} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, es, err := bc.decode(data, reg); err != nil || len(es) != 1 || es[0].Err != nil {
-					b.Fatal(err, es)
-				}
-			}
-		})
-	}
+	benchDecode(b, data, reg, 1)
 }

@@ -249,8 +249,8 @@ func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
 	if len(data) > maxJobMessage {
 		return "", nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
 	}
-	// A well-formed pack is parsed in one pass; a message that does not
-	// parse that way goes job by job, so that one malformed job fails
+	// A well-formed pack or single-job message is parsed in one pass; a
+	// message that does not parse that way goes job by job, so that one malformed job fails
 	// alone. Both give the same entries for a well-formed pack.
 	var pack struct {
 		Run      string          `json:"run"`
@@ -258,15 +258,14 @@ func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
 		Jobs     []*wireJob      `json:"jobs"`
 		Attempts int             `json:"attempts"`
 	}
-	parsed := json.Unmarshal(data, &pack) == nil
-	if parsed && pack.Job != nil && pack.Jobs == nil && pack.Run != "" && SafeName(pack.Run) == pack.Run && pack.Attempts >= 0 {
+	ok := json.Unmarshal(data, &pack) == nil && pack.Run != "" && SafeName(pack.Run) == pack.Run && pack.Attempts >= 0
+	if ok && pack.Job != nil && pack.Jobs == nil {
 		// a single job: only its own object is left to parse
 		e := decodeJob(pack.Run, pack.Job, reg, nil)
 		e.Msg.Attempts = pack.Attempts
 		return pack.Run, []Entry{e}, nil
 	}
-	if parsed && pack.Job == nil && len(pack.Jobs) > 0 && len(pack.Jobs) <= MaxPack &&
-		pack.Run != "" && SafeName(pack.Run) == pack.Run && pack.Attempts >= 0 && !slices.Contains(pack.Jobs, nil) {
+	if ok && pack.Job == nil && len(pack.Jobs) > 0 && len(pack.Jobs) <= MaxPack && !slices.Contains(pack.Jobs, nil) {
 		out := make([]Entry, len(pack.Jobs))
 		var memo paramsMemo
 		for i, j := range pack.Jobs {

@@ -48,7 +48,7 @@ type Profile struct {
 	seg        []step // scratch of applyAt and MoveAll
 	ev         []bp   // scratch of MoveAll
 	one        [1]Item
-	hint       int    // the step index last found (index starts there)
+	hint       int    // the step indexNear last found (it starts there)
 	byD        []Item // scratch of MoveAll
 }
 

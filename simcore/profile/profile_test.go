@@ -421,8 +421,8 @@ func TestMoveAllMatchesMoves(t *testing.T) {
 }
 
 // TestIndexNearMatchesIndex checks the galloping look-up against the
-// binary search from every starting hint (before, inside and after the
-// steps, stale after an edit), for times on, between and around the
+// binary search from every starting hint (before, inside and past the
+// steps, as an edit can leave it), for times on, between and around the
 // breakpoints.
 func TestIndexNearMatchesIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
