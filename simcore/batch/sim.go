@@ -1058,34 +1058,59 @@ func (t *waitTree) set(j int, size int32, est float64) {
 	i := j + t.n
 	t.size[i], t.est[i] = size, est
 	for i >>= 1; i > 0; i >>= 1 {
-		t.size[i] = min(t.size[2*i], t.size[2*i+1])
-		t.est[i] = min(t.est[2*i], t.est[2*i+1])
+		sz, es := min(t.size[2*i], t.size[2*i+1]), min(t.est[2*i], t.est[2*i+1])
+		if sz == t.size[i] && es == t.est[i] {
+			break // the ancestors' bounds do not change either
+		}
+		t.size[i], t.est[i] = sz, es
 	}
 }
 
-// next returns the first waiting job j >= lo whose subtree bounds allow
-// size <= f and (est <= d or size <= e), -1 if none; the caller tests the
-// job itself (the bounds of a leaf are the job's own).
+// ok reports whether node i's bounds allow size <= f and (est <= d or
+// size <= e): for a leaf, whether its job passes that test; for an inner
+// node, whether one of its leaves may (a leaf that passes has ancestors
+// that pass).
+func (t *waitTree) ok(i int, f int32, d float64, e int32) bool {
+	sz := t.size[i]
+	return sz <= f && (sz <= e || t.est[i] <= d)
+}
+
+// next returns the first waiting job j >= lo whose bounds allow size <= f
+// and (est <= d or size <= e), -1 if none; the caller tests the job
+// itself with the exact expression. It climbs from leaf lo to the first
+// subtree on its right that may hold one and descends into it, leftmost
+// child first, climbing on when both children of a node fail: O(log
+// distance) nodes for a job found near lo.
 func (t *waitTree) next(lo int, f int32, d float64, e int32) int {
-	return t.find(1, 0, t.n, lo, f, d, e)
-}
-
-func (t *waitTree) find(node, l, r, lo int, f int32, d float64, e int32) int {
-	if r <= lo {
+	if lo >= t.n {
 		return -1
 	}
-	sz := t.size[node]
-	if sz > f || sz > e && t.est[node] > d {
-		return -1
+	i := lo + t.n
+	for {
+		// climb: the next subtree to the right that may hold one
+		for !t.ok(i, f, d, e) {
+			for i&1 == 1 {
+				i >>= 1
+			}
+			if i == 0 {
+				return -1 // climbed past the root: none on the right
+			}
+			i++
+		}
+		// descend, leftmost first
+		for i < t.n {
+			i <<= 1
+			if !t.ok(i, f, d, e) {
+				i++
+				if !t.ok(i, f, d, e) {
+					break
+				}
+			}
+		}
+		if i >= t.n && t.ok(i, f, d, e) {
+			return i - t.n
+		}
 	}
-	if r-l == 1 {
-		return l
-	}
-	m := (l + r) / 2
-	if j := t.find(2*node, l, m, lo, f, d, e); j >= 0 {
-		return j
-	}
-	return t.find(2*node+1, m, r, lo, f, d, e)
 }
 
 // keepHolders stores the holders after a compression as the persistent
