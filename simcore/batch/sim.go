@@ -1038,8 +1038,14 @@ func (s *sim) compress(now float64) {
 // job that may fit without looking at the others.
 type waitTree struct {
 	n    int
-	size []int32
-	est  []float64
+	node []wtNode
+}
+
+// wtNode is a node's bounds: the least size and the least estimate of the
+// jobs below it (side by side: a test reads both).
+type wtNode struct {
+	size int32
+	est  float64
 }
 
 func newWaitTree(n int) *waitTree {
@@ -1047,22 +1053,23 @@ func newWaitTree(n int) *waitTree {
 	for m < n {
 		m <<= 1
 	}
-	t := &waitTree{n: m, size: make([]int32, 2*m), est: make([]float64, 2*m)}
-	for i := range t.size {
-		t.size[i], t.est[i] = math.MaxInt32, math.Inf(1)
+	t := &waitTree{n: m, node: make([]wtNode, 2*m)}
+	for i := range t.node {
+		t.node[i] = wtNode{math.MaxInt32, math.Inf(1)}
 	}
 	return t
 }
 
 func (t *waitTree) set(j int, size int32, est float64) {
 	i := j + t.n
-	t.size[i], t.est[i] = size, est
+	t.node[i] = wtNode{size, est}
 	for i >>= 1; i > 0; i >>= 1 {
-		sz, es := min(t.size[2*i], t.size[2*i+1]), min(t.est[2*i], t.est[2*i+1])
-		if sz == t.size[i] && es == t.est[i] {
+		l, r := &t.node[2*i], &t.node[2*i+1]
+		v := wtNode{min(l.size, r.size), min(l.est, r.est)}
+		if v == t.node[i] {
 			break // the ancestors' bounds do not change either
 		}
-		t.size[i], t.est[i] = sz, es
+		t.node[i] = v
 	}
 }
 
@@ -1071,8 +1078,8 @@ func (t *waitTree) set(j int, size int32, est float64) {
 // node, whether one of its leaves may (a leaf that passes has ancestors
 // that pass).
 func (t *waitTree) ok(i int, f int32, d float64, e int32) bool {
-	sz := t.size[i]
-	return sz <= f && (sz <= e || t.est[i] <= d)
+	nd := &t.node[i]
+	return nd.size <= f && (nd.size <= e || nd.est <= d)
 }
 
 // next returns the first waiting job j >= lo whose bounds allow size <= f
