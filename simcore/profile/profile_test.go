@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -288,12 +289,8 @@ func TestEarliestFitBeforeLongProfiles(t *testing.T) {
 func TestMoveMatchesReleaseReserve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 1))
 	steps := func(p *Profile) [][2]float64 {
-		var s [][2]float64
-		for i := range p.Len() {
-			t, f := p.Step(i)
-			s = append(s, [2]float64{t, float64(f)})
-		}
-		return s
+		checkSlack(t, p)
+		return canonical(p)
 	}
 	for it := 0; it < 2000; it++ {
 		p, rs := randomProfile(rng, 20+rng.IntN(200))
@@ -340,12 +337,8 @@ func TestMoveMatchesReleaseReserve(t *testing.T) {
 func TestMoveAllMatchesMoves(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 3))
 	steps := func(p *Profile) string {
-		var s [][2]float64
-		for i := range p.Len() {
-			t, f := p.Step(i)
-			s = append(s, [2]float64{t, float64(f)})
-		}
-		return fmt.Sprint(s)
+		checkSlack(t, p)
+		return fmt.Sprint(canonical(p))
 	}
 	fails, directOK, directFail := 0, 0, 0
 	for it := 0; it < 3000; it++ {
@@ -448,5 +441,124 @@ func TestIndexNearMatchesIndex(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// canonical returns the steps of p with the redundant ones (the count of
+// the step before) left out: the step function itself.
+func canonical(p *Profile) [][2]float64 {
+	var s [][2]float64
+	for i := range p.Len() {
+		t, f := p.Step(i)
+		if len(s) > 0 && s[len(s)-1][1] == float64(f) {
+			continue
+		}
+		s = append(s, [2]float64{t, float64(f)})
+	}
+	return s
+}
+
+// checkSlack checks that the breakpoints increase strictly and that pads
+// bounds the redundant steps from above.
+func checkSlack(t *testing.T, p *Profile) {
+	t.Helper()
+	red := 0
+	for i := 1; i < p.Len(); i++ {
+		a, fa := p.Step(i - 1)
+		b, fb := p.Step(i)
+		if !(a < b) {
+			t.Fatalf("steps %d and %d start at %v and %v", i-1, i, a, b)
+		}
+		if fa == fb {
+			red++
+		}
+	}
+	if red > p.pads {
+		t.Fatalf("%d redundant steps, pads %d", red, p.pads)
+	}
+	// the block summaries taken as valid (before clean) are
+	for b := 0; b < p.clean; b++ {
+		lo, hi := b<<blkShift, min((b+1)<<blkShift, len(p.free))
+		if lo >= hi {
+			t.Fatalf("block %d of %d steps taken as valid", b, len(p.free))
+		}
+		mn, mx := slices.Min(p.free[lo:hi]), slices.Max(p.free[lo:hi])
+		if p.bmin[b] != mn || p.bmax[b] != mx {
+			t.Fatalf("block %d: summary %d..%d, steps %d..%d", b, p.bmin[b], p.bmax[b], mn, mx)
+		}
+	}
+}
+
+// TestMovesKeepSlack moves reservations of long random profiles earlier
+// as a compression does, many times over, and checks after every move
+// that the profile (which keeps redundant steps to spare shifts) is the
+// same step function as a copy edited by Release and Reserve only, that
+// the searches agree on both, and that redundant steps were kept, reused
+// and compacted along the way.
+func TestMovesKeepSlack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 4))
+	sawRedundant, sawCompact := false, false
+	for it := 0; it < 30; it++ {
+		p, rs := randomProfile(rng, 300+rng.IntN(400))
+		if it%2 == 0 {
+			p.slackFrom = 0 // spare every shift, not only the long ones
+		}
+		q := &Profile{capacity: p.capacity, times: append([]float64(nil), p.times...), free: append([]int(nil), p.free...), slackFrom: math.MaxInt}
+		for mv := 0; mv < 400; mv++ {
+			x := rng.IntN(len(rs))
+			own := rs[x]
+			k, d := int(own[2]), own[1]-own[0]
+			after := float64(rng.IntN(int(own[0]) + 1))
+			got, ok := p.EarliestFitBefore(k, d, after, own[0])
+			want, wok := q.EarliestFitBefore(k, d, after, own[0])
+			if got != want || ok != wok {
+				t.Fatalf("it %d mv %d: EarliestFitBefore = %v, %v; on the canonical copy %v, %v", it, mv, got, ok, want, wok)
+			}
+			// from a step start at or before the earliest fit from the
+			// origin (which a redundant step may make later than where
+			// the count last changed), as a compression searches
+			o := p.Origin()
+			if w, _ := q.EarliestFit(k, d, o); w < own[0] {
+				tt := o + rng.Float64()*(w-o)
+				stop := own[0] - rng.Float64()*(own[0]-o)/4
+				g1, ok1 := p.EarliestFitBeforeStopStep(k, d, tt, own[0], stop)
+				g2, ok2 := q.EarliestFitBeforeStop(k, d, o, own[0], stop)
+				if g1 != g2 || ok1 != ok2 {
+					t.Fatalf("it %d mv %d: EarliestFitBeforeStopStep(%v) = %v, %v; from the origin on the canonical copy %v, %v", it, mv, tt, g1, ok1, g2, ok2)
+				}
+			}
+			if !ok {
+				continue
+			}
+			before := p.pads
+			if err := p.Move(own[0], got, d, k); err != nil {
+				t.Fatalf("it %d mv %d: %v", it, mv, err)
+			}
+			if p.pads < before && p.pads == 0 {
+				sawCompact = true
+			}
+			if err := q.Release(own[0], own[1], k); err != nil {
+				t.Fatal(err)
+			}
+			if err := q.Reserve(got, got+d, k); err != nil {
+				t.Fatal(err)
+			}
+			rs[x] = [3]float64{got, got + d, own[2]}
+			checkSlack(t, p)
+			if p.Len() != len(canonical(p)) {
+				sawRedundant = true
+			}
+			if a, b := fmt.Sprint(canonical(p)), fmt.Sprint(canonical(q)); a != b {
+				t.Fatalf("it %d mv %d: Move(%v, %v, %v, %d) gives\n%v\nRelease+Reserve give\n%v", it, mv, own[0], got, d, k, a, b)
+			}
+			if mv%100 == 99 {
+				a := float64(rng.IntN(30))
+				p.Advance(a)
+				q.Advance(a)
+			}
+		}
+	}
+	if !sawRedundant || !sawCompact {
+		t.Fatalf("redundant steps kept: %v, compacted: %v", sawRedundant, sawCompact)
 	}
 }
