@@ -263,9 +263,10 @@ func (p *Profile) Move(from, to, d float64, k int) error {
 				ErrCapacity, k, from, fe, fr[x], max(ts[x], a), p.capacity)
 		}
 	}
-	// the later edit first: it leaves the steps before a where they are
+	// the later edit first (it may shift the steps before it, into the
+	// places of redundant ones: look the earlier one up again)
 	p.applyAt(ia, a, fe, k)
-	p.applyAt(i0, to, b, -k)
+	p.applyAt(p.indexNear(to), to, b, -k)
 	return nil
 }
 
@@ -591,10 +592,11 @@ func (p *Profile) indexFrom(t float64, lo int) int {
 	return lastAtMost(ts, t, lo, min(hi, len(ts)))
 }
 
-// applyAt is apply for a start at or after the origin in step lo. It
-// rebuilds the steps of [start, end] in a scratch buffer and splices them
-// back, so that a breakpoint inserted and one merged away cost one move
-// of the steps in between, not two of the whole tail.
+// applyAt is apply for a start at or after the origin in step lo, for
+// Move. It rebuilds the steps of [start, end] in a scratch buffer and
+// splices them back (spliceSlack), so that a breakpoint inserted and one
+// merged away cost one move of the steps in between, not two of the whole
+// tail.
 func (p *Profile) applyAt(lo int, start, end float64, delta int) {
 	ts, fr, n := p.times, p.free, len(p.times)
 	nb := p.seg[:0]
@@ -624,7 +626,7 @@ func (p *Profile) applyAt(lo int, start, end float64, delta int) {
 	if s0 == 0 && lo > 0 && nb[0].f == fr[lo-1] {
 		nb = nb[1:]
 	}
-	p.splice(lo, x, nb)
+	p.spliceSlack(lo, x, nb)
 }
 
 // splice replaces steps [lo, x) by nb.
