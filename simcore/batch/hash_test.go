@@ -7,6 +7,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"schedfarm/simcore/workload"
 )
 
 // scheduleHash is an FNV-64a hash of every job's start time (bit pattern),
@@ -56,6 +58,45 @@ func TestCTCScheduleHash(t *testing.T) {
 		t0 := time.Now()
 		out, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: c.order, Depth: c.depth,
 			Weighted: c.weighted, EachEvent: c.each, Recompute: RecomputeNew})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := scheduleHash(out)
+		if print {
+			t.Logf("{%q, ..., %#x}, // %v, missed=%d", c.name, h, time.Since(t0), out.Missed)
+			continue
+		}
+		if h != c.want {
+			t.Errorf("%s: schedule hash %#x, want %#x", c.name, h, c.want)
+		}
+	}
+}
+
+// TestRandomizedScheduleHash pins the schedules of Table 2's randomized
+// workload (3,000 jobs, conservative backfilling), whose queue and profile
+// grow long (over 1,000 steps): the hashes were recorded before the
+// profile kept redundant steps in long profiles (commit f877e21), so any
+// change of a start time fails here. BATCH_HASH_PRINT=1 logs them instead.
+func TestRandomizedScheduleHash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	jobs := workload.Randomized(3000, 256, 19990416)
+	cases := []struct {
+		name     string
+		order    string
+		weighted bool
+		want     uint64
+	}{
+		{"FCFS/conservative", FCFS, false, 0x6aa67ba9bc9d225e},
+		{"PSRS/conservative/weighted", PSRS, true, 0x20a0d1a385bba19f},
+		{"SMART-FFIA/conservative", SmartFFIA, false, 0x7e9bed154ffe026f},
+	}
+	print := os.Getenv("BATCH_HASH_PRINT") != ""
+	for _, c := range cases {
+		t0 := time.Now()
+		out, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: c.order, Depth: All,
+			Weighted: c.weighted, Recompute: RecomputeNew})
 		if err != nil {
 			t.Fatal(err)
 		}
