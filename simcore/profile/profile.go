@@ -409,14 +409,13 @@ func (p *Profile) spliceSlack(lo, x int, nb []step) {
 		}
 		p.splice(lo, x, p.padOld(lo, x, nb, -m))
 		p.pads -= m
-	case m > 0 && p.absorbBefore(lo, m):
-		lo -= m
-		p.dirty(lo)
-		for k, st := range nb {
-			p.times[lo+k], p.free[lo+k] = st.t, st.f
+	case m > 0:
+		if p.absorbBefore(lo, m) {
+			lo -= m // the steps before moved down
+		} else if !p.absorb(x, m) {
+			p.splice(lo, x, nb)
+			return
 		}
-		p.pads = max(p.pads-m, 0)
-	case m > 0 && p.absorb(x, m):
 		p.dirty(lo)
 		for k, st := range nb {
 			p.times[lo+k], p.free[lo+k] = st.t, st.f
@@ -431,11 +430,11 @@ func (p *Profile) spliceSlack(lo, x int, nb []step) {
 // shift: below it, a memmove costs less than finding redundant steps
 // (the whole CTC trace under FCFS + conservative, 437 steps on average,
 // runs as fast either way; Table 2's randomized workload of 16,000 jobs
-// runs 30 % faster with it).
+// runs in 37 % less time with it).
 const slackTail = 512
 
-// slackReach is how far after an edit spliceSlack looks for redundant
-// steps to take the places of new breakpoints.
+// slackReach is how far before or after an edit spliceSlack looks for
+// redundant steps to take the places of new breakpoints.
 const slackReach = 64
 
 // slackMax is the most redundant steps spliceSlack keeps in a profile of
