@@ -250,8 +250,9 @@ func DecodeJobs(data []byte, reg *simcore.Registry) (string, []Entry, error) {
 		return "", nil, fmt.Errorf("job message of %d bytes is over the %d-byte limit", len(data), maxJobMessage)
 	}
 	// A well-formed pack or single-job message is parsed in one pass; a
-	// message that does not parse that way goes job by job, so that one malformed job fails
-	// alone. Both give the same entries for a well-formed pack.
+	// message that does not parse that way goes job by job, so that one
+	// malformed job fails alone. Both give the same entries for a
+	// well-formed pack.
 	var pack struct {
 		Run      string          `json:"run"`
 		Job      json.RawMessage `json:"job"`
