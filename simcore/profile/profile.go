@@ -19,8 +19,9 @@
 // that advances its clock keeps n bounded by the live reservations.
 // EarliestFitBeforeStop also skips whole blocks of 32 steps that are all
 // too low or all high enough (per-block least and largest counts, rebuilt
-// lazily after edits), and Move shifts a reservation editing only the steps
-// whose count changes.
+// lazily after edits), Move shifts a reservation editing only the steps
+// whose count changes, and Cut removes an interval of the time axis (every
+// later breakpoint moves earlier) in one shift of the slices.
 package profile
 
 import (
@@ -727,6 +728,39 @@ func (p *Profile) merge(i int) {
 	p.dirty(i)
 	p.times = append(p.times[:i], p.times[i+1:]...)
 	p.free = append(p.free[:i], p.free[i+1:]...)
+}
+
+// Cut removes the interval [t, t+d) from the time axis: the profile
+// becomes the step function equal to the old one before t and to the old
+// one d later from t on (every breakpoint after t+d moves d earlier). It
+// is what shifting every reservation that lies after t+d by d earlier
+// makes of a profile that is constant on [t, t+d) apart from them; the
+// caller sees to that. The breakpoints are moved by subtracting d, so the
+// times stay exact only as far as that subtraction is (whole numbers
+// below 2^53 are). It returns an error, changing nothing, unless d > 0
+// and t is a finite time at or after the origin. O(log n + n): one shift
+// of the steps after t+d.
+func (p *Profile) Cut(t, d float64) error {
+	if !(d > 0) || !(t >= p.times[0]) || math.IsInf(t, 0) || !(t+d > t) || math.IsInf(t+d, 0) {
+		return fmt.Errorf("profile: cannot cut [%v, %v+%v) from a profile starting at %v", t, t, d, p.times[0])
+	}
+	i := p.index(t)
+	j := p.indexFrom(t+d, i) // the step holding t+d: its count is the one at t
+	f := p.free[j]
+	lo := i + 1
+	if p.times[i] == t {
+		lo = i
+	}
+	nb := append(p.seg[:0], step{t, f})
+	if lo > 0 && p.free[lo-1] == f {
+		nb = nb[:0] // the count at t is that of the step before: no breakpoint
+	}
+	p.seg = nb[:0]
+	p.splice(lo, j+1, nb)
+	for x := lo + len(nb); x < len(p.times); x++ {
+		p.times[x] -= d
+	}
+	return nil
 }
 
 // Advance moves the origin to t, forgetting the steps that ended before it.

@@ -567,3 +567,87 @@ func TestMovesKeepSlack(t *testing.T) {
 		t.Fatalf("redundant steps kept: %v, compacted: %v", sawRedundant, sawCompact)
 	}
 }
+
+// TestCut cuts random intervals out of long random profiles (some with
+// redundant steps left by moves) and checks the result against the old
+// step function read before and after the cut, at every old breakpoint and
+// around the cut, and that the slices stay well formed.
+func TestCut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 9))
+	for it := 0; it < 300; it++ {
+		p, rs := randomProfile(rng, 20+rng.IntN(400))
+		if it%3 == 0 {
+			// moves leave redundant steps in a long profile
+			p.slackFrom = 0
+			for range 50 {
+				own := rs[rng.IntN(len(rs))]
+				k, d := int(own[2]), own[1]-own[0]
+				if w, ok := p.EarliestFitBefore(k, d, 0, own[0]); ok {
+					if err := p.Move(own[0], w, d, k); err != nil {
+						t.Fatal(err)
+					}
+					for x := range rs {
+						if rs[x] == own {
+							rs[x] = [3]float64{w, w + d, own[2]}
+							break
+						}
+					}
+				}
+			}
+		}
+		if it%4 == 1 {
+			p.Advance(float64(rng.IntN(200)))
+		}
+		old := &Profile{capacity: p.capacity, times: append([]float64(nil), p.times...), free: append([]int(nil), p.free...)}
+		o := p.Origin()
+		var at, d float64
+		switch it % 5 {
+		case 0: // at a breakpoint, to a breakpoint
+			at, _ = old.Step(rng.IntN(old.Len()))
+			e, _ := old.Step(rng.IntN(old.Len()))
+			d = max(e-at, 1)
+		case 1: // past the last breakpoint
+			at, _ = old.Step(old.Len() - 1)
+			at += float64(rng.IntN(5))
+			d = float64(1 + rng.IntN(50))
+		case 2: // at the origin
+			at, d = o, float64(1+rng.IntN(300))
+		default:
+			at, d = o+float64(rng.IntN(2100)), float64(1+rng.IntN(300))
+		}
+		if err := p.Cut(at, d); err != nil {
+			t.Fatalf("it %d: Cut(%v, %v): %v", it, at, d, err)
+		}
+		checkSlack(t, p)
+		probes := []float64{o, at - 1, at, at + 0.5, at + d, at + d + 1, 1e9}
+		for i := range old.Len() {
+			u, _ := old.Step(i)
+			probes = append(probes, u, u-0.5, u-d, u-d-0.5, u-d+0.5)
+		}
+		for _, u := range probes {
+			if u < o {
+				continue
+			}
+			want := old.Free(u)
+			if u >= at {
+				want = old.Free(u + d)
+			}
+			if got := p.Free(u); got != want {
+				t.Fatalf("it %d: after Cut(%v, %v) %d free at %v, want %d\nbefore %v\nafter  %v",
+					it, at, d, got, u, want, canonical(old), canonical(p))
+			}
+		}
+		if red := p.Len() - len(canonical(p)); red > p.pads {
+			t.Fatalf("it %d: %d redundant steps, pads %d", it, red, p.pads)
+		}
+	}
+	p := New(4, 10)
+	for _, c := range [][2]float64{{10, 0}, {10, -1}, {9, 1}, {math.Inf(1), 1}, {10, math.Inf(1)}, {10, math.NaN()}, {math.NaN(), 1}} {
+		if err := p.Cut(c[0], c[1]); err == nil {
+			t.Errorf("Cut(%v, %v) took it", c[0], c[1])
+		}
+	}
+	if p.Len() != 1 || p.Origin() != 10 {
+		t.Errorf("a refused cut changed the profile: %v", canonical(p))
+	}
+}
