@@ -50,6 +50,7 @@ type Outcome struct {
 	Rebuilds  int // order recomputations (SMART, PSRS)
 	Overruns  int // jobs that ran past their estimate
 	Missed    int // reservations found in the past (an invariant; must stay 0)
+	Cuts      int // compressions that moved a tail of reservations in one cut
 }
 
 type evKind uint8
@@ -130,6 +131,23 @@ type sim struct {
 	stairB     float64
 	stairN     int
 	stairFails int
+	// Cutting the tail (see cutTail): tailOK when every time of the run
+	// is a whole number (a shift is then exact) and no job outlives its
+	// estimate; ends is a max-heap of the estimated ends of the started
+	// jobs (entries whose job ended, pend[j] no longer their end, are
+	// dropped lazily); runPos and runOld are compress's scratch for the
+	// positions and former starts of the last moves of one shift.
+	tailOK bool
+	ends   []jobEnd
+	runPos []int
+	runOld []float64
+}
+
+// jobEnd is an entry of sim.ends: a started job and the end of its
+// occupation of the profile.
+type jobEnd struct {
+	end float64
+	j   int32
 }
 
 // cert records that no job of k nodes and duration d (reservation start
@@ -159,7 +177,11 @@ type cert struct {
 // answers most of them with one comparison); a move edits the profile
 // only where the count changes (profile.Move), and the reservations of
 // the same start that follow a move to the same new start are moved
-// without a search, together (profile.MoveAll).
+// without a search, together (profile.MoveAll). When the moves reach the
+// reservations that lie after everything else in the profile that did not
+// move by the same amount (typically: all of them waited, directly or not,
+// on the job that ended early), those are moved in one cut of the profile
+// (profile.Cut, cutTail) and only checked for a fit before the cut.
 func Simulate(ctx context.Context, jobs []workload.Job, cfg Config) (*Outcome, error) {
 	return simulate(ctx, jobs, cfg, false)
 }
@@ -200,6 +222,7 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		if cfg.Depth > 1 {
 			s.seq = make([]uint32, n)
 		}
+		s.tailOK = cfg.Depth == All && !ref && wholeTimes(jobs)
 		for i := range s.resv {
 			s.resv[i] = -1
 		}
@@ -308,10 +331,13 @@ func (s *sim) handle(now float64, e event) {
 	switch e.kind {
 	case evEnd:
 		s.free += m
-		if s.prof != nil && s.pend[j] > now {
-			// ended before its estimate: give the rest back, compress
-			s.release(now, s.pend[j], m)
-			s.dirty = true
+		if s.prof != nil {
+			if s.pend[j] > now {
+				// ended before its estimate: give the rest back, compress
+				s.release(now, s.pend[j], m)
+				s.dirty = true
+			}
+			s.pend[j] = math.Inf(-1) // holds nothing in the profile any more
 		}
 	case evOverrun:
 		s.out.Overruns++
@@ -358,6 +384,9 @@ func (s *sim) start(now float64, j int) {
 	s.ev.Schedule(now+job.Run, 0, event{int32(j), evEnd})
 	if s.prof != nil {
 		s.pend[j] = now + job.Estimate
+		if s.tailOK {
+			s.ends = pushEnd(s.ends, jobEnd{now + job.Estimate, int32(j)})
+		}
 		if job.Run > job.Estimate {
 			s.ev.Schedule(now+job.Estimate, 0, event{int32(j), evOverrun})
 			s.overPending++
@@ -904,7 +933,51 @@ func (s *sim) compress(now float64) {
 		flush()
 		s.gm = gm
 	}()
+	// Cutting the tail (cutTail): the run is the holders looked at last,
+	// all moved earlier by runD (> 0 if there is a run); tAcc is the
+	// latest old end of the holders looked at, tRun what it was before the
+	// run; busy the latest end of a started job or a holder at now; cutT
+	// the time the tail was cut at (-Inf: not cut).
+	runD, tAcc, tRun, cutT := 0.0, math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	busy := math.NaN()
+	runPos := s.runPos[:0]
+	defer func() { s.runPos = runPos }()
+	prev, prevR := -1, 0.0 // the holder looked at last, and its start before
 	for x := 0; x < len(hs); x++ {
+		if s.tailOK && cutT == math.Inf(-1) {
+			if prev >= 0 {
+				if d := prevR - hs[prev].r; d != runD || d <= 0 {
+					runD, tRun = d, tAcc
+					runPos = runPos[:0]
+				}
+				if runD > 0 {
+					runPos = append(runPos, prev)
+				}
+				tAcc = max(tAcc, prevR+s.hj[hs[prev].j].d)
+			}
+			prev, prevR = x, hs[x].r
+			if runD > 0 {
+				if math.IsNaN(busy) {
+					busy = s.busyUntil()
+				}
+				if t := max(tRun, busy, suf[0]-runD, now); hs[x].r-runD >= t {
+					flush()
+					s.cutTail(hs, x, runPos, t, runD)
+					cutT = t
+					s.out.Cuts++
+					s.minR = min(s.minR, hs[x].r)
+					// Start afresh: the cut changed the counts from t on.
+					// A tail holder has no fit from t on unless it
+					// overlaps what a later move releases (pend), nor
+					// any in [now, t) unless it is found there.
+					pend, newMax = pend[:0], math.Inf(-1)
+					copy(s.cert, s.cert0)
+					s.resetStair()
+					runMax, scanT, si, siStale = 0, now, 0, true
+					gr, gmf = math.Inf(-1), -1
+				}
+			}
+		}
 		if hs[x].r == gr {
 			// A follower: a holder of the same start as the last move.
 			// If it fits at gt (no shorter than the move, it needs its
@@ -954,11 +1027,16 @@ func (s *sim) compress(now float64) {
 		// some interval released since that begins before r, and starts
 		// before its end
 		hj := &s.hj[q]
-		v := int32(0)
-		if hj.vep == s.ep {
-			v = hj.ver
+		var stop float64
+		if cutT > math.Inf(-1) {
+			stop = max(cutT, newMax)
+		} else {
+			v := int32(0)
+			if hj.vep == s.ep {
+				v = hj.ver
+			}
+			stop = max(suf[v], newMax)
 		}
-		stop := max(suf[v], newMax)
 		lim := min(stop, r)
 		size, est := int(hj.k), hj.d
 		if lim <= s.stairB && est >= s.stairAt(size) {
@@ -1031,6 +1109,122 @@ func (s *sim) compress(now float64) {
 		siStale = true
 		gr, gt, gmf = r, t, -1
 	}
+}
+
+// cutTail moves the tail of the holders, hs[x:], d earlier in one edit of
+// the profile (profile.Cut of [t, t+d)) instead of one move each. runPos
+// are the positions of the holders just before the tail, which all moved
+// d earlier (the run). It is exact when
+//
+//   - the times are whole numbers (sim.tailOK: shifts are exact),
+//   - every other holder looked at ended by t, at its old start and its
+//     new one, and so did every started job and holder at now, and every
+//     job that ended early was to end by t+d, and every interval of the
+//     release log ends by t+d,
+//   - and the tail starts at t+d or later.
+//
+// Then the profile from t+d on is what it was when the compression began,
+// but for the run's moves; with those undone from t on (the latest first,
+// so that the counts never exceed what they were before that move), the
+// counts from t on become those from t+d on, shifted d earlier: every
+// tail holder is moved d earlier. That is its earliest fit from t on: it
+// had none before its start when last looked at, in a profile that, from
+// t+d on, has since changed only by the run's moves, now shifted with it.
+// A fit before t, or one that overlaps what a later move releases, is for
+// compress to find (it looks for those only).
+func (s *sim) cutTail(hs []holder, x int, runPos []int, t, d float64) {
+	for i := len(runPos) - 1; i >= 0; i-- {
+		h := hs[runPos[i]]
+		k, a, e := int(s.hj[h.j].k), max(h.r, t), h.r+s.hj[h.j].d
+		if e > a {
+			if err := s.prof.Release(a, e, k); err != nil {
+				panic(err)
+			}
+			if err := s.prof.Reserve(a+d, e+d, k); err != nil {
+				panic(err)
+			}
+		}
+	}
+	if err := s.prof.Cut(t, d); err != nil {
+		panic(err)
+	}
+	for y := x; y < len(hs); y++ {
+		hs[y].r -= d
+		s.resv[hs[y].j] = hs[y].r
+	}
+}
+
+// busyUntil returns the latest end of what the profile holds for a
+// started job or a holder at now (-Inf if nothing).
+func (s *sim) busyUntil() float64 {
+	for len(s.ends) > 0 && s.pend[s.ends[0].j] != s.ends[0].end {
+		s.ends = popEnd(s.ends)
+	}
+	b := math.Inf(-1)
+	if len(s.ends) > 0 {
+		b = s.ends[0].end
+	}
+	for _, h := range s.hpre {
+		b = max(b, h.r+s.hj[h.j].d)
+	}
+	return b
+}
+
+// wholeTimes reports whether every submit time, run time and estimate is
+// a whole number, no run time exceeds its estimate, and the last submit
+// time plus every estimate (no reservation ends later) is below 2^52: then
+// every time of the run, and every difference of two, is a whole number
+// computed exactly.
+func wholeTimes(jobs []workload.Job) bool {
+	last, sum := 0.0, 0.0
+	for _, j := range jobs {
+		for _, v := range [...]float64{j.Submit, j.Run, j.Estimate} {
+			if v != math.Trunc(v) || math.Abs(v) >= 1<<52 {
+				return false
+			}
+		}
+		if j.Run > j.Estimate {
+			return false
+		}
+		last, sum = max(last, math.Abs(j.Submit)), sum+j.Estimate
+	}
+	return last+sum < 1<<52
+}
+
+// pushEnd adds v to the max-heap h (ordered by end).
+func pushEnd(h []jobEnd, v jobEnd) []jobEnd {
+	h = append(h, v)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p].end >= h[i].end {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	return h
+}
+
+// popEnd removes the greatest element of the max-heap h.
+func popEnd(h []jobEnd) []jobEnd {
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].end > h[c].end {
+			c++
+		}
+		if h[i].end >= h[c].end {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	return h
 }
 
 // waitTree indexes the waiting jobs of an FCFS queue (queue order = job
