@@ -934,28 +934,30 @@ func (s *sim) compress(now float64) {
 		s.gm = gm
 	}()
 	// Cutting the tail (cutTail): the run is the holders looked at last,
-	// all moved earlier by runD (> 0 if there is a run); tAcc is the
-	// latest old end of the holders looked at, tRun what it was before the
-	// run; busy the latest end of a started job or a holder at now; cutT
-	// the time the tail was cut at (-Inf: not cut).
-	runD, tAcc, tRun, cutT := 0.0, math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	// all moved earlier by runD (> 0 if there is a run); tBefore is the
+	// latest old end of the holders looked at before the last one, tRun
+	// its value before the run; busy the latest end of a started job or a
+	// holder at now; cutT the time the tail was cut at (-Inf: not cut).
+	track := s.tailOK
+	runD, tBefore, tRun, cutT := 0.0, math.Inf(-1), math.Inf(-1), math.Inf(-1)
 	busy := math.NaN()
 	runPos := s.runPos[:0]
 	defer func() { s.runPos = runPos }()
-	prev, prevR := -1, 0.0 // the holder looked at last, and its start before
+	prev, prevR, prevEnd := -1, 0.0, 0.0 // the holder looked at last: its start and end before
 	for x := 0; x < len(hs); x++ {
-		if s.tailOK && cutT == math.Inf(-1) {
+		if track {
 			if prev >= 0 {
 				if d := prevR - hs[prev].r; d != runD || d <= 0 {
-					runD, tRun = d, tAcc
+					runD, tRun = d, tBefore
 					runPos = runPos[:0]
 				}
 				if runD > 0 {
 					runPos = append(runPos, prev)
 				}
-				tAcc = max(tAcc, prevR+s.hj[hs[prev].j].d)
+				tBefore = max(tBefore, prevEnd)
 			}
 			prev, prevR = x, hs[x].r
+			prevEnd = prevR + s.hj[hs[x].j].d
 			if runD > 0 {
 				if math.IsNaN(busy) {
 					busy = s.busyUntil()
@@ -963,7 +965,7 @@ func (s *sim) compress(now float64) {
 				if t := max(tRun, busy, suf[0]-runD, now); hs[x].r-runD >= t {
 					flush()
 					s.cutTail(hs, x, runPos, t, runD)
-					cutT = t
+					cutT, track = t, false
 					s.out.Cuts++
 					s.minR = min(s.minR, hs[x].r)
 					// Start afresh: the cut changed the counts from t on.
