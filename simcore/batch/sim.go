@@ -935,10 +935,12 @@ func (s *sim) compress(now float64) {
 	}()
 	// Cutting the tail (cutTail): the run is the holders looked at last,
 	// all moved earlier by runD (> 0 if there is a run); tBefore is the
-	// latest old end of the holders looked at before the last one, tRun
-	// its value before the run; busy the latest end of a started job or a
-	// holder at now; cutT the time the tail was cut at (-Inf: not cut).
-	track := s.tailOK
+	// latest end, old or new, of the holders looked at before the last
+	// one, tRun its value before the run; busy the latest end of a started
+	// job or a holder at now; rel the end of the latest release since the
+	// profile the holders were last placed in (the compression's start,
+	// then the last cut: -Inf); cutT the time of the last cut (-Inf: none).
+	track, rel := s.tailOK, suf[0]
 	runD, tBefore, tRun, cutT := 0.0, math.Inf(-1), math.Inf(-1), math.Inf(-1)
 	busy := math.NaN()
 	runPos := s.runPos[:0]
@@ -962,12 +964,22 @@ func (s *sim) compress(now float64) {
 				if math.IsNaN(busy) {
 					busy = s.busyUntil()
 				}
-				if t := max(tRun, busy, suf[0]-runD, now); hs[x].r-runD >= t {
+				if t := max(tRun, busy, rel-runD, now); hs[x].r-runD >= t {
 					flush()
 					s.cutTail(hs, x, runPos, t, runD)
-					cutT, track = t, false
+					cutT, rel = t, math.Inf(-1)
 					s.out.Cuts++
 					s.minR = min(s.minR, hs[x].r)
+					// The tail was placed afresh in the profile as cut:
+					// the run's holders are done (what the next cut must
+					// see end), a new run begins with the next move.
+					for _, y := range runPos {
+						tRun = max(tRun, hs[y].r+s.hj[hs[y].j].d)
+					}
+					tBefore, runD = tRun, 0
+					runPos = runPos[:0]
+					prevR = hs[x].r // x is looked at next, from where the cut put it
+					prevEnd = prevR + s.hj[hs[x].j].d
 					// Start afresh: the cut changed the counts from t on.
 					// A tail holder has no fit from t on unless it
 					// overlaps what a later move releases (pend), nor
