@@ -47,6 +47,10 @@ func TestCompressMatchesReferenceFractional(t *testing.T) {
 					t.Fatalf("seed %d %s depth %d each %v: %v", seed, c.order, c.depth, each, err)
 				}
 				validate(t, jobs, out, nodes)
+				if out.Cuts != 0 {
+					// a shift by a fractional amount may round
+					t.Fatalf("seed %d %s depth %d each %v: %d tails cut with fractional times", seed, c.order, c.depth, each, out.Cuts)
+				}
 				ref, err := safeSimulate(jobs, cfg, true)
 				if err != nil {
 					t.Fatalf("seed %d %s depth %d each %v (reference): %v", seed, c.order, c.depth, each, err)
@@ -102,6 +106,31 @@ func TestCompressMatchesReferenceOverloaded(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestWholeTimes pins when compress may cut tails: whole times that stay
+// exact, and no job outliving its estimate.
+func TestWholeTimes(t *testing.T) {
+	ok := workload.Job{Submit: 10, Run: 5, Estimate: 8}
+	for _, c := range []struct {
+		name string
+		edit func(*workload.Job)
+		want bool
+	}{
+		{"whole", func(*workload.Job) {}, true},
+		{"fractional submit", func(j *workload.Job) { j.Submit = 10.5 }, false},
+		{"fractional run", func(j *workload.Job) { j.Run = 4.25 }, false},
+		{"fractional estimate", func(j *workload.Job) { j.Estimate = 7.5 }, false},
+		{"run past the estimate", func(j *workload.Job) { j.Run = 9 }, false},
+		{"sum too large to stay exact", func(j *workload.Job) { j.Estimate, j.Run = 1<<51, 1 }, false},
+		{"infinite", func(j *workload.Job) { j.Estimate = math.Inf(1) }, false},
+	} {
+		j := ok
+		c.edit(&j)
+		if got := wholeTimes([]workload.Job{ok, j, j}); got != c.want {
+			t.Errorf("%s: wholeTimes = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

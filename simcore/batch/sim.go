@@ -50,7 +50,7 @@ type Outcome struct {
 	Rebuilds  int // order recomputations (SMART, PSRS)
 	Overruns  int // jobs that ran past their estimate
 	Missed    int // reservations found in the past (an invariant; must stay 0)
-	Cuts      int // compressions that moved a tail of reservations in one cut
+	Cuts      int // tails of reservations moved in one cut of the profile (compress)
 }
 
 type evKind uint8
@@ -135,12 +135,11 @@ type sim struct {
 	// is a whole number (a shift is then exact) and no job outlives its
 	// estimate; ends is a max-heap of the estimated ends of the started
 	// jobs (entries whose job ended, pend[j] no longer their end, are
-	// dropped lazily); runPos and runOld are compress's scratch for the
-	// positions and former starts of the last moves of one shift.
+	// dropped lazily); runPos is compress's scratch for the positions of
+	// the last holders that all moved by one amount.
 	tailOK bool
 	ends   []jobEnd
 	runPos []int
-	runOld []float64
 }
 
 // jobEnd is an entry of sim.ends: a started job and the end of its
@@ -1131,14 +1130,15 @@ func (s *sim) compress(now float64) {
 // d earlier (the run). It is exact when
 //
 //   - the times are whole numbers (sim.tailOK: shifts are exact),
-//   - every other holder looked at ended by t, at its old start and its
-//     new one, and so did every started job and holder at now, and every
-//     job that ended early was to end by t+d, and every interval of the
-//     release log ends by t+d,
+//   - every other holder looked at ends by t, at its old start and at its
+//     new one, and so does every started job and holder at now,
+//   - every interval released since the holders were last placed (when
+//     the compression began, or at the last cut: the early ends among
+//     them) ends by t+d,
 //   - and the tail starts at t+d or later.
 //
-// Then the profile from t+d on is what it was when the compression began,
-// but for the run's moves; with those undone from t on (the latest first,
+// Then the profile from t+d on is what it was when the holders were last
+// placed, but for the run's moves; with those undone from t on (the latest first,
 // so that the counts never exceed what they were before that move), the
 // counts from t on become those from t+d on, shifted d earlier: every
 // tail holder is moved d earlier. That is its earliest fit from t on: it
