@@ -938,9 +938,11 @@ func (s *sim) compress(now float64) {
 	// one, tRun its value before the run; busy the latest end of a started
 	// job or a holder at now; rel the end of the latest release since the
 	// profile the holders were last placed in (the compression's start,
-	// then the last cut: -Inf); cutT the time of the last cut (-Inf: none).
+	// then the last cut: -Inf). After a cut at t, suf holds t throughout:
+	// a holder's fit begins before t or overlaps what a later move
+	// releases (newMax).
 	track, rel := s.tailOK, suf[0]
-	runD, tBefore, tRun, cutT := 0.0, math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	runD, tBefore, tRun := 0.0, math.Inf(-1), math.Inf(-1)
 	busy := math.NaN()
 	runPos := s.runPos[:0]
 	defer func() { s.runPos = runPos }()
@@ -966,7 +968,7 @@ func (s *sim) compress(now float64) {
 				if t := max(tRun, busy, rel-runD, now); hs[x].r-runD >= t {
 					flush()
 					s.cutTail(hs, x, runPos, t, runD)
-					cutT, rel = t, math.Inf(-1)
+					rel = math.Inf(-1)
 					s.out.Cuts++
 					s.minR = min(s.minR, hs[x].r)
 					// The tail was placed afresh in the profile as cut:
@@ -984,6 +986,9 @@ func (s *sim) compress(now float64) {
 					// overlaps what a later move releases (pend), nor
 					// any in [now, t) unless it is found there.
 					pend, newMax = pend[:0], math.Inf(-1)
+					for i := range suf {
+						suf[i] = t // what a holder's stop starts from
+					}
 					copy(s.cert, s.cert0)
 					s.resetStair()
 					runMax, scanT, si, siStale = 0, now, 0, true
@@ -1040,16 +1045,11 @@ func (s *sim) compress(now float64) {
 		// some interval released since that begins before r, and starts
 		// before its end
 		hj := &s.hj[q]
-		var stop float64
-		if cutT > math.Inf(-1) {
-			stop = max(cutT, newMax)
-		} else {
-			v := int32(0)
-			if hj.vep == s.ep {
-				v = hj.ver
-			}
-			stop = max(suf[v], newMax)
+		v := int32(0)
+		if hj.vep == s.ep {
+			v = hj.ver
 		}
+		stop := max(suf[v], newMax)
 		lim := min(stop, r)
 		size, est := int(hj.k), hj.d
 		if lim <= s.stairB && est >= s.stairAt(size) {
