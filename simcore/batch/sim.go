@@ -932,68 +932,42 @@ func (s *sim) compress(now float64) {
 		flush()
 		s.gm = gm
 	}()
-	// Cutting the tail (cutTail): the run is the holders looked at last,
-	// all moved earlier by runD (> 0 if there is a run); tBefore is the
-	// latest end, old or new, of the holders looked at before the last
-	// one, tRun its value before the run; busy the latest end of a started
+	// Cutting the tail (cutTail): tr follows the run, the last holders
+	// that all moved by one amount; busy is the latest end of a started
 	// job or a holder at now; rel the end of the latest release since the
 	// profile the holders were last placed in (the compression's start,
 	// then the last cut: -Inf). After a cut at t, suf holds t throughout:
 	// a holder's fit begins before t or overlaps what a later move
 	// releases (newMax).
 	track, rel := s.tailOK, suf[0]
-	runD, tBefore, tRun := 0.0, math.Inf(-1), math.Inf(-1)
+	tr := tailRun{pos: s.runPos[:0], last: -2, moved: math.Inf(-1), oldEnd: math.Inf(-1), scanEnd: math.Inf(-1)}
 	busy := math.NaN()
-	runPos := s.runPos[:0]
-	defer func() { s.runPos = runPos }()
-	prev, prevR, prevEnd := -1, 0.0, 0.0 // the holder looked at last: its start and end before
+	defer func() { s.runPos = tr.pos }()
 	for x := 0; x < len(hs); x++ {
-		if track {
-			if prev >= 0 {
-				if d := prevR - hs[prev].r; d != runD || d <= 0 {
-					runD, tRun = d, tBefore
-					runPos = runPos[:0]
-				}
-				if runD > 0 {
-					runPos = append(runPos, prev)
-				}
-				tBefore = max(tBefore, prevEnd)
+		if track && x == tr.last+1 && tr.d > 0 {
+			// the holder before moved as the run did: cut here?
+			if math.IsNaN(busy) {
+				busy = s.busyUntil()
 			}
-			prev, prevR = x, hs[x].r
-			prevEnd = prevR + s.hj[hs[x].j].d
-			if runD > 0 {
-				if math.IsNaN(busy) {
-					busy = s.busyUntil()
+			if t := max(tr.before(s, hs), busy, rel-tr.d, now); hs[x].r-tr.d >= t {
+				flush()
+				s.cutTail(hs, x, tr.pos, t, tr.d)
+				rel = math.Inf(-1)
+				s.out.Cuts++
+				s.minR = min(s.minR, hs[x].r)
+				tr.cut(s, hs, x)
+				// Start afresh: the cut changed the counts from t on.
+				// A tail holder has no fit from t on unless it
+				// overlaps what a later move releases (pend), nor
+				// any in [now, t) unless it is found there.
+				pend, newMax = pend[:0], math.Inf(-1)
+				for i := range suf {
+					suf[i] = t // what a holder's stop starts from
 				}
-				if t := max(tRun, busy, rel-runD, now); hs[x].r-runD >= t {
-					flush()
-					s.cutTail(hs, x, runPos, t, runD)
-					rel = math.Inf(-1)
-					s.out.Cuts++
-					s.minR = min(s.minR, hs[x].r)
-					// The tail was placed afresh in the profile as cut:
-					// the run's holders are done (what the next cut must
-					// see end), a new run begins with the next move.
-					for _, y := range runPos {
-						tRun = max(tRun, hs[y].r+s.hj[hs[y].j].d)
-					}
-					tBefore, runD = tRun, 0
-					runPos = runPos[:0]
-					prevR = hs[x].r // x is looked at next, from where the cut put it
-					prevEnd = prevR + s.hj[hs[x].j].d
-					// Start afresh: the cut changed the counts from t on.
-					// A tail holder has no fit from t on unless it
-					// overlaps what a later move releases (pend), nor
-					// any in [now, t) unless it is found there.
-					pend, newMax = pend[:0], math.Inf(-1)
-					for i := range suf {
-						suf[i] = t // what a holder's stop starts from
-					}
-					copy(s.cert, s.cert0)
-					s.resetStair()
-					runMax, scanT, si, siStale = 0, now, 0, true
-					gr, gmf = math.Inf(-1), -1
-				}
+				copy(s.cert, s.cert0)
+				s.resetStair()
+				runMax, scanT, si, siStale = 0, now, 0, true
+				gr, gmf = math.Inf(-1), -1
 			}
 		}
 		if hs[x].r == gr {
@@ -1026,6 +1000,9 @@ func (s *sim) compress(now float64) {
 					gm = append(gm, profile.Item{D: d, K: k})
 					siStale = true
 					pend = pushSpan(pend, span{max(gr, gt+d), gr + d})
+					if track {
+						tr.moved1(x, gr, gt, d)
+					}
 					s.resv[q] = gt
 					s.minR = min(s.minR, gt)
 					h.r = gt // keepHolders restores the order
@@ -1115,6 +1092,9 @@ func (s *sim) compress(now float64) {
 		// overlap with the new one: that matters to the holders from
 		// its start on
 		pend = pushSpan(pend, span{max(r, t+est), r + est})
+		if track {
+			tr.moved1(x, r, t, est)
+		}
 		s.resv[q] = t
 		s.minR = min(s.minR, t)
 		hs[x].r = t // keepHolders restores the order
@@ -1122,6 +1102,56 @@ func (s *sim) compress(now float64) {
 		siStale = true
 		gr, gt, gmf = r, t, -1
 	}
+}
+
+// tailRun follows, in one compression, the run (the last holders looked
+// at, all moved earlier by d > 0) and the latest end of the holders
+// looked at before it, at their old starts and their new ones: what
+// cutTail needs.
+type tailRun struct {
+	d       float64 // the run's move; 0: no run
+	x0      int     // the run's first holder
+	last    int     // the holder moved last
+	pos     []int   // the run's holders
+	oldEnd  float64 // the latest old end of the run's holders
+	moved   float64 // the latest old end of the other holders moved
+	scanned int     // the holders before scanned are in scanEnd
+	scanEnd float64 // the latest end, where they are now, of those holders
+}
+
+// moved1 records that holder x (of estimate est) moved from r to t.
+func (tr *tailRun) moved1(x int, r, t, est float64) {
+	if d := r - t; x != tr.last+1 || d != tr.d {
+		// a new run: the old one's holders are now before it
+		tr.moved = max(tr.moved, tr.oldEnd)
+		tr.d, tr.x0, tr.pos, tr.oldEnd = d, x, tr.pos[:0], math.Inf(-1)
+	}
+	tr.pos = append(tr.pos, x)
+	tr.oldEnd = max(tr.oldEnd, r+est)
+	tr.last = x
+}
+
+// before returns the latest end of the holders before the run, at their
+// old starts and their new ones (moved holders are where they moved to,
+// and their old ends are in moved), scanning the ones not seen yet.
+func (tr *tailRun) before(s *sim, hs []holder) float64 {
+	for ; tr.scanned < tr.x0; tr.scanned++ {
+		h := hs[tr.scanned]
+		tr.scanEnd = max(tr.scanEnd, h.r+s.hj[h.j].d)
+	}
+	return max(tr.scanEnd, tr.moved)
+}
+
+// cut records a cut before holder x: every holder before x is done, the
+// run's at their new places, and no run is under way.
+func (tr *tailRun) cut(s *sim, hs []holder, x int) {
+	e := tr.before(s, hs)
+	for _, y := range tr.pos {
+		e = max(e, hs[y].r+s.hj[hs[y].j].d)
+	}
+	tr.scanEnd, tr.scanned = e, x
+	tr.moved, tr.oldEnd = math.Inf(-1), math.Inf(-1)
+	tr.d, tr.pos, tr.last = 0, tr.pos[:0], -2
 }
 
 // cutTail moves the tail of the holders, hs[x:], d earlier in one edit of
