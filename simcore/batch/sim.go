@@ -2,6 +2,7 @@ package batch
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -138,7 +139,7 @@ type sim struct {
 	// dropped lazily); runPos is compress's scratch for the positions of
 	// the last holders that all moved by one amount.
 	tailOK bool
-	ends   []jobEnd
+	ends   runEnds
 	runPos []int
 }
 
@@ -384,7 +385,7 @@ func (s *sim) start(now float64, j int) {
 	if s.prof != nil {
 		s.pend[j] = now + job.Estimate
 		if s.tailOK {
-			s.ends = pushEnd(s.ends, jobEnd{now + job.Estimate, int32(j)})
+			heap.Push(&s.ends, jobEnd{now + job.Estimate, int32(j)})
 		}
 		if job.Run > job.Estimate {
 			s.ev.Schedule(now+job.Estimate, 0, event{int32(j), evOverrun})
@@ -1202,7 +1203,7 @@ func (s *sim) cutTail(hs []holder, x int, runPos []int, t, d float64) {
 // started job or a holder at now (-Inf if nothing).
 func (s *sim) busyUntil() float64 {
 	for len(s.ends) > 0 && s.pend[s.ends[0].j] != s.ends[0].end {
-		s.ends = popEnd(s.ends)
+		heap.Pop(&s.ends)
 	}
 	b := math.Inf(-1)
 	if len(s.ends) > 0 {
@@ -1235,40 +1236,18 @@ func wholeTimes(jobs []workload.Job) bool {
 	return last+sum < 1<<52
 }
 
-// pushEnd adds v to the max-heap h (ordered by end).
-func pushEnd(h []jobEnd, v jobEnd) []jobEnd {
-	h = append(h, v)
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if h[p].end >= h[i].end {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	return h
-}
+// runEnds is a max-heap of jobEnd by end (container/heap): sim.ends.
+type runEnds []jobEnd
 
-// popEnd removes the greatest element of the max-heap h.
-func popEnd(h []jobEnd) []jobEnd {
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && h[c+1].end > h[c].end {
-			c++
-		}
-		if h[i].end >= h[c].end {
-			break
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-	return h
+func (h runEnds) Len() int           { return len(h) }
+func (h runEnds) Less(i, j int) bool { return h[i].end > h[j].end }
+func (h runEnds) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runEnds) Push(x any)        { *h = append(*h, x.(jobEnd)) }
+func (h *runEnds) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // waitTree indexes the waiting jobs of an FCFS queue (queue order = job
