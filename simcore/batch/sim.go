@@ -1169,10 +1169,10 @@ func (tr *tailRun) cut(s *sim, hs []holder, x int) {
 //   - and the tail starts at t+d or later.
 //
 // Then the profile from t+d on is what it was when the holders were last
-// placed, but for the run's moves; with those undone from t on (the latest first,
-// so that the counts never exceed what they were before that move), the
-// counts from t on become those from t+d on, shifted d earlier: every
-// tail holder is moved d earlier. That is its earliest fit from t on: it
+// placed, but for the run's moves; with those undone from t on (the
+// latest first, so that the counts never exceed what they were before
+// that move), the counts from t on become those from t+d on, shifted d
+// earlier: every tail holder is moved d earlier. That is its earliest fit from t on: it
 // had none before its start when last looked at, in a profile that, from
 // t+d on, has since changed only by the run's moves, now shifted with it.
 // A fit before t, or one that overlaps what a later move releases, is for
