@@ -971,6 +971,35 @@ func (s *sim) compress(now float64) {
 				gr, gmf = math.Inf(-1), -1
 			}
 		}
+		if max(suf[0], newMax) <= s.stairB {
+			// The staircase's test below, in a tight loop. A holder's
+			// search limit is at most max(suf[0], newMax) (suf[0] bounds
+			// every log version; newMax grows only when a pending move
+			// that begins before the holder's start is folded in), so
+			// while that is within the staircase's bound, the holders up
+			// to the next such move are settled by one comparison each,
+			// without the bookkeeping below. Followers and sizes past
+			// the part of the staircase computed so far take the path
+			// below.
+			pa := math.Inf(1)
+			if len(pend) > 0 {
+				pa = pend[0].a
+			}
+			stair := s.stair[:s.stairN]
+			for ; x < len(hs); x++ {
+				h := &hs[x]
+				if h.r > pa || h.r == gr {
+					break
+				}
+				hj := &s.hj[h.j]
+				if k := int(hj.k); k >= len(stair) || hj.d < stair[k] {
+					break
+				}
+			}
+			if x == len(hs) {
+				break
+			}
+		}
 		if hs[x].r == gr {
 			// A follower: a holder of the same start as the last move.
 			// If it fits at gt (no shorter than the move, it needs its
