@@ -909,13 +909,6 @@ func (s *sim) compress(now float64) {
 	}
 	copy(s.cert, s.cert0)
 	s.resetStair()
-	// A job can move before r only if some instant in [now, r) has m free
-	// nodes; its own reservation does not touch that range. runMax bounds
-	// the largest free count over [now, scanT) from above, kept while the
-	// reservations come in increasing r: a move only lowers the counts
-	// before r (and raises them from r on, not yet scanned).
-	runMax, scanT, si := 0, now, 0
-	siStale := false // moves edited the steps since si was found
 	// The group of the last move: its holder moved from gr to gt, and gmf
 	// nodes stay free throughout [gt, gr) (-1: not computed yet). The
 	// moves of its followers wait in gm until the profile is read again.
@@ -967,7 +960,6 @@ func (s *sim) compress(now float64) {
 				}
 				copy(s.cert, s.cert0)
 				s.resetStair()
-				runMax, scanT, si, siStale = 0, now, 0, true
 				gr, gmf = math.Inf(-1), -1
 			}
 		}
@@ -1028,7 +1020,6 @@ func (s *sim) compress(now float64) {
 					gmf -= k
 					s.noteCert(k, d, gt)
 					gm = append(gm, profile.Item{D: d, K: k})
-					siStale = true
 					pend = pushSpan(pend, span{max(gr, gt+d), gr + d})
 					if track {
 						tr.moved1(x, gr, gt, d)
@@ -1073,28 +1064,8 @@ func (s *sim) compress(now float64) {
 				}
 			}
 		}
-		if r > scanT {
-			flush()
-			if siStale {
-				// the steps moved: resume the scan at the first one from
-				// scanT on (the counts before scanT only went down)
-				si, siStale = s.prof.Search(scanT), false
-			}
-			for ; si < s.prof.Len(); si++ {
-				t, f := s.prof.Step(si)
-				if t >= r {
-					break
-				}
-				runMax = max(runMax, f)
-			}
-			scanT = r
-		}
 		// Whatever happens below, the job ends with no fit before its
 		// (new) start: a certificate for the ones after it.
-		if runMax < size {
-			s.noteCert(size, est, r)
-			continue
-		}
 		if stop <= now {
 			s.noteCert(size, est, r)
 			continue
@@ -1129,7 +1100,6 @@ func (s *sim) compress(now float64) {
 		s.minR = min(s.minR, t)
 		hs[x].r = t // keepHolders restores the order
 		s.moved = append(s.moved, int32(x))
-		siStale = true
 		gr, gt, gmf = r, t, -1
 	}
 }
