@@ -827,7 +827,7 @@ func (p *Profile) Search(t float64) int { return sort.SearchFloat64s(p.times, t)
 // reservation there), without changing the profile, but only if that
 // earliest fit lies before limit: it returns the fit and true, or false if
 // the earliest fit is limit or later. O(log n + m), m steps between after
-// and the fit plus d (at most up to limit+d).
+// and the fit plus d (at most up to limit).
 func (p *Profile) EarliestFitBefore(k int, d, after, limit float64) (float64, bool) {
 	return p.EarliestFitBeforeStop(k, d, after, limit, limit)
 }
@@ -861,12 +861,12 @@ func (p *Profile) efbs(i, k int, d, after, limit, stop float64) (float64, bool) 
 	if after >= stop {
 		return math.Inf(1), false
 	}
-	rend := limit + d
-	x := after
-	cand, valid := after, true
-	// Fast path over the steps that end by limit (own reservation not
-	// involved): cand is the start of the current run of steps with at
-	// least k free, the window closes at a step end >= cand+d.
+	// A window that begins before limit needs k free only up to limit:
+	// from there until limit+d, past its end, the k released processors
+	// are free. So the walk goes over the steps that begin before limit:
+	// cand is the start of the current run of steps with at least k
+	// free, the window closes at a step end >= cand+d.
+	cand := after
 	ts, fr := p.times, p.free[:len(p.times)]
 	n := len(ts)
 	end := cand + d // the window from cand closes at a step start >= end
@@ -912,39 +912,12 @@ fast:
 			}
 		}
 	}
-	if i > 0 && p.times[i] > after {
-		x = p.times[i]
+	// Step i is the last one or reaches past limit, and every step from
+	// cand's to the one before step i has k free: the window fits unless
+	// step i begins before limit without k free (the next start, its
+	// end, is then past limit).
+	if ts[i] < limit && fr[i] < k {
+		return math.Inf(1), false
 	}
-	valid = cand <= x
-	for {
-		y := math.Inf(1)
-		if i+1 < len(p.times) {
-			y = p.times[i+1]
-		}
-		v := p.free[i]
-		if x < limit {
-			y = min(y, limit)
-		} else if x < rend {
-			y = min(y, rend)
-			v += k
-		}
-		if v < k {
-			valid = false
-			if x >= stop {
-				return math.Inf(1), false
-			}
-		} else if !valid {
-			cand, valid = x, true
-			if cand >= stop {
-				return math.Inf(1), false
-			}
-		}
-		if valid && (math.IsInf(y, 1) || y >= cand+d && (d > 0 || y > cand)) {
-			return cand, cand < stop
-		}
-		if i+1 < len(p.times) && y == p.times[i+1] {
-			i++
-		}
-		x = y
-	}
+	return cand, true
 }
