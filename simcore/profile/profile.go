@@ -902,8 +902,13 @@ fast:
 				break fast
 			}
 			if fr[i] < k {
-				cand = next
-				if cand >= stop {
+				// a run of steps that are too low: the candidate moves to
+				// its end (a step of the run from limit on starts at or
+				// after stop, and so does the candidate before it)
+				for i+1 < e && fr[i+1] < k {
+					i++
+				}
+				if cand = ts[i+1]; cand >= stop {
 					return math.Inf(1), false
 				}
 				end = cand + d
