@@ -207,6 +207,14 @@ func TestEarliestFitBeforeMatchesReleaseRefit(t *testing.T) {
 		if w, _ := p.EarliestFit(k, d, at); p.FitsAt(k, d, at) != (w == at) {
 			t.Fatalf("it %d: FitsAt(%d, %v, %v) = %v, EarliestFit %v", it, k, d, at, !(w == at), w)
 		}
+		// a job of no duration: releasing nothing, it fits where k are free
+		lim := at + float64(rng.IntN(30))
+		if got, ok := p.EarliestFitBefore(k, 0, at, lim); func() bool {
+			w, _ := p.EarliestFit(k, 0, at)
+			return ok != (w < lim) || ok && got != w
+		}() {
+			t.Fatalf("it %d: EarliestFitBefore(%d, 0, %v, %v) = %v, %v, not what EarliestFit gives", it, k, at, lim, got, ok)
+		}
 	}
 }
 
