@@ -903,8 +903,8 @@ fast:
 			}
 			if fr[i] < k {
 				// a run of steps that are too low: the candidate moves to
-				// its end (a step of the run from limit on starts at or
-				// after stop, and so does the candidate before it)
+				// its end (once the run reaches limit, the candidate is
+				// already at or past stop and the search fails either way)
 				for i+1 < e && fr[i+1] < k {
 					i++
 				}
