@@ -20,7 +20,12 @@
 // displacing another); any other job starts only if it fits now for its
 // estimate without touching a reservation. When a job ends before its
 // estimate, reservations are compressed one at a time in order of their
-// start (each released and re-fitted, so none moves later). When the order
+// start (each released and re-fitted, so none moves later). That gives the
+// same starts as SPECS §9.6 read literally (remove every reservation, then
+// re-insert them one by one in that order): a reservation moving from r to
+// t < r needs nodes in [t, r), where no later one holds any, and in
+// [r, t+p̂), inside its own old reservation, where the later ones left it
+// room; the tests check it at every compression. When the order
 // is recomputed, all reservations are dropped and placed again in the new
 // order (SPECS §9.6 assumption). A job running past its estimate
 // (cap_runtime: false) holds its nodes open-endedly and every reservation
