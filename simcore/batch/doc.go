@@ -25,7 +25,8 @@
 // re-insert them one by one in that order): a reservation moving from r to
 // t < r needs nodes in [t, r), where no later one holds any, and in
 // [r, t+p̂), inside its own old reservation, where the later ones left it
-// room; the tests check it at every compression. When the order
+// room; the tests' reference executor checks it at each of its
+// compressions. When the order
 // is recomputed, all reservations are dropped and placed again in the new
 // order (SPECS §9.6 assumption). A job running past its estimate
 // (cap_runtime: false) holds its nodes open-endedly and every reservation
