@@ -166,6 +166,23 @@ type DataDir interface {
 	Open(name string) (io.ReadCloser, error)
 }
 
+// DataFile is a file a job reads from the data directory, and the
+// parameter that names it (or selects it, as a named workload does).
+type DataFile struct {
+	Param string
+	Name  string
+}
+
+// DataReader is implemented by models whose jobs read files from the data
+// directory. DataFiles returns the files a job with these (complete)
+// parameters reads, without reading them, so that a run can check, before
+// any job starts, that every one of them is there. Parameters that do not
+// make sense together are the job's own error, not DataFiles's: it lists
+// what the job would try to open.
+type DataReader interface {
+	DataFiles(p Params) []DataFile
+}
+
 // Registry maps model names to models. It is built once at start-up and
 // only read afterwards.
 type Registry struct {

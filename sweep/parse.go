@@ -49,6 +49,7 @@ type Sweep struct {
 	schema  simcore.Schema
 	key     string // the sweep's name, or its position when it has none
 	fixed   []any  // indexed like schema.Params; nil where not fixed
+	setAt   []int  // indexed like schema.Params: the line that sets it first, 0 if none
 	defs    []any  // checked defaults, indexed like schema.Params
 	axes    []*axis
 	derived []*derivation // in evaluation order
@@ -57,6 +58,20 @@ type Sweep struct {
 
 // Schema returns the parameter schema of the sweep's model.
 func (s *Sweep) Schema() *simcore.Schema { return &s.schema }
+
+// ParamLine returns the line of the sweep's file (File) where parameter
+// name is set, in params, an axis or derive (the first of them when "when"
+// branches set it in several places), and true; or the line of the sweep
+// itself and false when the sweep leaves it at the model's default (or the
+// model has no such parameter).
+func (s *Sweep) ParamLine(name string) (int, bool) {
+	for i, prm := range s.schema.Params {
+		if prm.Name == name && s.setAt[i] > 0 {
+			return s.setAt[i], true
+		}
+	}
+	return s.Line, false
+}
 
 // ModelVersion returns the version of the sweep's model, part of every job ID.
 func (s *Sweep) ModelVersion() string { return s.model.Version() }
@@ -615,6 +630,7 @@ func (p *parser) sweep(n *yaml.Node, key string, suggest []string) *Sweep {
 	}
 	s.Model, s.model, s.schema = name, m, m.Schema()
 	s.fixed = make([]any, len(s.schema.Params))
+	s.setAt = make([]int, len(s.schema.Params))
 	s.defs = make([]any, len(s.schema.Params))
 	for i, prm := range s.schema.Params {
 		if prm.Default != nil {
@@ -679,6 +695,9 @@ func (p *parser) declare(s *Sweep, scope map[int]origin, slot int, k *yaml.Node,
 		return false
 	}
 	scope[slot] = origin{line: k.Line, what: what}
+	if s.setAt[slot] == 0 {
+		s.setAt[slot] = k.Line
+	}
 	return true
 }
 

@@ -231,3 +231,35 @@ func TestHostileInputs(t *testing.T) {
 		t.Errorf("hostile inputs took %v", d)
 	}
 }
+
+// TestParamLine checks where ParamLine places a parameter: the line that
+// sets it in params, an axis or derive, or the sweep's own line when the
+// sweep keeps the default.
+func TestParamLine(t *testing.T) {
+	text := `sweeps:
+  - name: a
+    model: toy
+    seed: 1
+    params:
+      n: 8
+    axes:
+      - name: load
+        values: [0.5, 0.9]
+    derive:
+      avg_d: load * 2
+`
+	f, err := Parse("lines.yaml", []byte(text), testRegistry(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Sweeps[0]
+	for _, c := range []struct {
+		name string
+		line int
+		set  bool
+	}{{"n", 6, true}, {"load", 8, true}, {"avg_d", 11, true}, {"algorithm", 2, false}, {"no_such", 2, false}} {
+		if line, set := s.ParamLine(c.name); line != c.line || set != c.set {
+			t.Errorf("ParamLine(%q) = %d, %v; want %d, %v", c.name, line, set, c.line, c.set)
+		}
+	}
+}

@@ -29,15 +29,20 @@ func (a *app) runCmd() *cobra.Command {
 			"coordinator and --workers workers, shows progress, and collects the results into\n" +
 			"<results-dir>/<sweep>/<run-id>/. Jobs whose results already exist in the state dir are skipped\n" +
 			"unless --force, then writes report.md and report.html (figures, claims) into each sweep's folder.\n" +
+			"Before anything starts, every data file the jobs read (traces, PTG and night files) must open from\n" +
+			"--data-dir: a missing one is bad input, named with the sweep file's line and where to get it.\n" +
 			"Exit status 1 when jobs failed (or, with --strict, a claim failed), 2 on bad input.",
 		Example: `  schedfarm run configs/smoke.yaml
   schedfarm run --workers 2 --force configs/bench/overhead.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			f, _, err := a.loadAndExpand(cmd.ErrOrStderr(), args[0], maxJobs, fmt.Sprintf(", %d workers", workers))
+			f, jobs, err := a.loadAndExpand(cmd.ErrOrStderr(), args[0], maxJobs, fmt.Sprintf(", %d workers", workers))
 			if err != nil {
 				return err
+			}
+			if err := checkData(a.registry(), a.dataDirs(), f, jobs); err != nil {
+				return &exitError{exitUsage, err}
 			}
 			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir, strict)
 		},

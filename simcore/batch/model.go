@@ -36,6 +36,15 @@ func (*Model) Doc() string {
 // a parameter with its default stated (see doc.go).
 func (*Model) Schema() simcore.Schema { return schema }
 
+// DataFiles implements simcore.DataReader: every workload but randomized
+// reads the trace.
+func (*Model) DataFiles(p simcore.Params) []simcore.DataFile {
+	if p.String("workload") == "randomized" {
+		return nil
+	}
+	return []simcore.DataFile{{Param: "trace", Name: p.String("trace")}}
+}
+
 // Run simulates one point.
 func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
 	nodes := int(p.Int("nodes"))

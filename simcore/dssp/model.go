@@ -115,6 +115,15 @@ func Decode(p simcore.Params) (Config, error) {
 	return c, nil
 }
 
+// DataFiles implements simcore.DataReader: workload file reads
+// nights_file.
+func (*Model) DataFiles(p simcore.Params) []simcore.DataFile {
+	if p.String("workload") != "file" || p.String("nights_file") == "" {
+		return nil
+	}
+	return []simcore.DataFile{{Param: "nights_file", Name: p.String("nights_file")}}
+}
+
 // Run implements simcore.Model.
 func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
 	cfg, err := Decode(p)

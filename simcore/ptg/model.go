@@ -236,6 +236,23 @@ func (m *Model) readFile(name string) (*dag.Graph, error) {
 	return g, nil
 }
 
+// DataFiles implements simcore.DataReader: with ptg_class files, the
+// graphs of ptg_files that the n_ptgs PTGs take in turn.
+func (*Model) DataFiles(p simcore.Params) []simcore.DataFile {
+	if p.String("ptg_class") != "files" {
+		return nil
+	}
+	files := splitFiles(p.String("ptg_files"))
+	if n := int(p.Int("n_ptgs")); n > 0 && n < len(files) {
+		files = files[:n]
+	}
+	out := make([]simcore.DataFile, len(files))
+	for i, f := range files {
+		out[i] = simcore.DataFile{Param: "ptg_files", Name: f}
+	}
+	return out
+}
+
 // Run implements simcore.Model.
 func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
 	c, err := Decode(p)

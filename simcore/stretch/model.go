@@ -46,6 +46,18 @@ func (*Model) Doc() string {
 // Schema is the model's parameters, metrics and tables.
 func (*Model) Schema() simcore.Schema { return schema }
 
+// DataFiles implements simcore.DataReader: moldable tasks drawn from a
+// log (workload sdsc or osc) read it.
+func (*Model) DataFiles(p simcore.Params) []simcore.DataFile {
+	if p.String("problem") != "moldable" {
+		return nil
+	}
+	if f, ok := traceFiles[p.String("workload")]; ok {
+		return []simcore.DataFile{{Param: "workload", Name: f}}
+	}
+	return nil
+}
+
 // Run simulates one instance with one algorithm.
 func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
 	alg := p.String("algorithm")

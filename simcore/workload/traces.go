@@ -67,14 +67,20 @@ func OpenTrace(data simcore.DataDir, name string) (io.ReadCloser, error) {
 		return f, nil
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		hint := fmt.Sprintf("download %s from the Parallel Workloads Archive (%s) into the data directory's %s/ folder",
-			path.Base(name), PWA, path.Dir(name))
-		if k, ok := LookupKnown(name); ok {
-			hint += fmt.Sprintf(" (expected SHA-256 %s; `schedfarm traces` checks it)", k.SHA256)
-		}
-		return nil, fmt.Errorf("%w; %s", err, hint)
+		return nil, fmt.Errorf("%w; %s", err, DownloadHint(name))
 	}
 	return nil, err
+}
+
+// DownloadHint says where to get a missing log: the Parallel Workloads
+// Archive, the folder to put it in, and for a known trace its checksum.
+func DownloadHint(name string) string {
+	hint := fmt.Sprintf("download %s from the Parallel Workloads Archive (%s) into the data directory's %s/ folder",
+		path.Base(name), PWA, path.Dir(name))
+	if k, ok := LookupKnown(name); ok {
+		hint += fmt.Sprintf(" (expected SHA-256 %s; `schedfarm traces` checks it)", k.SHA256)
+	}
+	return hint
 }
 
 // TraceStatus is what CheckKnown found for one known trace.

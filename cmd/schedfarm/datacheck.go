@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/workload"
+	"schedfarm/sweep"
+)
+
+// checkData looks up every data file the jobs of f read (the models that
+// implement simcore.DataReader say which) in dirs, before a local run
+// starts: its workers read the same directories, so a file missing here
+// would fail every job that reads it, each after --max-deliver attempts.
+// It returns nil when every file opens, else a sweep.ErrorList with one
+// entry per sweep and missing file, at the line of the sweep file that
+// sets the parameter naming it (the sweep's own line when the parameter
+// keeps its default), saying where the file was looked for and, for a
+// log, where to download it.
+func checkData(reg *simcore.Registry, dirs simcore.Dirs, f *sweep.File, jobs []sweep.Job) error {
+	sweeps := make(map[string]*sweep.Sweep, len(f.Sweeps))
+	for _, s := range f.Sweeps {
+		sweeps[s.Name] = s
+	}
+	type need struct {
+		sweep string
+		file  simcore.DataFile
+	}
+	opened := map[string]error{}
+	count := map[need]int{}
+	var order []need
+	for _, j := range jobs {
+		m, ok := reg.Lookup(j.Model)
+		if !ok {
+			continue
+		}
+		dr, ok := m.(simcore.DataReader)
+		if !ok {
+			continue
+		}
+		for _, df := range dr.DataFiles(j.Params) {
+			err, seen := opened[df.Name]
+			if !seen {
+				err = openable(dirs, df.Name)
+				opened[df.Name] = err
+			}
+			if err == nil {
+				continue
+			}
+			n := need{j.Sweep, df}
+			if count[n] == 0 {
+				order = append(order, n)
+			}
+			count[n]++
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	var list sweep.ErrorList
+	for _, n := range order {
+		e := &sweep.Error{File: f.Path, Line: 1, Key: n.sweep}
+		line, set := 0, false
+		if s := sweeps[n.sweep]; s != nil {
+			line, set = s.ParamLine(n.file.Param)
+			e.File, e.Line = s.File, line
+		}
+		err := opened[n.file.Name]
+		jobsText := "1 job reads it"
+		if c := count[n]; c > 1 {
+			jobsText = fmt.Sprintf("%d jobs read it", c)
+		}
+		e.Msg = fmt.Sprintf("parameter %s: %v (%s)", n.file.Param, err, jobsText)
+		var hints []string
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, known := workload.LookupKnown(n.file.Name); known || path.Dir(n.file.Name) == workload.TraceDir {
+				hints = append(hints, workload.DownloadHint(n.file.Name))
+			} else {
+				hints = append(hints, "put it in one of the data directories, or pass --data-dir")
+			}
+		}
+		if !set && line > 0 {
+			hints = append(hints, fmt.Sprintf("the sweep keeps the model's default %s; set %s in its params to read another file", n.file.Param, n.file.Param))
+		}
+		e.Hint = strings.Join(hints, "; ")
+		list = append(list, e)
+	}
+	return list
+}
+
+// openable opens name from dirs and closes it again.
+func openable(dirs simcore.Dirs, name string) error {
+	r, err := dirs.Open(name)
+	if err != nil {
+		return err
+	}
+	return r.Close()
+}

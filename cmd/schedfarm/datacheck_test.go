@@ -1,0 +1,138 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"schedfarm/simcore"
+)
+
+// missingDataSweep has a batch sweep that keeps the default trace and a
+// dssp sweep that names a night file: with an empty data directory both
+// are missing.
+const missingDataSweep = `sweeps:
+  - name: ctc
+    model: batch
+    seed: 1
+    params:
+      jobs: 100
+    axes:
+      - {name: backfill, values: [none, easy]}
+  - name: nights
+    model: dssp
+    seed: 1
+    params:
+      workload: file
+      nights_file: nights/mine.csv
+`
+
+// TestRunMissingDataFile checks that a local run refuses a sweep whose data
+// files are missing before anything starts: exit status 2, one line per
+// sweep and file at the line that sets it (the sweep's when it keeps the
+// default), where to get a trace, and neither a state nor a results dir.
+func TestRunMissingDataFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := writeFile(t, filepath.Join(dir, "missing.yaml"), missingDataSweep)
+	state, res := filepath.Join(dir, "state"), filepath.Join(dir, "results")
+	data := filepath.Join(dir, "data")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := execute(t, "run", "--workers", "1", "--data-dir", data, "--state-dir", state, "--results-dir", res, file)
+	wantExit(t, o, exitUsage)
+	msg := o.err.Error()
+	for _, want := range []string{
+		file + `:2: ctc: parameter trace: data file "traces/CTC-SP2-1996-3.1-cln.swf.gz" not found in ` + data,
+		"(2 jobs read it)",
+		"download CTC-SP2-1996-3.1-cln.swf.gz from the Parallel Workloads Archive",
+		"expected SHA-256 9fa28ac16c4386fb81b72a91d8bd8888281df2948a9d912769d387c5ee285bb4",
+		"the sweep keeps the model's default trace",
+		file + `:14: nights: parameter nights_file: data file "nights/mine.csv" not found in ` + data,
+		"(1 job reads it); put it in one of the data directories, or pass --data-dir",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, o)
+		}
+	}
+	if n := strings.Count(msg, "\n"); n != 1 {
+		t.Errorf("%d lines, want one per sweep and file:\n%s", n+1, msg)
+	}
+	for _, d := range []string{state, res} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s exists after a refused run (%v)", d, err)
+		}
+	}
+}
+
+// TestRunDataFilePresent runs a batch sweep on a small log in a data
+// directory of its own: the check lets it through and the jobs read it.
+func TestRunDataFilePresent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	writeFile(t, filepath.Join(data, "traces", "tiny.swf"), `; MaxNodes: 4
+1 0 0 100 2 -1 -1 2 200 -1 1 1 1 -1 -1 -1 -1 -1
+2 10 0 50 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1
+3 20 0 30 1 -1 -1 1 30 -1 1 1 1 -1 -1 -1 -1 -1
+`)
+	file := writeFile(t, filepath.Join(dir, "tiny.yaml"), `name: tiny
+model: batch
+seed: 1
+params: {trace: traces/tiny.swf, nodes: 4}
+axes:
+  - {name: backfill, values: [none, easy, conservative]}
+`)
+	res := filepath.Join(dir, "results")
+	o := execute(t, "run", "--workers", "1", "--data-dir", data, "--state-dir", filepath.Join(dir, "state"), "--results-dir", res, file)
+	mustSucceed(t, o)
+	if c := onlyCollected(t, o, res, "tiny"); c.ok != "3" || c.failed != "0" {
+		t.Errorf("collected %+v, want 3 ok", c)
+	}
+}
+
+// TestModelsDataFiles pins which files each model's jobs read, from their
+// completed parameters.
+func TestModelsDataFiles(t *testing.T) {
+	reg := buildRegistry(nil)
+	for _, c := range []struct {
+		model  string
+		params simcore.Params
+		want   string // "param=name" joined by spaces
+	}{
+		{"batch", simcore.Params{}, "trace=traces/CTC-SP2-1996-3.1-cln.swf.gz"},
+		{"batch", simcore.Params{"workload": "probabilistic", "trace": "traces/x.swf"}, "trace=traces/x.swf"},
+		{"batch", simcore.Params{"workload": "randomized"}, ""},
+		{"stretch", simcore.Params{}, ""},
+		{"stretch", simcore.Params{"problem": "moldable"}, "workload=traces/SDSC-Par-1996-3.1-cln.swf.gz"},
+		{"stretch", simcore.Params{"problem": "moldable", "workload": "osc"}, "workload=traces/OSC-Clust-2000-3.1-cln.swf.gz"},
+		{"stretch", simcore.Params{"problem": "moldable", "workload": "ssm"}, ""},
+		{"ptg", simcore.Params{}, ""},
+		{"ptg", simcore.Params{"ptg_class": "files", "ptg_files": "a.dot, b.dag,c.gv", "n_ptgs": int64(2)}, "ptg_files=a.dot ptg_files=b.dag"},
+		{"ptg", simcore.Params{"ptg_class": "files", "ptg_files": "a.dot,b.dag", "n_ptgs": int64(5)}, "ptg_files=a.dot ptg_files=b.dag"},
+		{"dssp", simcore.Params{}, ""},
+		{"dssp", simcore.Params{"workload": "file", "nights_file": "n.csv"}, "nights_file=n.csv"},
+		{"divisible", simcore.Params{}, ""},
+	} {
+		m, ok := reg.Lookup(c.model)
+		if !ok {
+			t.Fatalf("no model %s", c.model)
+		}
+		s := m.Schema()
+		p, err := s.Complete(c.params)
+		if err != nil {
+			t.Fatalf("%s %v: %v", c.model, c.params, err)
+		}
+		var got []string
+		if dr, ok := m.(simcore.DataReader); ok {
+			for _, f := range dr.DataFiles(p) {
+				got = append(got, f.Param+"="+f.Name)
+			}
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s %v: DataFiles = %q, want %q", c.model, c.params, g, c.want)
+		}
+	}
+}
