@@ -455,6 +455,18 @@ func TestValidate(t *testing.T) {
 			stdout: []string{"ok, 1 sweep(s), 100000 jobs"},
 		},
 		{
+			name:   "data files missing",
+			args:   []string{"validate", "--data", "--data-dir", "testdata-none", smokeFile, "../../configs/krallmann1999/quick.yaml"},
+			code:   exitUsage,
+			stdout: []string{smokeFile + ": ok, 1 sweep(s), 100 jobs"},
+			stderr: []string{`quick.yaml:11: krallmann-quick: parameter trace: data file "traces/CTC-SP2-1996-3.1-cln.swf.gz" not found in testdata-none`},
+		},
+		{
+			name:   "data files not checked without --data",
+			args:   []string{"validate", "--data-dir", "testdata-none", "../../configs/krallmann1999/quick.yaml"},
+			stdout: []string{"quick.yaml: ok, 1 sweep(s), 26 jobs"},
+		},
+		{
 			name:   "missing file",
 			args:   []string{"validate", "no-such-file.yaml"},
 			code:   exitUsage,

@@ -55,11 +55,13 @@ func (a *app) expandSweep(f *sweep.File, maxJobs int) ([]sweep.Job, error) {
 
 func (a *app) validateCmd() *cobra.Command {
 	var maxJobs int
+	var data bool
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check sweep files against the models' schemas; print every mistake with file:line",
 		Example: `  schedfarm validate configs/smoke.yaml
-  schedfarm validate configs/*/*.yaml`,
+  schedfarm validate configs/*/*.yaml
+  schedfarm validate --data --data-dir /srv/traces configs/krallmann1999/table3.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad := 0
@@ -68,6 +70,9 @@ func (a *app) validateCmd() *cobra.Command {
 				if err == nil {
 					var jobs []sweep.Job
 					jobs, err = a.expandSweep(f, maxJobs)
+					if err == nil && data {
+						err = checkData(a.registry(), a.dataDirs(), f, jobs)
+					}
 					if err == nil {
 						fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, %d sweep(s), %d jobs\n", path, len(f.Sweeps), len(jobs))
 						continue
@@ -83,6 +88,7 @@ func (a *app) validateCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&maxJobs, "max-jobs", sweep.DefaultMaxJobs, "largest sweep accepted without complaint")
+	cmd.Flags().BoolVar(&data, "data", false, "also check that every data file the jobs read (traces, PTG and night files) opens from --data-dir, as run does")
 	return cmd
 }
 
