@@ -94,6 +94,21 @@ func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitRep
 	return &SubmitReply{Run: rec.ID, Sweeps: names, Total: rec.Total, Skipped: len(skip), Published: published}, nil
 }
 
+// Pending returns the jobs whose results the registry does not hold: the
+// ones a submission without Force would publish. After Start it reflects
+// the whole registry.
+func (c *Coordinator) Pending(jobs []sweep.Job) []sweep.Job {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []sweep.Job
+	for _, j := range jobs {
+		if _, ok := c.done[j.ID]; !ok {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
 // uniqueJobs counts distinct job IDs: a job that two sweeps of a file share
 // runs once.
 func uniqueJobs(jobs []sweep.Job) int {

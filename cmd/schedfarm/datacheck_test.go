@@ -67,29 +67,87 @@ func TestRunMissingDataFile(t *testing.T) {
 	}
 }
 
+// tinyLogSweep is a batch sweep of len(backfill) jobs on traces/tiny.swf, a
+// small log that writeTinyTrace puts in a data directory.
+func tinyLogSweep(backfill string) string {
+	return `name: tiny
+model: batch
+seed: 1
+params: {trace: traces/tiny.swf, nodes: 4}
+axes:
+  - {name: backfill, values: [` + backfill + `]}
+`
+}
+
+// writeTinyTrace writes traces/tiny.swf under data and returns its path.
+func writeTinyTrace(t *testing.T, data string) string {
+	return writeFile(t, filepath.Join(data, "traces", "tiny.swf"), `; MaxNodes: 4
+1 0 0 100 2 -1 -1 2 200 -1 1 1 1 -1 -1 -1 -1 -1
+2 10 0 50 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1
+3 20 0 30 1 -1 -1 1 30 -1 1 1 1 -1 -1 -1 -1 -1
+`)
+}
+
 // TestRunDataFilePresent runs a batch sweep on a small log in a data
 // directory of its own: the check lets it through and the jobs read it.
 func TestRunDataFilePresent(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	writeFile(t, filepath.Join(data, "traces", "tiny.swf"), `; MaxNodes: 4
-1 0 0 100 2 -1 -1 2 200 -1 1 1 1 -1 -1 -1 -1 -1
-2 10 0 50 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1
-3 20 0 30 1 -1 -1 1 30 -1 1 1 1 -1 -1 -1 -1 -1
-`)
-	file := writeFile(t, filepath.Join(dir, "tiny.yaml"), `name: tiny
-model: batch
-seed: 1
-params: {trace: traces/tiny.swf, nodes: 4}
-axes:
-  - {name: backfill, values: [none, easy, conservative]}
-`)
+	writeTinyTrace(t, data)
+	file := writeFile(t, filepath.Join(dir, "tiny.yaml"), tinyLogSweep("none, easy, conservative"))
 	res := filepath.Join(dir, "results")
 	o := execute(t, "run", "--workers", "1", "--data-dir", data, "--state-dir", filepath.Join(dir, "state"), "--results-dir", res, file)
 	mustSucceed(t, o)
 	if c := onlyCollected(t, o, res, "tiny"); c.ok != "3" || c.failed != "0" {
 		t.Errorf("collected %+v, want 3 ok", c)
+	}
+}
+
+// TestRunDataFileGoneAfterRun checks that the data check asks only for
+// the files of the jobs that will run: once a sweep's results are in the
+// state dir, running it again collects them without its log, while a job
+// that still has to run, or --force, still needs the log (exit 2, the
+// count of jobs that read it, nothing published).
+func TestRunDataFileGoneAfterRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	trace := writeTinyTrace(t, data)
+	file := writeFile(t, filepath.Join(dir, "tiny.yaml"), tinyLogSweep("none, easy, conservative"))
+	state, res := filepath.Join(dir, "state"), filepath.Join(dir, "results")
+	run := func(args ...string) outcome {
+		return execute(t, append([]string{"run", "--workers", "1", "--data-dir", data, "--state-dir", state, "--results-dir", res}, args...)...)
+	}
+	mustSucceed(t, run(file))
+	if err := os.Remove(trace); err != nil {
+		t.Fatal(err)
+	}
+
+	o := run(file)
+	mustSucceed(t, o)
+	if !strings.Contains(o.stderr, ": 0 published, 3 already done") {
+		t.Errorf("second run did not skip every job:\n%s", o)
+	}
+	cs := parseCollected(t, o)
+	if len(cs) != 1 || cs[0].ok != "3" || cs[0].failed != "0" {
+		t.Errorf("collected %+v, want 3 ok", cs)
+	}
+
+	more := writeFile(t, filepath.Join(dir, "more.yaml"), tinyLogSweep("none, easy, conservative, depth"))
+	o = run(more)
+	wantExit(t, o, exitUsage)
+	if want := more + `:4: tiny: parameter trace: data file "traces/tiny.swf" not found in ` + data + ": file does not exist (1 job reads it)"; !strings.Contains(o.err.Error(), want) {
+		t.Errorf("error lacks %q:\n%s", want, o)
+	}
+	if strings.Contains(o.stderr, "published") {
+		t.Errorf("a refused run published jobs:\n%s", o)
+	}
+
+	o = run("--force", file)
+	wantExit(t, o, exitUsage)
+	if want := "(3 jobs read it)"; !strings.Contains(o.err.Error(), want) {
+		t.Errorf("error lacks %q:\n%s", want, o)
 	}
 }
 

@@ -29,8 +29,9 @@ func (a *app) runCmd() *cobra.Command {
 			"coordinator and --workers workers, shows progress, and collects the results into\n" +
 			"<results-dir>/<sweep>/<run-id>/. Jobs whose results already exist in the state dir are skipped\n" +
 			"unless --force, then writes report.md and report.html (figures, claims) into each sweep's folder.\n" +
-			"Before anything starts, every data file the jobs read (traces, PTG and night files) must open from\n" +
-			"--data-dir: a missing one is bad input, named with the sweep file's line and where to get it.\n" +
+			"Before anything starts, every data file the jobs to run read (traces, PTG and night files) must open\n" +
+			"from --data-dir: a missing one is bad input, named with the sweep file's line and where to get it.\n" +
+			"Jobs whose results are already in the state dir do not run and need no data (unless --force).\n" +
 			"Exit status 1 when jobs failed (or, with --strict, a claim failed), 2 on bad input.",
 		Example: `  schedfarm run configs/smoke.yaml
   schedfarm run --workers 2 --force configs/bench/overhead.yaml`,
@@ -41,10 +42,19 @@ func (a *app) runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var recheck func(*coordinator.Coordinator) error
 			if err := checkData(a.registry(), a.dataDirs(), f, jobs); err != nil {
-				return &exitError{exitUsage, err}
+				if force || !stateKept(stateDir) {
+					return &exitError{exitUsage, err}
+				}
+				// The state dir may hold the results of the jobs that
+				// read the missing files: those jobs do not run again.
+				// Check, once it is loaded, the jobs that will.
+				recheck = func(c *coordinator.Coordinator) error {
+					return checkData(a.registry(), a.dataDirs(), f, c.Pending(jobs))
+				}
 			}
-			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir, strict)
+			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir, strict, recheck)
 		},
 	}
 	fl := cmd.Flags()
@@ -57,7 +67,18 @@ func (a *app) runCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, maxJobs int, force bool, workers int, stateDir string, strict bool) error {
+// stateKept reports whether stateDir holds an embedded server's state
+// (results of earlier runs may be there).
+func stateKept(stateDir string) bool {
+	_, err := os.Stat(filepath.Join(stateDir, "nats"))
+	return err == nil
+}
+
+// runLocal runs f with an embedded server under stateDir. check, if not
+// nil, is called once the coordinator has loaded the state, before any
+// worker starts or anything is published: an error from it refuses the
+// run as bad input.
+func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, maxJobs int, force bool, workers int, stateDir string, strict bool, check func(*coordinator.Coordinator) error) error {
 	if workers < 1 {
 		return &exitError{exitUsage, fmt.Errorf("--workers must be at least 1")}
 	}
@@ -94,6 +115,11 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 	}
 	if err := coord.Start(coordCtx); err != nil {
 		return err
+	}
+	if check != nil {
+		if err := check(coord); err != nil {
+			return &exitError{exitUsage, err}
+		}
 	}
 
 	// Workers stop when the run is over or on Ctrl-C; on Ctrl-C they hand
