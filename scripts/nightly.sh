@@ -2,13 +2,13 @@
 # Nightly verification: runs the quick config of every paper (configs/*/quick.yaml,
 # and configs/smoke.yaml for the bench model) with a fresh state dir, verifies each
 # sweep against its golden summary under configs/golden/<sweep>/summary.parquet,
-# and writes one combined report: results/nightly/<date>/report.md.
+# and writes one combined report: runs/nightly/<date>/report.md.
 # Exit status: 0 all match, 1 drift (or a failed run), 2 bad input.
 #   scripts/nightly.sh [OUT_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 date=$(date -u +%Y-%m-%d)
-out=${1:-results/nightly/$date}
+out=${1:-runs/nightly/$date}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 state=$(mktemp -d)

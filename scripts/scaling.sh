@@ -11,8 +11,9 @@
 # runs: jobs.parquet), jobs.csv (every job's duration_ms by W and run),
 # logs/, projection.txt (Markdown tables) and scaling.png. Nothing is
 # written in the repo unless PNG points there.
-# Traces come from the default --data-dir (data, ../shared: relative to the
-# repo root, where the script runs) or SCHEDFARM_DATA_DIR.
+# Traces come from the default --data-dir (data/ at the repo root, where the
+# script runs, then the user cache; `schedfarm traces fetch --for SUITE`) or
+# SCHEDFARM_DATA_DIR.
 # Environment:
 #   SUITE=configs/quick-all.yaml   the sweep file submitted (any sweep works)
 #   WORKERS="1 2 4"                worker process counts, one --workers 1 each

@@ -11,8 +11,24 @@ import (
 )
 
 // Dirs is a DataDir that looks a name up in each directory in turn and opens
-// the first match (the farm's default is "./data", then "../shared").
+// the first match (the farm's default is DefaultDataDirs).
 type Dirs []string
+
+// DataDirName is the name of the data directory: "data" relative to the
+// working directory, and the folder of the same name in the user's cache.
+const DataDirName = "data"
+
+// DefaultDataDirs is the farm's default data-directory list: "data"
+// relative to the working directory, then schedfarm/data in the user's
+// cache directory ($XDG_CACHE_HOME, else ~/.cache on Linux; the OS's cache
+// folder elsewhere), when the OS has one.
+func DefaultDataDirs() Dirs {
+	d := Dirs{DataDirName}
+	if cache, err := os.UserCacheDir(); err == nil && cache != "" {
+		d = append(d, filepath.Join(cache, "schedfarm", DataDirName))
+	}
+	return d
+}
 
 // Open opens name from the first directory that has it. Absolute names and
 // names that climb out of the directory ("..") are refused so that a sweep

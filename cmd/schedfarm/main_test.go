@@ -700,8 +700,8 @@ func TestConfigPrecedence(t *testing.T) {
 	if e, c, f := count(envDir), count(cfgDir), count(flagDir); e != 2 || c != 1 || f != 2 {
 		t.Errorf("runs per results dir: env %d, config %d, flag %d; want 2, 1, 2", e, c, f)
 	}
-	if _, err := os.Stat("results"); err == nil {
-		t.Error("a run used the default results dir ./results")
+	if _, err := os.Stat("runs"); err == nil {
+		t.Error("a run used the default results dir ./runs")
 	}
 }
 
@@ -847,13 +847,16 @@ func TestRunLocksStateDir(t *testing.T) {
 
 // TestDataDirFromEnv: SCHEDFARM_DATA_DIR takes a comma-separated list, like
 // the flag; viper hands it over as one string, which used to be one
-// (nonexistent) directory.
+// (nonexistent) directory. A file only in the second directory is found
+// (and hashed: it is not the real log, so it does not match).
 func TestDataDirFromEnv(t *testing.T) {
 	// Not parallel: t.Setenv.
-	t.Setenv("SCHEDFARM_DATA_DIR", "/nonexistent, ../../../shared")
+	second := t.TempDir()
+	writeFile(t, filepath.Join(second, "traces", "CTC-SP2-1996-3.1-cln.swf.gz"), "not the log")
+	t.Setenv("SCHEDFARM_DATA_DIR", filepath.Join(t.TempDir(), "nonexistent")+", "+second)
 	out := execute(t, "traces")
 	mustSucceed(t, out)
-	if !regexp.MustCompile(`CTC-SP2-1996-3.1-cln.swf.gz\s+\d+\s+ok`).MatchString(out.stdout) {
+	if !regexp.MustCompile(`CTC-SP2-1996-3.1-cln.swf.gz\s+\d+\s+MISMATCH`).MatchString(out.stdout) {
 		t.Errorf("the second directory of SCHEDFARM_DATA_DIR was not searched:\n%s", out.stdout)
 	}
 }
