@@ -17,6 +17,7 @@ import (
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
+	"schedfarm/internal/datatest"
 	"schedfarm/results"
 	"schedfarm/simcore"
 	"schedfarm/simcore/batch"
@@ -70,7 +71,7 @@ func NewWithServer(tb testing.TB, s broker.Settings, sc broker.ServerConfig) *Fa
 		ns.Shutdown()
 		ns.WaitForShutdown()
 	})
-	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(simcore.Dirs{"data", "../shared"}))
+	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(datatest.Data(tb)))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // the farm's own columns), and a version. A clash would otherwise surface
 // only when a worker tries to store the first result.
 func TestEveryModelHasValidLayouts(t *testing.T) {
-	reg := buildRegistry(simcore.Dirs{"../../../shared"})
+	reg := buildRegistry(simcore.Dirs{t.TempDir()}) // layouts only: no model reads a file here
 	for _, m := range reg.Models() {
 		s := m.Schema()
 		if m.Version() == "" || m.Doc() == "" {

@@ -17,7 +17,7 @@ func (a *app) tracesCmd() *cobra.Command {
 		Use:   "traces",
 		Short: "List the known workload traces: expected SHA-256, whether each is found in the data dir and matches",
 		Example: `  schedfarm traces
-  schedfarm traces --data-dir ../shared --json`,
+  schedfarm traces --data-dir /mnt/pwa-mirror --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dirs := a.dataDirs()

@@ -6,19 +6,38 @@ import (
 	"testing"
 	"time"
 
+	"schedfarm/internal/datatest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/workload"
 )
 
-var testData = simcore.Dirs{"../../data", "../../../shared", "/work/shared"}
+// ctcTrace is the whole CTC log (in the data directory: `schedfarm traces
+// fetch CTC-SP2-1996-3.1-cln`); ctcFixture is its first 5,000 jobs,
+// committed under testdata/traces.
+const (
+	ctcTrace   = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
+	ctcFixture = "traces/CTC-SP2-1996-3.1-cln.first5000.swf.gz"
+)
 
+// ctcJobs converts the whole CTC log as the model does (estimates from
+// est), skipping the test when the log is not in the data directory
+// (failing under SCHEDFARM_REQUIRE_DATA=1).
 func ctcJobs(tb testing.TB, est string) []workload.Job {
 	tb.Helper()
-	m := New(testData)
-	p, _ := schema.Complete(simcore.Params{"estimate": est})
+	return traceJobs(tb, datatest.Require(tb, ctcTrace), ctcTrace, est)
+}
+
+// traceJobs converts a log from data as the model does.
+func traceJobs(tb testing.TB, data simcore.DataDir, trace, est string) []workload.Job {
+	tb.Helper()
+	m := New(data)
+	p, err := schema.Complete(simcore.Params{"trace": trace, "estimate": est})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	jobs, _, err := m.workload(p, 1, 256)
 	if err != nil {
-		tb.Skip(err)
+		tb.Fatal(err)
 	}
 	return jobs
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"schedfarm/internal/datatest"
 	"schedfarm/simcore/workload"
 )
 
@@ -78,6 +79,24 @@ func TestCTCScheduleHash(t *testing.T) {
 		{"PSRS/conservative", PSRS, All, false, false, 0x2ab4bf34179e83c0},
 		{"SMART-FFIA/conservative", SmartFFIA, All, false, false, 0x9c8c064cafb8afb4},
 		{"SMART-NFIW/EASY/weighted", SmartNFIW, 1, true, false, 0x6a311fe14445e325},
+	})
+}
+
+// TestCTCFixtureScheduleHash pins the same cases on the CTC fixture (the
+// first 5,000 jobs of the log, in every clone), so a changed start time
+// fails without the whole log too. The hashes were recorded with the code
+// whose whole-log hashes above match the pre-optimisation ones.
+func TestCTCFixtureScheduleHash(t *testing.T) {
+	checkHashes(t, traceJobs(t, datatest.Fixtures(t), ctcFixture, "requested"), []hashCase{
+		{"FCFS/none", FCFS, 0, false, false, 0x195834ebafd6dd3a},
+		{"FCFS/EASY", FCFS, 1, false, false, 0xfc07d3130db5243e},
+		{"FCFS/conservative", FCFS, All, false, false, 0x82641f014f035efa},
+		{"FCFS/depth4/each", FCFS, 4, false, true, 0xd50f8814e6425d99},
+		{"GareyGraham", GareyGraham, 0, false, false, 0xa1416c0e2d7e2385},
+		{"PSRS/EASY", PSRS, 1, false, false, 0x6dc6193d789d68f6},
+		{"PSRS/conservative", PSRS, All, false, false, 0xb3f54601fcfd70e1},
+		{"SMART-FFIA/conservative", SmartFFIA, All, false, false, 0x43ff395e56b3db10},
+		{"SMART-NFIW/EASY/weighted", SmartNFIW, 1, true, false, 0x64a0d4eb8e1c7ad5},
 	})
 }
 

@@ -8,11 +8,9 @@ import (
 	"syscall"
 	"testing"
 
-	"schedfarm/simcore"
+	"schedfarm/internal/datatest"
 	"schedfarm/simcore/workload"
 )
-
-var testData = simcore.Dirs{"../../data", "../../../shared", "/work/shared"}
 
 func paperInstance(b *testing.B, delta, load float64) []Task {
 	b.Helper()
@@ -87,9 +85,10 @@ func BenchmarkDASEDF_Queue(b *testing.B) {
 // DBOS and the other moldable algorithms on 8,000 tasks on 512 processors:
 // the issue's target for DBOS is < 2 s (the paper: about a minute, and a
 // minute and a half for Iterative, §7.3). The SDSC and OSC cases need the
-// logs (../shared/traces); the SSM case is synthetic at load 400.
+// logs in the data directory (`schedfarm traces fetch`); the SSM case is
+// synthetic at load 400.
 func BenchmarkMoldable_Paper(b *testing.B) {
-	m := New(testData)
+	m := New(datatest.Data(b))
 	for _, wl := range []string{"sdsc", "osc", "ssm"} {
 		var tasks []MoldTask
 		var err error

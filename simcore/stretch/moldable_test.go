@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"schedfarm/internal/datatest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/check"
 	"schedfarm/simcore/profile"
@@ -266,14 +267,14 @@ func TestTraceWorkloadsPaperScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("paper scale")
 	}
-	m := New(testData)
 	for _, c := range []struct {
 		wl         string
 		load, tolr float64
 	}{{"sdsc", 272.4, 0.05}, {"osc", 12.4, 0.05}} {
+		m := New(datatest.Require(t, traceFiles[c.wl]))
 		jobs, err := m.trace(traceFiles[c.wl], 512)
 		if err != nil {
-			t.Skipf("%s: %v", c.wl, err)
+			t.Fatalf("%s: %v", c.wl, err)
 		}
 		tasks, err := DowneyInstance(jobs, 8000, 512, 1)
 		if err != nil {
@@ -347,12 +348,10 @@ func TestBaseProfileStaircase(t *testing.T) {
 }
 
 // The model end to end on the SDSC log (first 300 jobs), every moldable
-// algorithm, with both tables; skipped when the log is not available.
+// algorithm, with both tables; the log comes from the data directory
+// (datatest.Require).
 func TestModelOnTrace(t *testing.T) {
-	m := New(testData)
-	if _, err := m.trace(traceFiles["sdsc"], 512); err != nil {
-		t.Skipf("sdsc: %v", err)
-	}
+	m := New(datatest.Require(t, traceFiles["sdsc"]))
 	s := m.Schema()
 	for _, alg := range []string{DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq} {
 		p := seqParams(map[string]any{"problem": "moldable", "workload": "sdsc", "algorithm": alg, "n_tasks": int64(300),

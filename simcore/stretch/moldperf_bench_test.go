@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"schedfarm/internal/datatest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/workload"
 )
@@ -22,7 +23,7 @@ func moldBenchInstance(b *testing.B, wl string) []MoldTask {
 		}
 		return tasks
 	}
-	m := New(testData)
+	m := New(datatest.Data(b))
 	var jobs []workload.Job
 	jobs, err := m.trace(traceFiles[wl], 512)
 	if err != nil {
@@ -88,7 +89,7 @@ func moldParams(over map[string]any) simcore.Params {
 // time at paper scale (the moldperf report). Besides the main sweep's five
 // algorithms (DBOS at ρ = 1.5), DBOS runs at every ρ of Fig. 5(f)'s sweep.
 func BenchmarkMoldFig5(b *testing.B) {
-	m := New(testData)
+	m := New(datatest.Data(b))
 	ranges := [][2]float64{{153, 165}, {203, 220}, {256, 280}, {332, 359}, {386, 410}, {410, 450}, {470, 509}}
 	type run struct {
 		alg string

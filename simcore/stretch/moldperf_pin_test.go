@@ -6,6 +6,8 @@ import (
 	"hash/fnv"
 	"math"
 	"testing"
+
+	"schedfarm/internal/datatest"
 )
 
 // moldPinCase is one pinned run: an instance and a configuration whose
@@ -19,6 +21,14 @@ type moldPinCase struct {
 	hash string
 }
 
+// fixtureFiles are the first 2,000 jobs of the logs of traceFiles,
+// committed under testdata/traces: the pinned instances take the first
+// 1,500, so their hashes are those of the whole logs.
+var fixtureFiles = map[string]string{
+	"sdsc": "traces/SDSC-Par-1996-3.1-cln.first2000.swf.gz",
+	"osc":  "traces/OSC-Clust-2000-3.1-cln.first2000.swf.gz",
+}
+
 // moldPinInstance builds the pinned instances: sdsc-like and osc-like
 // (the first jobs of the logs under the Downey model) and synthetic SSM
 // ones at a low and a high load, one on a small machine for contention.
@@ -26,10 +36,10 @@ func moldPinInstance(t *testing.T, key string) ([]MoldTask, int) {
 	t.Helper()
 	switch key {
 	case "sdsc", "osc":
-		m := New(testData)
-		jobs, err := m.trace(traceFiles[key], 512)
+		m := New(datatest.Fixtures(t))
+		jobs, err := m.trace(fixtureFiles[key], 512)
 		if err != nil {
-			t.Skipf("no %s log: %v", key, err)
+			t.Fatalf("%s fixture: %v", key, err)
 		}
 		tasks, err := DowneyInstance(jobs, 1500, 512, 7)
 		if err != nil {

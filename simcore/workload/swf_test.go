@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"schedfarm/internal/datatest"
 	"schedfarm/simcore"
 )
 
@@ -163,30 +165,44 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// TestCTCTrace reads the real CTC log when the shared data directory has it.
+// TestCTCTrace reads the whole CTC log from the data directory (`schedfarm
+// traces fetch CTC-SP2-1996-3.1-cln`).
 func TestCTCTrace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	f, err := OpenTrace(testData, "traces/CTC-SP2-1996-3.1-cln.swf.gz")
+	const name = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
+	checkCTC(t, datatest.Require(t, name), name, 77222)
+}
+
+// TestCTCFixture reads the CTC fixture (the log's first 5,000 jobs, with
+// its header) as the whole log is read.
+func TestCTCFixture(t *testing.T) {
+	checkCTC(t, datatest.Fixtures(t), "traces/CTC-SP2-1996-3.1-cln.first5000.swf.gz", 5000)
+}
+
+// checkCTC reads a CTC log of n jobs and converts it for 256 nodes.
+func checkCTC(t *testing.T, data simcore.DataDir, name string, n int) {
+	t.Helper()
+	f, err := OpenTrace(data, name)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	tr, err := Read(f, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Records) != 77222 || tr.Header.MaxNodes != 338 || tr.Skipped != 0 {
-		t.Fatalf("%d records, header %+v", len(tr.Records), tr.Header.MaxNodes)
+	if len(tr.Records) != n || tr.Header.MaxNodes != 338 || tr.Skipped != 0 {
+		t.Fatalf("%d records (want %d), header MaxNodes %d, %d skipped", len(tr.Records), n, tr.Header.MaxNodes, tr.Skipped)
 	}
 	jobs, st, err := Convert(tr.Records, DefaultConventions(256))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("CTC: %+v", st)
-	if len(jobs) != 77222-st.TooWide {
-		t.Errorf("%d jobs", len(jobs))
+	if st.TooWide == 0 || len(jobs) != n-st.TooWide {
+		t.Errorf("%d jobs of %d records, %d too wide for 256 nodes", len(jobs), n, st.TooWide)
 	}
 }
 
@@ -197,14 +213,12 @@ func TestMissingTraceSaysWhere(t *testing.T) {
 	}
 }
 
-var testData = simcore.Dirs{"../../data", "../../../shared", "/work/shared"}
-
 // TestTruncatedOrCorruptTrace: a trace cut short or damaged gives an error
 // that says where reading stopped; it never yields a silently shorter trace.
 func TestTruncatedOrCorruptTrace(t *testing.T) {
-	data, err := os.ReadFile("../../../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz")
+	data, err := os.ReadFile(filepath.Join(datatest.Fixtures(t)[0], "traces", "CTC-SP2-1996-3.1-cln.first5000.swf.gz"))
 	if err != nil {
-		t.Skipf("CTC trace not present: %v", err)
+		t.Fatal(err)
 	}
 	corrupt := bytes.Clone(data)
 	for i := len(corrupt) / 2; i < len(corrupt)/2+64; i++ {
@@ -218,7 +232,11 @@ func TestTruncatedOrCorruptTrace(t *testing.T) {
 	if _, err := plain.ReadFrom(zr); err != nil {
 		t.Fatal(err)
 	}
-	cutPlain := plain.Bytes()[:plain.Len()/2]
+	// Cut in the middle of a line near the middle of the file (a cut at a
+	// line's end leaves a shorter but well-formed log, which no reader
+	// can tell from a whole one).
+	half := plain.Bytes()[:plain.Len()/2]
+	cutPlain := plain.Bytes()[:bytes.LastIndexByte(half, '\n')+30]
 	for _, c := range []struct {
 		name string
 		data []byte

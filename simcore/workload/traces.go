@@ -26,7 +26,7 @@ const PWA = "https://www.cs.huji.ac.il/labs/parallel/workload/logs.html"
 // TraceDir is the folder of the data directory holding traces.
 const TraceDir = "traces"
 
-// Known lists the logs of ../shared/traces/README.txt with their checksums.
+// Known lists the logs the farm knows, with the checksums of the files as the archive distributes them.
 var Known = []KnownTrace{
 	{"CTC-SP2-1996-3.1-cln.swf.gz", "9fa28ac16c4386fb81b72a91d8bd8888281df2948a9d912769d387c5ee285bb4", 77222, "Krallmann et al. 1999 (seed 002)"},
 	{"SDSC-Par-1996-3.1-cln.swf.gz", "cb1aab02b5e3c34659d1c1d6f73c002d415229c59f40c03fab4e20331abdaff7", 32135, "Saule et al. (seed 003)"},

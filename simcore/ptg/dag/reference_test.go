@@ -12,15 +12,15 @@ import (
 	"schedfarm/simcore/rng"
 )
 
-// refDir is the shared reference data (../shared/reference from the
-// repository root).
-const refDir = "../../../../shared/reference/daggen"
+// refDir holds the reference DAGs of the original daggen generator
+// (testdata/daggen/README.txt says how they were drawn).
+const refDir = "testdata/daggen"
 
 func refFiles(t *testing.T, sub, ext string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(refDir, sub, "*."+ext))
 	if err != nil || len(files) == 0 {
-		t.Skipf("reference samples not found under %s (run from a checkout beside ../shared)", refDir)
+		t.Fatalf("reference samples not found under %s/%s: %v", refDir, sub, err)
 	}
 	sort.Strings(files)
 	return files
