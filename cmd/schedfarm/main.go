@@ -106,7 +106,7 @@ func newApp() *app {
 	pf.Duration("ack-wait", 30*time.Second, "time a delivered job may go without an ack or heartbeat before it is redelivered")
 	pf.Int("max-deliver", 5, "deliveries of a job before it is recorded as failed")
 	pf.Int("replicas", 1, "JetStream replicas of the farm's streams and buckets (3 on a NATS cluster)")
-	pf.String("pprof", "", "serve this process's runtime profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6060")
+	pf.String("pprof", "", "serve this process's runtime profiles (net/http/pprof: heap, CPU, goroutines, execution trace; not the command line) without authentication on HOST:PORT; \":6060\" binds to loopback only")
 	pf.String("prefix", broker.DefaultPrefix, "prefix of the farm's NATS subjects, streams and buckets (several farms can share one server)")
 	a.root.AddCommand(
 		a.runCmd(), a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(),
@@ -163,7 +163,7 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	if addr := v.GetString("pprof"); addr != "" {
-		if err := servePprof(addr); err != nil {
+		if _, err := servePprof(addr); err != nil {
 			return &exitError{exitUsage, err}
 		}
 	}

@@ -9,21 +9,35 @@ import (
 )
 
 // servePprof serves the runtime profiles (net/http/pprof: heap, CPU,
-// goroutines, allocs...) of this process on addr, for `--pprof`, e.g.
+// goroutines, allocs, execution trace...) of this process on addr, for
+// `--pprof`, e.g.
 //
 //	schedfarm coordinator --pprof 127.0.0.1:6060 &
 //	go tool pprof http://127.0.0.1:6060/debug/pprof/heap
 //
-// It returns once the listener is bound, so a bad address is an error of
+// The profiles are served without authentication, so an address without a
+// host (":6060") binds to loopback only; another interface must be named
+// (and is logged as a warning). The command line (/debug/pprof/cmdline) is
+// not served: it may hold a secret (--token, --password). It returns the
+// bound address once the listener is up, so a bad address is an error of
 // the command, not a log line.
-func servePprof(addr string) error {
-	ln, err := net.Listen("tcp", addr)
+func servePprof(addr string) (net.Addr, error) {
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("--pprof %s: %w", addr, err)
+		return nil, fmt.Errorf("--pprof %q: want HOST:PORT, e.g. 127.0.0.1:6060: %w", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, fmt.Errorf("--pprof %s: %w", addr, err)
+	}
+	if ip, ok := ln.Addr().(*net.TCPAddr); ok && !ip.IP.IsLoopback() {
+		slog.Warn("pprof profiles are served without authentication on a non-loopback address", "addr", ln.Addr().String())
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/", pprofIndex)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
@@ -33,5 +47,15 @@ func servePprof(addr string) error {
 			slog.Warn("pprof server stopped", "err", err)
 		}
 	}()
-	return nil
+	return ln.Addr(), nil
+}
+
+// pprofIndex is pprof.Index without the command line: the index page and
+// the named runtime profiles (heap, goroutine, allocs...).
+func pprofIndex(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/debug/pprof/cmdline" {
+		http.Error(w, "the command line is not served: it may hold secrets", http.StatusNotFound)
+		return
+	}
+	pprof.Index(w, r)
 }

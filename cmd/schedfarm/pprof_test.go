@@ -1,0 +1,46 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestPprofHidesCommandLine: --pprof serves the runtime profiles but not
+// the command line, which may carry --token; an address without a host
+// binds to loopback only.
+func TestPprofHidesCommandLine(t *testing.T) {
+	addr, err := servePprof(":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tcp, ok := addr.(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		t.Fatalf("--pprof :0 bound %v, want a loopback address", addr)
+	}
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get("http://" + addr.String() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("/debug/pprof/cmdline")
+	if code != http.StatusNotFound || strings.Contains(body, os.Args[0]) {
+		t.Errorf("/debug/pprof/cmdline: status %d, body %q: the command line must not be served", code, body)
+	}
+	if code, _ := get("/debug/pprof/heap?debug=1"); code != http.StatusOK {
+		t.Errorf("/debug/pprof/heap: status %d", code)
+	}
+	if code, body := get("/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("/debug/pprof/: status %d", code)
+	}
+	if _, err := servePprof("6060"); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
+		t.Errorf("--pprof 6060: %v, want an error asking for HOST:PORT", err)
+	}
+}
