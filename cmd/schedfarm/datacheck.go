@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
 
@@ -92,11 +93,26 @@ func checkData(reg *simcore.Registry, dirs simcore.Dirs, f *sweep.File, jobs []s
 	return list
 }
 
-// openable opens name from dirs and closes it again.
+// openable opens name from dirs and checks that it holds something a job
+// can read: a file of no bytes is never a valid input, and a workload log
+// (.swf, .swf.gz) needs a job line (workload.Probe: the header's cost, not
+// the log's), so an empty or interrupted download is bad input here
+// rather than a job of zero jobs whose metrics are all zeros.
 func openable(dirs simcore.Dirs, name string) error {
 	r, err := dirs.Open(name)
 	if err != nil {
 		return err
 	}
-	return r.Close()
+	defer r.Close()
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Size() == 0 {
+			return fmt.Errorf("data file %q is empty (0 bytes)", name)
+		}
+	}
+	if strings.HasSuffix(name, ".swf") || strings.HasSuffix(name, ".swf.gz") {
+		if err := workload.Probe(r); err != nil {
+			return fmt.Errorf("data file %q: %w", name, err)
+		}
+	}
+	return nil
 }

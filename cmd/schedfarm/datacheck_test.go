@@ -194,3 +194,37 @@ func TestModelsDataFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRefusesEmptyTrace: a log that is empty, or holds a header alone
+// (an interrupted download), is bad input for run and validate --data
+// before anything starts, never a job of zero jobs with zero metrics.
+func TestRunRefusesEmptyTrace(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, content, want string }{
+		{"0 bytes", "", `data file "traces/tiny.swf" is empty (0 bytes)`},
+		{"header alone", "; MaxNodes: 4\n;\n", "the log has no job lines"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			writeFile(t, filepath.Join(data, "traces", "tiny.swf"), c.content)
+			file := writeFile(t, filepath.Join(dir, "tiny.yaml"), tinyLogSweep("none, easy"))
+			state, res := filepath.Join(dir, "state"), filepath.Join(dir, "results")
+			o := execute(t, "run", "--workers", "1", "--data-dir", data, "--state-dir", state, "--results-dir", res, file)
+			wantExit(t, o, exitUsage)
+			if msg := o.err.Error(); !strings.Contains(msg, c.want) || !strings.Contains(msg, file+":4:") {
+				t.Errorf("run: error lacks %q at the sweep's trace line:\n%s", c.want, o)
+			}
+			for _, d := range []string{state, res} {
+				if _, err := os.Stat(d); !os.IsNotExist(err) {
+					t.Errorf("%s exists after a refused run (%v)", d, err)
+				}
+			}
+			v := execute(t, "validate", "--data", "--data-dir", data, file)
+			wantExit(t, v, exitUsage)
+			if !strings.Contains(v.String(), c.want) {
+				t.Errorf("validate --data: output lacks %q:\n%s", c.want, v)
+			}
+		})
+	}
+}

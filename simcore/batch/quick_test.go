@@ -2,10 +2,14 @@ package batch
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"schedfarm/internal/datatest"
 	"schedfarm/simcore"
+	"schedfarm/simcore/workload"
 )
 
 // TestModelRunQuick runs the model on the CTC fixture (the first 5,000
@@ -26,5 +30,26 @@ func TestModelRunQuick(t *testing.T) {
 		if err := s.Validate(res); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestModelRefusesEmptyTrace: on a cluster, where submit cannot see the
+// workers' files, a job on an empty log fails with the reason instead of
+// returning zero jobs and zero metrics.
+func TestModelRefusesEmptyTrace(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "traces"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "traces", "empty.swf"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := schema.Complete(simcore.Params{"trace": "traces/empty.swf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := New(simcore.Dirs{dir}).Run(context.Background(), p, 1)
+	if !errors.Is(err, workload.ErrNoJobs) {
+		t.Fatalf("Run on an empty log = %v, %v; want an error wrapping workload.ErrNoJobs", res, err)
 	}
 }

@@ -89,15 +89,11 @@ const NumFields = 18
 // with ';'), or job lines of exactly 18 whitespace-separated numbers.
 // Complexity: linear in the input.
 func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("swf: gzip: %w", err)
-		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 1<<16)
+	br, closeGzip, err := plainText(r)
+	if err != nil {
+		return nil, err
 	}
+	defer closeGzip()
 	t := &Trace{Header: Header{Fields: map[string]string{}}}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
@@ -141,7 +137,60 @@ func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("swf: after line %d: %w (the file is truncated or damaged)", line, err)
 	}
+	if len(t.Records) == 0 {
+		if t.Skipped > 0 {
+			return nil, fmt.Errorf("%w: all %d job lines are malformed (first: %s)", ErrNoJobs, t.Skipped, t.FirstSkipped)
+		}
+		return nil, fmt.Errorf("%w (%d lines read): is the file empty, or a download that did not finish?", ErrNoJobs, line)
+	}
 	return t, nil
+}
+
+// plainText returns r buffered, or its decompressed stream when it starts
+// with gzip's magic bytes (1f 8b), and the function that closes the gzip
+// reader.
+func plainText(r io.Reader) (*bufio.Reader, func(), error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("swf: gzip: %w", err)
+		}
+		return bufio.NewReaderSize(zr, 1<<16), func() { zr.Close() }, nil
+	}
+	return br, func() {}, nil
+}
+
+// ErrNoJobs is wrapped by the error of Read and Probe for a log without a
+// job line: an empty file, or a header alone. A log of no jobs is bad
+// input, never a valid workload of zero jobs.
+var ErrNoJobs = errors.New("swf: the log has no job lines")
+
+// Probe reads r up to its first job line: nil when there is one (well
+// formed or not: Read says which lines are malformed), an error wrapping
+// ErrNoJobs when the file is empty or holds comments alone, or the read
+// error (a damaged gzip stream). It costs the header's length, not the
+// log's, so a whole data directory can be checked before a run.
+func Probe(r io.Reader) error {
+	br, closeGzip, err := plainText(r)
+	if err != nil {
+		return err
+	}
+	defer closeGzip()
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) > 0 && b[0] != ';' {
+			return nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("swf: after line %d: %w (the file is truncated or damaged)", line, err)
+	}
+	return fmt.Errorf("%w (%d lines read): is the file empty, or a download that did not finish?", ErrNoJobs, line)
 }
 
 func (h *Header) comment(s string) {

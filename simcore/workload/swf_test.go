@@ -143,10 +143,13 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, lenient bool) {
 		tr, err := Read(bytes.NewReader(data), ReadOptions{Lenient: lenient})
 		if err != nil {
-			if lenient && !strings.Contains(err.Error(), "gzip") && !strings.Contains(err.Error(), "after line") {
+			if lenient && !strings.Contains(err.Error(), "gzip") && !strings.Contains(err.Error(), "after line") && !errors.Is(err, ErrNoJobs) {
 				t.Fatalf("lenient read failed: %v", err)
 			}
 			return
+		}
+		if len(tr.Records) == 0 {
+			t.Fatal("a log of no jobs was read without error")
 		}
 		for _, r := range tr.Records {
 			if r.SourceLine < 1 {
@@ -203,6 +206,49 @@ func checkCTC(t *testing.T, data simcore.DataDir, name string, n int) {
 	t.Logf("CTC: %+v", st)
 	if st.TooWide == 0 || len(jobs) != n-st.TooWide {
 		t.Errorf("%d jobs of %d records, %d too wide for 256 nodes", len(jobs), n, st.TooWide)
+	}
+}
+
+// TestEmptyTraceIsAnError: an empty file (plain or gzip), a header alone,
+// or (lenient) nothing but malformed lines is an error wrapping ErrNoJobs
+// from Read and Probe, never a log of zero jobs whose metrics are zeros.
+func TestEmptyTraceIsAnError(t *testing.T) {
+	var empty, header bytes.Buffer
+	zw := gzip.NewWriter(&empty)
+	zw.Close()
+	zw = gzip.NewWriter(&header)
+	zw.Write([]byte("; Version: 2.2\n; MaxNodes: 338\n\n"))
+	zw.Close()
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"0 bytes", nil},
+		{"blank lines", []byte("\n \n\t\n")},
+		{"header alone", []byte("; Version: 2.2\n; MaxNodes: 338\n")},
+		{"empty gzip stream", empty.Bytes()},
+		{"gzip header alone", header.Bytes()},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, lenient := range []bool{false, true} {
+				if tr, err := Read(bytes.NewReader(c.data), ReadOptions{Lenient: lenient}); !errors.Is(err, ErrNoJobs) {
+					t.Errorf("Read(lenient=%v) = %v, %v; want ErrNoJobs", lenient, tr, err)
+				}
+			}
+			if err := Probe(bytes.NewReader(c.data)); !errors.Is(err, ErrNoJobs) {
+				t.Errorf("Probe = %v, want ErrNoJobs", err)
+			}
+		})
+	}
+	bad := []byte("; MaxNodes: 4\n1 0 0 NaN 1 -1 -1 -1 10 -1 1 1 1 1 1 1 -1 -1\n")
+	if _, err := Read(bytes.NewReader(bad), ReadOptions{Lenient: true}); !errors.Is(err, ErrNoJobs) || !strings.Contains(err.Error(), "malformed") {
+		t.Errorf("lenient read of malformed lines alone: %v", err)
+	}
+	if err := Probe(bytes.NewReader(bad)); err != nil {
+		t.Errorf("Probe of a log with a job line: %v", err)
+	}
+	if err := Probe(bytes.NewReader([]byte{0x1f, 0x8b, 1, 2})); err == nil || !strings.Contains(err.Error(), "gzip") {
+		t.Errorf("Probe of a damaged gzip stream: %v", err)
 	}
 }
 
