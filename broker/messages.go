@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -445,6 +446,54 @@ type Heartbeat struct {
 	Done     int64     `json:"done"`
 	Errors   int64     `json:"errors"`
 	Draining bool      `json:"draining"`
+}
+
+// Bounds of a heartbeat's fields.
+const (
+	MaxWorkerName = 128  // bytes of a worker name
+	maxHostName   = 255  // bytes of a host name
+	maxRunning    = 1024 // job IDs in flight
+	maxJobIDLen   = 64   // bytes of one job ID
+)
+
+// ValidWorkerName reports why name cannot name a worker: a worker name is
+// a NATS subject token of letters, digits, '-' and '_' (what SafeName
+// makes of a host name), 1 to MaxWorkerName bytes.
+func ValidWorkerName(name string) error {
+	if name == "" || len(name) > MaxWorkerName || SafeName(name) != name {
+		return fmt.Errorf("worker name %q: want 1 to %d letters, digits, '-' or '_'", name, MaxWorkerName)
+	}
+	return nil
+}
+
+// Validate checks a heartbeat received on subject (names.HeartbeatSubject
+// of its worker): the worker's name is valid and is the one the subject
+// names, the host name and the job IDs in flight are bounded, the counts
+// are not negative. The coordinator drops a heartbeat that fails, so a
+// forged one cannot put a terminal escape sequence, or another worker's
+// name, in `schedfarm status`.
+func (h *Heartbeat) Validate(names Names, subject string) error {
+	if err := ValidWorkerName(h.Worker); err != nil {
+		return err
+	}
+	if want := names.HeartbeatSubject(h.Worker); subject != want {
+		return fmt.Errorf("heartbeat of worker %q on subject %q, not %q", h.Worker, subject, want)
+	}
+	if len(h.Host) > maxHostName || !utf8.ValidString(h.Host) {
+		return fmt.Errorf("worker %s: host name of %d bytes or not UTF-8", h.Worker, len(h.Host))
+	}
+	if len(h.Running) > maxRunning {
+		return fmt.Errorf("worker %s: %d jobs in flight (at most %d)", h.Worker, len(h.Running), maxRunning)
+	}
+	for _, id := range h.Running {
+		if len(id) > maxJobIDLen || SafeName(id) != id {
+			return fmt.Errorf("worker %s: job in flight %q is not a job ID", h.Worker, id)
+		}
+	}
+	if h.PID < 0 || h.Buffered < 0 || h.Done < 0 || h.Errors < 0 {
+		return fmt.Errorf("worker %s: negative count", h.Worker)
+	}
+	return nil
 }
 
 // ErrorEvent reports one failed attempt of a job.

@@ -552,3 +552,41 @@ func FuzzDecodeJobs(f *testing.F) {
 		}
 	})
 }
+
+func TestHeartbeatValidate(t *testing.T) {
+	names, err := broker.NewNames("lab-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := broker.Heartbeat{Worker: "host-1-w0", Host: "node01.example.org", PID: 42, Running: []string{"0b7e8a0c-1f2d-4c3b-9a8e-5d6f7a8b9c0d"}}
+	if err := good.Validate(names, names.HeartbeatSubject(good.Worker)); err != nil {
+		t.Fatalf("a worker's own heartbeat: %v", err)
+	}
+	for _, c := range []struct {
+		name    string
+		edit    func(h *broker.Heartbeat)
+		subject string // default: the subject of the (edited) name
+	}{
+		{"escape sequence in the name", func(h *broker.Heartbeat) { h.Worker = "\x1b[31mevil" }, ""},
+		{"newline in the name", func(h *broker.Heartbeat) { h.Worker = "w\nfake line" }, ""},
+		{"empty name", func(h *broker.Heartbeat) { h.Worker = "" }, ""},
+		{"name too long", func(h *broker.Heartbeat) { h.Worker = strings.Repeat("w", broker.MaxWorkerName+1) }, ""},
+		{"another worker's subject", func(h *broker.Heartbeat) {}, names.HeartbeatSubject("someone-else")},
+		{"host not UTF-8", func(h *broker.Heartbeat) { h.Host = "bad\xff" }, ""},
+		{"host too long", func(h *broker.Heartbeat) { h.Host = strings.Repeat("h", 256) }, ""},
+		{"job in flight not an ID", func(h *broker.Heartbeat) { h.Running = []string{"\x1b]0;x\x07"} }, ""},
+		{"too many jobs in flight", func(h *broker.Heartbeat) { h.Running = make([]string, 1025) }, ""},
+		{"negative count", func(h *broker.Heartbeat) { h.Done = -1 }, ""},
+	} {
+		h := good
+		h.Running = append([]string(nil), good.Running...)
+		c.edit(&h)
+		subject := c.subject
+		if subject == "" {
+			subject = names.HeartbeatSubject(h.Worker)
+		}
+		if err := h.Validate(names, subject); err == nil {
+			t.Errorf("%s: accepted", c.name)
+		}
+	}
+}

@@ -554,6 +554,11 @@ func (c *Coordinator) onError(m *nats.Msg) {
 func (c *Coordinator) onHeartbeat(m *nats.Msg) {
 	var hb broker.Heartbeat
 	if err := json.Unmarshal(m.Data, &hb); err != nil {
+		c.log.Warn("heartbeat dropped: not JSON", "subject", m.Subject, "err", err)
+		return
+	}
+	if err := hb.Validate(c.farm.Names, m.Subject); err != nil {
+		c.log.Warn("heartbeat dropped", "subject", m.Subject, "err", err)
 		return
 	}
 	txn := c.db.Txn(true)

@@ -2,6 +2,7 @@ package farmtest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -823,5 +824,50 @@ func drainAndWait(t *testing.T, c *Coordinator, ws *Workers, limit time.Duration
 	case <-done:
 	case <-time.After(limit):
 		t.Fatal("drained worker did not return")
+	}
+}
+
+// TestForgedHeartbeats: heartbeats whose worker name is not a worker name
+// (a terminal escape sequence, a newline) or that name another worker than
+// their subject are dropped; a well-formed one on its own subject is kept.
+func TestForgedHeartbeats(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	nc := f.Connect("forger")
+	names := c.Farm.Names
+	forged := []struct {
+		subject string
+		hb      broker.Heartbeat
+	}{
+		{names.HeartbeatSubject("evil"), broker.Heartbeat{Worker: "\x1b[31mevil\x1b[0m"}},
+		{names.HeartbeatSubject(broker.SafeName("w\nfake")), broker.Heartbeat{Worker: "w\nfake"}},
+		{names.HeartbeatSubject("impostor"), broker.Heartbeat{Worker: "victim"}},
+		{names.HeartbeatSubject("hostile-host"), broker.Heartbeat{Worker: "hostile-host", Host: strings.Repeat("h", 300)}},
+	}
+	for _, fh := range forged {
+		data, _ := json.Marshal(fh.hb)
+		if err := nc.NC.Publish(fh.subject, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One well-formed heartbeat last, from the same connection: once the
+	// coordinator has it, it has handled the forged ones before it.
+	data, _ := json.Marshal(broker.Heartbeat{Worker: "probe", Host: "h"})
+	if err := nc.NC.Publish(names.HeartbeatSubject("probe"), data); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ws := c.Coordinator.Workers()
+		if len(ws) > 0 {
+			if len(ws) != 1 || ws[0].Name != "probe" {
+				t.Fatalf("workers %+v: want the probe alone", ws)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the well-formed heartbeat never arrived")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

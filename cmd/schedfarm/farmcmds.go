@@ -289,17 +289,17 @@ func printStatus(out interface{ Write([]byte) (int, error) }, st *coordinator.St
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tFILE\tSTATUS\tTOTAL\tDONE\tSKIPPED\tFAILED\tQUEUED\tREDELIVERED\tCREATED")
 	for _, r := range st.Runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", r.ID, r.File, r.Status, r.Total, r.Done, r.Skipped, r.Failed,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", safe(r.ID, maxNameLen), safe(r.File, maxNameLen), safe(string(r.Status), maxNameLen), r.Total, r.Done, r.Skipped, r.Failed,
 			r.Queued, r.Redelivered, r.Created.Local().Format(time.DateTime))
 	}
 	tw.Flush()
 	if detail {
 		for _, r := range st.Runs {
 			for _, f := range r.Failures {
-				fmt.Fprintf(out, "failed  %s sweep=%s index=%d attempts=%d worker=%s: %s\n", f.Job, f.Sweep, f.Index, f.Attempts, f.Worker, firstLine(f.Error))
+				fmt.Fprintf(out, "failed  %s sweep=%s index=%d attempts=%d worker=%s: %s\n", safe(f.Job, maxNameLen), safe(f.Sweep, maxNameLen), f.Index, f.Attempts, safe(f.Worker, maxNameLen), safeLine(f.Error))
 			}
 			for _, f := range r.Retrying {
-				fmt.Fprintf(out, "retrying %s sweep=%s index=%d attempts=%d worker=%s: %s\n", f.Job, f.Sweep, f.Index, f.Attempts, f.Worker, firstLine(f.Error))
+				fmt.Fprintf(out, "retrying %s sweep=%s index=%d attempts=%d worker=%s: %s\n", safe(f.Job, maxNameLen), safe(f.Sweep, maxNameLen), f.Index, f.Attempts, safe(f.Worker, maxNameLen), safeLine(f.Error))
 			}
 		}
 	}
@@ -313,8 +313,8 @@ func printStatus(out interface{ Write([]byte) (int, error) }, st *coordinator.St
 		} else if w.Draining {
 			state = "draining"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\n", w.Name, w.Host, w.PID, (time.Duration(w.AgeMs) * time.Millisecond).String(),
-			state, strings.Join(w.InFlight, ","), w.Buffered, w.Done, w.Errors)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\n", safe(w.Name, maxNameLen), safe(w.Host, maxNameLen), w.PID, (time.Duration(w.AgeMs) * time.Millisecond).String(),
+			state, safe(strings.Join(w.InFlight, ","), 4*maxNameLen), w.Buffered, w.Done, w.Errors)
 	}
 	tw.Flush()
 }
@@ -359,7 +359,7 @@ func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm
 		if s.Superseded > 0 {
 			dup = fmt.Sprintf(" (%d repeated results of redelivered jobs dropped)", s.Superseded)
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d ok, %d failed, %d missing%s → %s\n", s.Sweep, s.OK, s.Failed, s.Missing, dup, filepath.Clean(s.Dir))
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d ok, %d failed, %d missing%s → %s\n", safe(s.Sweep, maxNameLen), s.OK, s.Failed, s.Missing, dup, safe(filepath.Clean(s.Dir), 4*maxNameLen))
 	}
 	return out, nil
 }

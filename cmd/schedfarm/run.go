@@ -203,7 +203,7 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 	}
 	if p.Failed > 0 {
 		for _, fl := range p.Failures {
-			fmt.Fprintf(cmd.ErrOrStderr(), "failed: job %s (sweep %s, index %d) after %d attempts: %s\n", fl.Job, fl.Sweep, fl.Index, fl.Attempts, firstLine(fl.Error))
+			fmt.Fprintf(cmd.ErrOrStderr(), "failed: job %s (sweep %s, index %d) after %d attempts: %s\n", safe(fl.Job, maxNameLen), safe(fl.Sweep, maxNameLen), fl.Index, fl.Attempts, safeLine(fl.Error))
 		}
 		return &exitError{exitFailures, fmt.Errorf("run %s: %d job(s) failed (see the status and error columns of jobs.parquet)", rep.Run, p.Failed)}
 	}
