@@ -24,7 +24,9 @@ type RunProgress struct {
 	Skipped int              `json:"skipped"`
 	Done    int              `json:"done"`
 	Failed  int              `json:"failed"`
-	Queued  int              `json:"queued"`
+	// Queued counts the jobs not yet done or failed (0 once the run is
+	// cancelled: its queued jobs were purged).
+	Queued int `json:"queued"`
 	// Redelivered counts deliveries beyond the first: failed attempts that
 	// were retried, and jobs finished by a worker after an earlier one died,
 	// hung or handed them back.
@@ -103,7 +105,9 @@ func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, e
 			Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed, Redelivered: rec.Redelivered, Packing: rec.Packing,
 			ModelMs: rec.ModelMs, Ended: rec.Finished}
 	}
-	p.Queued = p.Total - p.Skipped - p.Done - p.Failed
+	if p.Status != broker.RunCancelled { // a cancelled run's queued jobs were purged
+		p.Queued = p.Total - p.Skipped - p.Done - p.Failed
+	}
 	txn := c.db.Txn(false)
 	alias := ""
 	if r != nil {

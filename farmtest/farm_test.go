@@ -673,6 +673,9 @@ func TestCancelAndDrain(t *testing.T) {
 	if p.Status != "cancelled" {
 		t.Fatalf("status %s, want cancelled", p.Status)
 	}
+	if p.Queued != 0 || p.Done >= 50 {
+		t.Errorf("cancelled run shows %d queued, %d done of 50: the purge leaves nothing queued", p.Queued, p.Done)
+	}
 	info, err := c.Farm.Jobs.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
