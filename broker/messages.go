@@ -446,11 +446,17 @@ type Heartbeat struct {
 	Done     int64     `json:"done"`
 	Errors   int64     `json:"errors"`
 	Draining bool      `json:"draining"`
+	// StoreError is the worker's last failure to store a part of run
+	// StoreRun's results, until a part is stored again (at most
+	// MaxStoreError bytes).
+	StoreError string `json:"store_error,omitempty"`
+	StoreRun   string `json:"store_run,omitempty"`
 }
 
 // Bounds of a heartbeat's fields.
 const (
 	MaxWorkerName = 128  // bytes of a worker name
+	MaxStoreError = 500  // bytes of a store error
 	maxHostName   = 255  // bytes of a host name
 	maxRunning    = 1024 // job IDs in flight
 	maxJobIDLen   = 64   // bytes of one job ID
@@ -489,6 +495,9 @@ func (h *Heartbeat) Validate(names Names, subject string) error {
 		if len(id) > maxJobIDLen || SafeName(id) != id {
 			return fmt.Errorf("worker %s: job in flight %q is not a job ID", h.Worker, id)
 		}
+	}
+	if len(h.StoreError) > MaxStoreError || !utf8.ValidString(h.StoreError) || len(h.StoreRun) > maxJobIDLen || SafeName(h.StoreRun) != h.StoreRun {
+		return fmt.Errorf("worker %s: store error of %d bytes, or run %q not a run ID", h.Worker, len(h.StoreError), h.StoreRun)
 	}
 	if h.PID < 0 || h.Buffered < 0 || h.Done < 0 || h.Errors < 0 {
 		return fmt.Errorf("worker %s: negative count", h.Worker)

@@ -565,6 +565,7 @@ func (c *Coordinator) onHeartbeat(m *nats.Msg) {
 	_ = txn.Insert("workers", &workerState{
 		Name: hb.Worker, Host: hb.Host, PID: hb.PID, Started: hb.Started, Seen: time.Now(),
 		Running: hb.Running, Buffered: hb.Buffered, Done: hb.Done, Errors: hb.Errors, Draining: hb.Draining,
+		StoreError: hb.StoreError, StoreRun: hb.StoreRun,
 	})
 	txn.Commit()
 }

@@ -78,6 +78,9 @@ type workerState struct {
 	Done     int64
 	Errors   int64
 	Draining bool
+	// StoreError is the worker's last failure to store a part of run
+	// StoreRun (empty once a part is stored).
+	StoreError, StoreRun string
 }
 
 // runCounts are the per-run counters, kept beside memdb so that progress

@@ -43,6 +43,16 @@ type RunProgress struct {
 	Retrying []JobFailure `json:"retrying,omitempty"`
 	// Packing is how the run's jobs are sent, per sweep (once decided).
 	Packing []broker.PackChoice `json:"packing,omitempty"`
+	// StoreErrors lists the workers whose last attempt to store this
+	// run's results failed, while the run is not finished (filled by
+	// Status).
+	StoreErrors []WorkerStoreError `json:"store_errors,omitempty"`
+}
+
+// WorkerStoreError is a worker's failure to store a run's results.
+type WorkerStoreError struct {
+	Worker string `json:"worker"`
+	Error  string `json:"error"`
 }
 
 // Finished reports whether nothing is left to do in the run.
@@ -73,6 +83,11 @@ type WorkerInfo struct {
 	Done     int64     `json:"done"`
 	Errors   int64     `json:"errors"`
 	Draining bool      `json:"draining"`
+	// StoreError is the worker's last failure to store results (of run
+	// StoreRun), until it stores a part again: a full JetStream store
+	// shows here rather than as a run that stalls.
+	StoreError string `json:"store_error,omitempty"`
+	StoreRun   string `json:"store_run,omitempty"`
 }
 
 // Status is what `schedfarm status` shows.
@@ -163,7 +178,8 @@ func (c *Coordinator) Workers() []WorkerInfo {
 		w := raw.(*workerState)
 		age := now.Sub(w.Seen)
 		out = append(out, WorkerInfo{Name: w.Name, Host: w.Host, PID: w.PID, Started: w.Started, AgeMs: age.Milliseconds(),
-			Lost: age > c.cfg.WorkerTimeout, InFlight: w.Running, Buffered: w.Buffered, Done: w.Done, Errors: w.Errors, Draining: w.Draining})
+			Lost: age > c.cfg.WorkerTimeout, InFlight: w.Running, Buffered: w.Buffered, Done: w.Done, Errors: w.Errors, Draining: w.Draining,
+			StoreError: w.StoreError, StoreRun: w.StoreRun})
 	}
 	return out
 }
@@ -188,6 +204,11 @@ func (c *Coordinator) Status(ctx context.Context, run string) (*Status, error) {
 		p, err := c.Progress(ctx, id)
 		if err != nil {
 			return nil, err
+		}
+		for _, w := range st.Workers {
+			if w.StoreError != "" && w.StoreRun == id && !p.Finished() {
+				p.StoreErrors = append(p.StoreErrors, WorkerStoreError{Worker: w.Name, Error: w.StoreError})
+			}
 		}
 		st.Runs = append(st.Runs, *p)
 	}

@@ -688,15 +688,11 @@ func TestCancelAndDrain(t *testing.T) {
 	t.Logf("cancelled after %d of 50 jobs; the queue held %d; the worker drained", p.Done, info.State.Msgs)
 }
 
-// TestObjectStoreFull: while JetStream's storage is full, workers cannot
-// store their parts; they retry with backoff and ack nothing, and once space
-// is freed every result is stored exactly once. Bound: 60 s.
-func TestObjectStoreFull(t *testing.T) {
-	f := NewWithServer(t, Settings(), broker.ServerConfig{MaxStore: 8 << 20})
-	c := f.StartCoordinator("coord")
+// fillStore fills the server's store (MaxStore) with another stream, so
+// that nothing more can be stored, and returns a function that empties it.
+func fillStore(t *testing.T, c *Coordinator) (free func()) {
+	t.Helper()
 	ctx := context.Background()
-	rep := submit(t, c.Coordinator, benchSweep("full", 10, 1, 1, ""), false)
-	// Fill the store with another stream.
 	if _, err := c.Farm.JS.CreateStream(ctx, jetstream.StreamConfig{Name: "FILLER", Subjects: []string{"filler"}, Storage: jetstream.FileStorage}); err != nil {
 		t.Fatal(err)
 	}
@@ -710,14 +706,62 @@ func TestObjectStoreFull(t *testing.T) {
 	if !full {
 		t.Fatal("could not fill the store")
 	}
-	ws := f.StartWorkers(1, "w", worker.Config{})
-	time.Sleep(2 * time.Second)
+	return func() {
+		if err := c.Farm.JS.DeleteStream(ctx, "FILLER"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestObjectStoreFull: a worker whose results the server refuses for lack
+// of storage says so in status (per worker and per run) at once, gives
+// the jobs back and stops after StoreFullWait instead of stalling the run
+// silently; once the store has room, a worker finishes the run and every
+// result is there once.
+func TestObjectStoreFull(t *testing.T) {
+	f := NewWithServer(t, Settings(), broker.ServerConfig{MaxStore: 8 << 20})
+	c := f.StartCoordinator("coord")
+	ctx := context.Background()
+	rep := submit(t, c.Coordinator, benchSweep("full", 10, 1, 1, ""), false)
+	free := fillStore(t, c)
+	ws := f.StartWorkers(1, "w", worker.Config{Heartbeat: 100 * time.Millisecond, StoreFullWait: 2 * time.Second})
+	// Status names the cause, per worker and per run, while the worker waits.
+	var seen *coordinator.Status
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		st, err := c.Status(ctx, rep.Run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Runs) == 1 && len(st.Runs[0].StoreErrors) > 0 {
+			seen = st
+			break
+		}
+	}
+	if seen == nil {
+		t.Fatal("status never showed the store error")
+	}
+	if e := seen.Runs[0].StoreErrors[0]; e.Worker != "w-0" || !strings.Contains(e.Error, "insufficient") {
+		t.Errorf("run's store error %+v", e)
+	}
+	if w := seen.Workers[0]; !strings.Contains(w.StoreError, "insufficient") || w.StoreRun != rep.Run {
+		t.Errorf("worker's store error %q of run %q", w.StoreError, w.StoreRun)
+	}
+	// The worker gives up after StoreFullWait: it stops with the reason.
+	stopped := make(chan struct{})
+	go func() { ws.wg.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the worker still waits for a full store after 30 s")
+	}
+	if len(ws.Errs) != 1 || !strings.Contains(ws.Errs[0].Error(), "no storage left") {
+		t.Fatalf("worker errors %v: want one saying the store is full", ws.Errs)
+	}
 	if p, _ := c.Progress(ctx, rep.Run); p.Done != 0 {
 		t.Fatalf("%d jobs registered while the store was full", p.Done)
 	}
-	if err := c.Farm.JS.DeleteStream(ctx, "FILLER"); err != nil {
-		t.Fatal(err)
-	}
+	free()
+	f.StartWorkers(1, "v", worker.Config{})
 	p := WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
 	if p.Done != 10 || p.Failed != 0 {
 		t.Fatalf("progress: %+v", p)
@@ -726,7 +770,46 @@ func TestObjectStoreFull(t *testing.T) {
 	if out[0].OK != 10 {
 		t.Fatalf("collected %d ok, want 10", out[0].OK)
 	}
-	t.Logf("jobs submitted 10, results 10 once the store had room; worker stats %+v", ws.List[0].Stats())
+	if st, _ := c.Status(ctx, rep.Run); len(st.Runs[0].StoreErrors) != 0 {
+		t.Errorf("store errors after the run: %+v", st.Runs[0].StoreErrors)
+	}
+	t.Logf("worker stopped with %v; results 10 once the store had room", ws.Errs[0])
+}
+
+// TestShutdownWithFullStore: a worker told to stop while its results cannot
+// be stored stops within about half the ack wait (handing its jobs back),
+// not after minutes of retries.
+func TestShutdownWithFullStore(t *testing.T) {
+	s := Settings()
+	f := NewWithServer(t, s, broker.ServerConfig{MaxStore: 8 << 20})
+	c := f.StartCoordinator("coord")
+	rep := submit(t, c.Coordinator, benchSweep("full", 10, 1, 1, ""), false)
+	free := fillStore(t, c)
+	ws := f.StartWorkers(1, "w", worker.Config{Heartbeat: 100 * time.Millisecond, StoreFullWait: time.Hour})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if w := c.Workers(); len(w) == 1 && w[0].StoreError != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the worker never reported its store error")
+		}
+	}
+	t0 := time.Now()
+	stopped := make(chan struct{})
+	go func() { ws.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(10*s.AckWait + 10*time.Second):
+		t.Fatalf("the worker did not stop within %v of being told to", time.Since(t0))
+	}
+	elapsed := time.Since(t0)
+	free()
+	f.StartWorkers(1, "v", worker.Config{})
+	p := WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+	if p.Done != 10 || p.Failed != 0 {
+		t.Fatalf("progress: %+v", p)
+	}
+	t.Logf("stopped %v after being told to (ack wait %v); its jobs ran on another worker", elapsed.Round(time.Millisecond), s.AckWait)
 }
 
 // TestLongJobDoesNotHoldResults: a result buffered before a long job is

@@ -23,9 +23,11 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
@@ -59,6 +61,12 @@ type Config struct {
 	JobTimeout time.Duration
 	// Provenance goes into every Parquet part's metadata.
 	Provenance results.Provenance
+	// StoreFullWait bounds how long the worker retries a part that the
+	// server refuses for lack of storage (JetStream's "insufficient
+	// resources", a full --max-store) before it gives the part's jobs
+	// back and stops with that reason (default 10 s). Other store errors
+	// (a server restarting) are retried for two minutes.
+	StoreFullWait time.Duration
 }
 
 // Worker pulls and runs jobs. Create it with New and call Run.
@@ -84,6 +92,9 @@ type Worker struct {
 	flushFailed atomic.Bool
 	// parts hands buffered results to the flusher goroutine (set by Run).
 	parts chan []*finished
+	// storeErr is the last error of storing a part, until a part is
+	// stored: heartbeats carry it to `schedfarm status`.
+	storeErr atomic.Pointer[storeProblem]
 	// Used by Run's goroutine only: ahead delivers the message pulled
 	// while the last one ran (prefetch), lastMsg is how long the last
 	// message took.
@@ -151,6 +162,9 @@ func New(farm *broker.Farm, cfg Config) (*Worker, error) {
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = 2 * time.Second
 	}
+	if cfg.StoreFullWait <= 0 {
+		cfg.StoreFullWait = 10 * time.Second
+	}
 	return &Worker{farm: farm, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name)}, nil
 }
 
@@ -200,14 +214,33 @@ func (w *Worker) Run(ctx context.Context) error {
 	// jobs goes on while a part is encoded and stored; at most one part
 	// waits for it (backpressure). It stores even after ctx has ended:
 	// those jobs are done, and dropping their results would only make
-	// them run again.
+	// them run again; but for half the ack wait at most, so that a store
+	// that cannot take them does not hold the shutdown past the point
+	// where the server would redeliver them anyway (they are handed back).
 	parts := make(chan []*finished, 1)
 	w.parts = parts
+	flushCtx, stopFlush := context.WithCancel(context.Background())
+	defer stopFlush()
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-flushCtx.Done():
+			return
+		}
+		t := time.NewTimer(w.shutdownStoreWait())
+		defer t.Stop()
+		select {
+		case <-t.C:
+			w.log.Warn("shutting down: results not stored within half the ack wait are handed back")
+			stopFlush()
+		case <-flushCtx.Done():
+		}
+	}()
 	flushed := make(chan error, 1)
 	go func() {
 		var first error
 		for buf := range parts {
-			if err := w.store(context.Background(), buf); err != nil && first == nil {
+			if err := w.store(flushCtx, buf); err != nil && first == nil {
 				first = err
 				w.flushFailed.Store(true)
 			}
@@ -245,6 +278,17 @@ func (w *Worker) Run(ctx context.Context) error {
 	runErr := <-flushed
 	w.log.Info("worker stopped", "done", w.done.Load(), "errors", w.errs.Load())
 	return runErr
+}
+
+// shutdownStoreWait is how long buffered results may take to store once
+// the worker is told to stop: half the ack wait (a second at least).
+func (w *Worker) shutdownStoreWait() time.Duration {
+	return max(w.farm.Settings.AckWait/2, time.Second)
+}
+
+// storeProblem is the last failure to store a part.
+type storeProblem struct {
+	run, err string
 }
 
 // tryHandOff gives the buffered results to the flusher if it has room,
@@ -814,14 +858,25 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 			}
 		}
 	}
+	// A failed attempt is reported in the heartbeats (status shows it per
+	// worker and per run) until a part is stored.
+	noted := func(fn func(context.Context) error) func(context.Context) error {
+		return func(ctx context.Context) error {
+			err := fn(ctx)
+			if err != nil {
+				w.storeErr.Store(&storeProblem{run: run, err: err.Error()})
+			}
+			return err
+		}
+	}
 	var stored []string
 	for _, table := range names {
 		name := run + "/" + results.PartObjectName(part, table)
 		data := objects[table]
-		if err := retry(ctx, w.log, "store part object", keepAlive, func(ctx context.Context) error {
+		if err := w.storeRetry(ctx, "store part object", keepAlive, noted(func(ctx context.Context) error {
 			_, err := w.farm.Parts.PutBytes(ctx, name, data)
 			return err
-		}); err != nil {
+		})); err != nil {
 			return err
 		}
 		stored = append(stored, name)
@@ -837,17 +892,63 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 	if err != nil {
 		return err
 	}
-	if err := retry(ctx, w.log, "register part", keepAlive, func(ctx context.Context) error {
+	if err := w.storeRetry(ctx, "register part", keepAlive, noted(func(ctx context.Context) error {
 		_, err := w.farm.Done.Put(ctx, broker.DoneKey(run, part), data)
 		return err
-	}); err != nil {
+	})); err != nil {
 		return err
 	}
+	w.storeErr.Store(nil)
 	for _, f := range fs {
 		f.d.jobStored()
 	}
 	w.log.Debug("stored part", "run", run, "sweep", sweepName, "part", part, "jobs", len(fs), "objects", len(stored), "encode", encDur)
 	return nil
+}
+
+// storeRetry is retry for the puts of a part, which gives up after
+// Config.StoreFullWait once the server says it has no storage left: that
+// needs an operator (free space, raise max_store), and a worker that
+// waits minutes for it shows nothing but a stalled run.
+func (w *Worker) storeRetry(ctx context.Context, what string, onRetry func(), fn func(context.Context) error) error {
+	var fullSince time.Time
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	return retry(ctx, w.log, what, onRetry, func(callCtx context.Context) error {
+		err := fn(callCtx)
+		switch {
+		case err == nil || !storeFull(err):
+			fullSince = time.Time{}
+		case fullSince.IsZero():
+			fullSince = time.Now()
+		case time.Since(fullSince) >= w.cfg.StoreFullWait:
+			err = fmt.Errorf("%w: the NATS server has no storage left for results (free space on it or raise its max_store); "+
+				"this worker stops and its jobs go back to the queue", err)
+			cancel(err)
+		}
+		return err
+	})
+}
+
+// truncate cuts s to at most n bytes, at a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// storeFull reports whether err is JetStream's refusal for lack of storage.
+func storeFull(err error) bool {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && (api.ErrorCode == 10023 || api.ErrorCode == 10047) {
+		return true // insufficient resources; insufficient storage resources
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "insufficient resources") || strings.Contains(msg, "insufficient storage")
 }
 
 // retry runs fn with exponential backoff (100 ms doubling to 5 s) until it
@@ -890,6 +991,9 @@ func (w *Worker) heartbeats(ctx context.Context) {
 		w.mu.Lock()
 		hb := broker.Heartbeat{Worker: w.cfg.Name, Host: host, PID: os.Getpid(), Started: w.started, Sent: time.Now(),
 			Buffered: len(w.buffered), Done: w.done.Load(), Errors: w.errs.Load(), Draining: w.draining.Load()}
+		if p := w.storeErr.Load(); p != nil {
+			hb.StoreRun, hb.StoreError = p.run, truncate(p.err, broker.MaxStoreError)
+		}
 		if w.running != "" {
 			hb.Running = []string{w.running}
 		}

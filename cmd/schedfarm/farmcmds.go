@@ -293,6 +293,11 @@ func printStatus(out interface{ Write([]byte) (int, error) }, st *coordinator.St
 			r.Queued, r.Redelivered, r.Created.Local().Format(time.DateTime))
 	}
 	tw.Flush()
+	for _, r := range st.Runs {
+		for _, e := range r.StoreErrors {
+			fmt.Fprintf(out, "STORE ERROR run=%s worker=%s: %s\n", safe(r.ID, maxNameLen), safe(e.Worker, maxNameLen), safeLine(e.Error))
+		}
+	}
 	if detail {
 		for _, r := range st.Runs {
 			for _, f := range r.Failures {
@@ -312,6 +317,9 @@ func printStatus(out interface{ Write([]byte) (int, error) }, st *coordinator.St
 			state = "LOST"
 		} else if w.Draining {
 			state = "draining"
+		}
+		if w.StoreError != "" {
+			state += ",STORE-ERROR"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\n", safe(w.Name, maxNameLen), safe(w.Host, maxNameLen), w.PID, (time.Duration(w.AgeMs) * time.Millisecond).String(),
 			state, safe(strings.Join(w.InFlight, ","), 4*maxNameLen), w.Buffered, w.Done, w.Errors)
