@@ -79,7 +79,7 @@ func checkData(reg *simcore.Registry, dirs simcore.Dirs, f *sweep.File, jobs []s
 		var hints []string
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, known := workload.LookupKnown(n.file.Name); known || path.Dir(n.file.Name) == workload.TraceDir {
-				hints = append(hints, workload.DownloadHint(n.file.Name))
+				hints = append(hints, workload.DownloadHint(dirs, n.file.Name))
 			} else {
 				hints = append(hints, "put it in one of the data directories, or pass --data-dir")
 			}

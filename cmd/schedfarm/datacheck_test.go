@@ -31,7 +31,7 @@ const missingDataSweep = `sweeps:
 // TestRunMissingDataFile checks that a local run refuses a sweep whose data
 // files are missing before anything starts: exit status 2, one line per
 // sweep and file at the line that sets it (the sweep's when it keeps the
-// default), where to get a trace, and neither a state nor a results dir.
+// default), the command that fetches a trace, and neither a state nor a results dir.
 func TestRunMissingDataFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -47,7 +47,7 @@ func TestRunMissingDataFile(t *testing.T) {
 	for _, want := range []string{
 		file + `:2: ctc: parameter trace: data file "traces/CTC-SP2-1996-3.1-cln.swf.gz" not found in ` + data,
 		"(2 jobs read it)",
-		"download CTC-SP2-1996-3.1-cln.swf.gz from the Parallel Workloads Archive",
+		"run `schedfarm traces fetch --data-dir " + data + " CTC-SP2-1996-3.1-cln` (or download https://www.cs.huji.ac.il/labs/parallel/workload/l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz into " + data + "/traces/;",
 		"expected SHA-256 9fa28ac16c4386fb81b72a91d8bd8888281df2948a9d912769d387c5ee285bb4",
 		"the sweep keeps the model's default trace",
 		file + `:14: nights: parameter nights_file: data file "nights/mine.csv" not found in ` + data,

@@ -30,6 +30,7 @@ import (
 	"schedfarm/simcore/dssp"
 	"schedfarm/simcore/ptg"
 	"schedfarm/simcore/stretch"
+	"schedfarm/simcore/workload"
 )
 
 // exitError carries a process exit status through cobra.
@@ -75,6 +76,9 @@ type app struct {
 	// lastElapsed is the time from submission to the last job's end of
 	// the latest runLocal (what `bench` measures the farm by).
 	lastElapsed time.Duration
+	// known is the table of traces `traces` lists and `traces fetch`
+	// fetches (nil: workload.Known); tests set their own.
+	known []workload.KnownTrace
 }
 
 func newApp() *app {

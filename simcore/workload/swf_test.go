@@ -3,8 +3,10 @@ package workload
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/hex"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -252,10 +254,87 @@ func TestEmptyTraceIsAnError(t *testing.T) {
 	}
 }
 
+// TestMissingTraceSaysWhere: a missing known trace's error is the exact
+// command that fetches it into the first data directory, then the archive's
+// URL and the expected SHA-256 for a download by hand.
 func TestMissingTraceSaysWhere(t *testing.T) {
-	_, err := OpenTrace(simcore.Dirs{t.TempDir()}, "traces/CTC-SP2-1996-3.1-cln.swf.gz")
-	if err == nil || !strings.Contains(err.Error(), PWA) || !strings.Contains(err.Error(), "CTC-SP2-1996-3.1-cln.swf.gz") || !strings.Contains(err.Error(), "9fa28ac1") {
-		t.Fatalf("error = %v", err)
+	dir := t.TempDir()
+	_, err := OpenTrace(simcore.Dirs{dir, t.TempDir()}, "traces/CTC-SP2-1996-3.1-cln.swf.gz")
+	if err == nil {
+		t.Fatal("opened a missing trace")
+	}
+	for _, want := range []string{
+		"run `schedfarm traces fetch --data-dir " + dir + " CTC-SP2-1996-3.1-cln`",
+		"download " + Archive + "l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz into " + dir + "/traces/",
+		"expected SHA-256 9fa28ac16c4386fb81b72a91d8bd8888281df2948a9d912769d387c5ee285bb4",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+// TestDownloadHint: the archive gzips NASA's log, which the farm keeps
+// uncompressed; a data directory that needs quoting is quoted; a data
+// directory that is not a list of folders gets a placeholder; a file under
+// traces/ that is not known points to the archive's logs page.
+func TestDownloadHint(t *testing.T) {
+	for _, c := range []struct {
+		data simcore.DataDir
+		name string
+		want string
+	}{
+		{simcore.Dirs{"data"}, "traces/NASA-iPSC-1993-3.1-cln.swf",
+			"run `schedfarm traces fetch --data-dir data NASA-iPSC-1993-3.1-cln` (or download " + Archive +
+				"l_nasa_ipsc/NASA-iPSC-1993-3.1-cln.swf.gz and gunzip it into data/traces/; expected SHA-256 " +
+				"9d997a2c20a7f7b0b6d81638d756ce8b2c524c4f2e9ec78da36001743ca33d76 once gunzipped)"},
+		{simcore.Dirs{"/mnt/my traces"}, "traces/KTH-SP2-1996-2.1-cln.swf.gz",
+			"run `schedfarm traces fetch --data-dir '/mnt/my traces' KTH-SP2-1996-2.1-cln` (or download " + Archive +
+				"l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz into /mnt/my traces/traces/; expected SHA-256 " +
+				"3e152f201fd2e96808a735bced6ea6eb0bb07fdc447689cafb0750d87b264c0b)"},
+		{nil, "traces/KTH-SP2-1996-2.1-cln.swf.gz",
+			"run `schedfarm traces fetch KTH-SP2-1996-2.1-cln` (or download " + Archive +
+				"l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz into <data-dir>/traces/; expected SHA-256 " +
+				"3e152f201fd2e96808a735bced6ea6eb0bb07fdc447689cafb0750d87b264c0b)"},
+		{simcore.Dirs{"data"}, "traces/mine.swf",
+			"download mine.swf from the Parallel Workloads Archive (" + PWA + ") into the data directory's traces/ folder"},
+		{simcore.Dirs{"data"}, "elsewhere/KTH-SP2-1996-2.1-cln.swf.gz",
+			"download KTH-SP2-1996-2.1-cln.swf.gz from the Parallel Workloads Archive (" + PWA + ") into the data directory's elsewhere/ folder"},
+	} {
+		if got := DownloadHint(c.data, c.name); got != c.want {
+			t.Errorf("DownloadHint(%v, %s) =\n%s\nwant\n%s", c.data, c.name, got, c.want)
+		}
+	}
+}
+
+// TestKnownTable: every known trace has a name of its own, a URL under the
+// archive whose base name is the file (or the file gzipped), a SHA-256 and
+// a size.
+func TestKnownTable(t *testing.T) {
+	names := map[string]bool{}
+	for _, k := range Known {
+		if names[k.Name()] {
+			t.Errorf("%s: name %s twice", k.File, k.Name())
+		}
+		names[k.Name()] = true
+		if !strings.HasPrefix(k.URL, Archive) || (path.Base(k.URL) != k.File && !k.Gunzip()) {
+			t.Errorf("%s: URL %s", k.File, k.URL)
+		}
+		if _, err := hex.DecodeString(k.SHA256); err != nil || len(k.SHA256) != 64 {
+			t.Errorf("%s: SHA-256 %q", k.File, k.SHA256)
+		}
+		if k.Size <= 0 || k.Jobs <= 0 {
+			t.Errorf("%s: size %d, %d jobs", k.File, k.Size, k.Jobs)
+		}
+		if got, ok := LookupKnown("traces/" + k.File); !ok || got != k {
+			t.Errorf("LookupKnown(traces/%s) = %v, %v", k.File, got, ok)
+		}
+	}
+	if n := len(Known); n != 15 {
+		t.Errorf("%d known traces, want 15", n)
+	}
+	if k, _ := LookupKnown("NASA-iPSC-1993-3.1-cln.swf"); !k.Gunzip() {
+		t.Errorf("NASA's log is not gunzipped: %+v", k)
 	}
 }
 
