@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Load a schedfarm run with pandas and with DuckDB.
 
-    python3 scripts/notebook_example.py results/smoke/<run-id>
+    python3 scripts/notebook_example.py runs/smoke/<run-id>
 
 Needs pandas, pyarrow and duckdb (pip install pandas pyarrow duckdb). The
 column names used here are checked against real runs by the Go test
