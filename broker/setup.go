@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -21,21 +20,61 @@ const WorkersName = "workers"
 // from one prefix so that several farms can share one NATS cluster without
 // seeing each other's jobs (prefix "schedfarm": subjects schedfarm.jobs.<run>,
 // stream SCHEDFARM_JOBS, buckets SCHEDFARM_RUNS, ...).
+//
+// Subjects use the prefix as it is. Stream and bucket names use Stem(prefix),
+// a one-to-one escaping of it, so that prefixes that differ only in case
+// or in '-' against '_' (lab-b, lab_b, LAB_B) name different resources.
 type Names struct {
 	Prefix string
 	// JetStream resources.
 	JobsStream, RunsBucket, DoneBucket, FailedBucket, PartsBucket, LocksBucket string
 }
 
+// MaxPrefixLen bounds a prefix, so that every stream name derived from it
+// stays within the server's limit of 255 characters.
+const MaxPrefixLen = 100
+
 // NewNames returns the names under prefix, which must be a NATS subject
-// token of letters, digits, '-' and '_'.
+// token of letters, digits, '-' and '_' (at most MaxPrefixLen of them).
 func NewNames(prefix string) (Names, error) {
 	if prefix == "" || SafeName(prefix) != prefix {
 		return Names{}, fmt.Errorf("prefix %q: use letters, digits, '-' and '_' only", prefix)
 	}
-	up := strings.ToUpper(strings.ReplaceAll(prefix, "-", "_"))
+	if len(prefix) > MaxPrefixLen {
+		return Names{}, fmt.Errorf("prefix %q: longer than %d characters", prefix, MaxPrefixLen)
+	}
+	up := Stem(prefix)
 	return Names{Prefix: prefix, JobsStream: up + "_JOBS", RunsBucket: up + "_RUNS", DoneBucket: up + "_DONE",
 		FailedBucket: up + "_FAILED", PartsBucket: up + "_PARTS", LocksBucket: up + "_LOCKS"}, nil
+}
+
+// Stem is the start of the names of a prefix's streams and buckets. It
+// maps prefixes one-to-one, and its names differ even where case is
+// ignored (a server on a case-insensitive file system): a lower-case
+// letter becomes its capital, a digit stays, '-' becomes '_'; a capital
+// letter X becomes "-X" and '_' becomes "--". The prefixes of lower-case
+// letters, digits and '-' — the default "schedfarm", "lab-a" — keep the
+// names they always had (SCHEDFARM, LAB_A); "lab_b" gives LAB--B and
+// "LAB_B" -L-A-B---B. Read left to right, '-' starts a two-character
+// escape and every other character stands alone, so the prefix can be read
+// back from its stem: no two prefixes share one.
+func Stem(prefix string) string {
+	b := make([]byte, 0, len(prefix)+4)
+	for i := 0; i < len(prefix); i++ {
+		switch c := prefix[i]; {
+		case c >= 'a' && c <= 'z':
+			b = append(b, c-'a'+'A')
+		case c >= 'A' && c <= 'Z':
+			b = append(b, '-', c)
+		case c == '-':
+			b = append(b, '_')
+		case c == '_':
+			b = append(b, '-', '-')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // JobSubject is the subject the jobs of one run are published on.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -458,6 +459,64 @@ func TestTwoFarmsOneServer(t *testing.T) {
 		if _, err := c.co.Progress(context.Background(), map[string]string{ca.Farm.Names.Prefix: rb.Run, cb.Farm.Names.Prefix: ra.Run}[c.co.Farm.Names.Prefix]); err == nil {
 			t.Fatalf("farm %s sees the other farm's run", c.f.Settings.Prefix)
 		}
+	}
+}
+
+// TestPrefixesDifferingOnlyInCaseOrDash: farms "lab-b", "lab_b" and
+// "LAB_B" on one server are as separate as any two farms: each has its own
+// streams, buckets, coordinator lease and consumer, its runs complete on
+// its own worker, and none can see or collect another's run (these
+// prefixes used to share LAB_B_JOBS and every bucket). Bound: 30 s.
+func TestPrefixesDifferingOnlyInCaseOrDash(t *testing.T) {
+	base := New(t, Settings())
+	prefixes := []string{"lab-b", "lab_b", "LAB_B"}
+	farms := make([]*Farm, len(prefixes))
+	coords := make([]*Coordinator, len(prefixes))
+	runs := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		f := *base
+		f.Settings.Prefix = p
+		farms[i] = &f
+		coords[i] = f.StartCoordinator("coord-" + p)
+		f.StartWorkers(1, "w"+strconv.Itoa(i), worker.Config{})
+	}
+	for i := range prefixes {
+		runs[i] = submit(t, coords[i].Coordinator, benchSweep("farm"+strconv.Itoa(i), 10+5*i, 1, 0, ""), false).Run
+	}
+	ctx := context.Background()
+	streams := map[string]bool{}
+	for i, p := range prefixes {
+		WaitRun(t, coords[i].Coordinator, runs[i], 30*time.Second)
+		out := collect(t, farms[i], coords[i].Farm, runs[i])
+		fr := readJobs(t, out[0].Dir)
+		if fr.Len() != 10+5*i {
+			t.Fatalf("farm %s: %d rows, want %d", p, fr.Len(), 10+5*i)
+		}
+		for _, w := range strCol(t, fr, "worker") {
+			if w != "w"+strconv.Itoa(i)+"-0" {
+				t.Fatalf("farm %s: a job ran on %s", p, w)
+			}
+		}
+		if ws := coords[i].Workers(); len(ws) != 1 || ws[0].Name != "w"+strconv.Itoa(i)+"-0" {
+			t.Fatalf("farm %s sees workers %+v", p, ws)
+		}
+		streams[coords[i].Farm.Names.JobsStream] = true
+		for j := range prefixes {
+			if j == i {
+				continue
+			}
+			if _, err := coords[i].Progress(ctx, runs[j]); err == nil {
+				t.Fatalf("farm %s sees farm %s's run", p, prefixes[j])
+			}
+			if _, err := coordinator.Collect(ctx, coords[i].Farm, base.Registry, runs[j], coordinator.CollectOptions{
+				ResultsDir: filepath.Join(base.Dir, "results-"+p),
+			}); err == nil {
+				t.Fatalf("farm %s collected farm %s's run", p, prefixes[j])
+			}
+		}
+	}
+	if len(streams) != len(prefixes) {
+		t.Fatalf("job streams %v: want one per prefix", streams)
 	}
 }
 
