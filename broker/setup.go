@@ -1,12 +1,10 @@
 package broker
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -146,100 +144,6 @@ func DefaultSettings() Settings {
 		Prefix:        DefaultPrefix,
 		LeaseTTL:      10 * time.Second,
 	}
-}
-
-// Farm holds handles on the farm's JetStream resources.
-type Farm struct {
-	NC       *nats.Conn
-	JS       jetstream.JetStream
-	Jobs     jetstream.Stream
-	Workers  jetstream.Consumer
-	Runs     jetstream.KeyValue
-	Done     jetstream.KeyValue
-	Failed   jetstream.KeyValue
-	Locks    jetstream.KeyValue
-	Parts    jetstream.ObjectStore
-	Settings Settings
-	Names    Names
-}
-
-// Setup creates (or updates) the farm's resources and returns handles on
-// them. It is idempotent: every process of the farm calls it on start.
-func Setup(ctx context.Context, nc *nats.Conn, s Settings) (*Farm, error) {
-	if s.Prefix == "" {
-		s.Prefix = DefaultPrefix
-	}
-	names, err := NewNames(s.Prefix)
-	if err != nil {
-		return nil, err
-	}
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %w", err)
-	}
-	f := &Farm{NC: nc, JS: js, Settings: s, Names: names}
-	f.Jobs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        names.JobsStream,
-		Description: "schedfarm jobs (work queue)",
-		Subjects:    []string{names.JobsAll()},
-		Retention:   jetstream.WorkQueuePolicy,
-		Storage:     s.Storage,
-		Replicas:    s.Replicas,
-		Duplicates:  s.Dedup,
-		Discard:     jetstream.DiscardNew,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("stream %s: %w", names.JobsStream, err)
-	}
-	f.Workers, err = js.CreateOrUpdateConsumer(ctx, names.JobsStream, jetstream.ConsumerConfig{
-		Durable:       WorkersName,
-		Description:   "all schedfarm workers pull from here",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       s.AckWait,
-		MaxDeliver:    s.MaxDeliver,
-		MaxAckPending: s.MaxAckPending,
-		MaxWaiting:    4096,
-		Replicas:      s.Replicas,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consumer %s: %w", WorkersName, err)
-	}
-	kv := func(bucket, desc string) (jetstream.KeyValue, error) {
-		b, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: bucket, Description: desc, History: 1, Storage: s.Storage, Replicas: s.Replicas,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("key-value bucket %s: %w", bucket, err)
-		}
-		return b, nil
-	}
-	if f.Runs, err = kv(names.RunsBucket, "schedfarm run records"); err != nil {
-		return nil, err
-	}
-	if f.Done, err = kv(names.DoneBucket, "schedfarm registry of finished jobs, per stored part"); err != nil {
-		return nil, err
-	}
-	if f.Failed, err = kv(names.FailedBucket, "schedfarm jobs that exhausted their deliveries"); err != nil {
-		return nil, err
-	}
-	if s.LeaseTTL <= 0 {
-		s.LeaseTTL = DefaultSettings().LeaseTTL
-		f.Settings.LeaseTTL = s.LeaseTTL
-	}
-	f.Locks, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: names.LocksBucket, Description: "schedfarm coordinator lease", History: 1,
-		TTL: s.LeaseTTL, Storage: s.Storage, Replicas: s.Replicas,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("key-value bucket %s: %w", names.LocksBucket, err)
-	}
-	f.Parts, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-		Bucket: names.PartsBucket, Description: "schedfarm Parquet result parts", Storage: s.Storage, Replicas: s.Replicas,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("object store %s: %w", names.PartsBucket, err)
-	}
-	return f, nil
 }
 
 // MsgID is the deduplication ID of a job message: the run and the job, so

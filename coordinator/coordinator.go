@@ -161,9 +161,11 @@ func New(farm *broker.Farm, cfg Config) (*Coordinator, error) {
 	}, nil
 }
 
-// Start loads the runs in progress, catches up with the registry of
-// finished jobs and the failures, republishes what a previous coordinator
-// had not finished publishing, and starts serving. It returns once the
+// Start takes the farm's coordinator lease, sets the configuration of the
+// farm's resources from its Settings (broker.Farm.Apply), loads the runs
+// in progress, catches up with the registry of finished jobs and the
+// failures, republishes what a previous coordinator had not finished
+// publishing, and starts serving. It returns once the
 // coordinator is ready; the background work stops when ctx ends (then call
 // Wait).
 func (c *Coordinator) Start(ctx context.Context) error {
@@ -180,6 +182,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 			c.stop()
 		})
 	}()
+	// The lease holder alone sets the farm's configuration (AckWait,
+	// MaxDeliver, ...): a coordinator that was refused changed nothing.
+	if err := c.farm.Apply(ctx); err != nil {
+		c.stop() // releases the lease
+		return fmt.Errorf("coordinator: %w", err)
+	}
 	if err := c.serve(ctx); err != nil {
 		c.stop() // releases the lease
 		return err

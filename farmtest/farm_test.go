@@ -570,7 +570,7 @@ func TestCoordinatorLease(t *testing.T) {
 	c1 := f.StartCoordinator("first")
 	rep := submit(t, c1.Coordinator, benchSweep("lease", 10, 2, 0, ""), false)
 
-	bf := f.Connect("second")
+	bf := f.ConnectCoordinator("second")
 	c2, err := coordinator.New(bf, coordinator.Config{Name: "second", Registry: f.Registry, Logger: f.Logger})
 	if err != nil {
 		t.Fatal(err)
@@ -698,7 +698,7 @@ func TestObjectStoreUnavailable(t *testing.T) {
 	if info.State.Msgs != 20 {
 		t.Fatalf("%d jobs left in the queue while results could not be stored, want all 20 (nothing acked)", info.State.Msgs)
 	}
-	f.Connect("restore") // Setup recreates the bucket
+	f.ConnectCoordinator("restore") // a coordinator creates the missing bucket
 	p = WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
 	if p.Done != 20 || p.Failed != 0 {
 		t.Fatalf("progress: %+v", p)

@@ -68,9 +68,13 @@ type Worker struct {
 	log  *slog.Logger
 
 	started time.Time
-	done    atomic.Int64
-	errs    atomic.Int64
-	modelNs atomic.Int64
+	// ackWait and maxDeliver are the consumer's, as the coordinator set
+	// them: read when the farm was bound and again every deliveryRefresh.
+	ackWait    atomic.Int64
+	maxDeliver atomic.Int64
+	done       atomic.Int64
+	errs       atomic.Int64
+	modelNs    atomic.Int64
 
 	mu       sync.Mutex
 	running  string // job ID in flight, for heartbeats
@@ -151,7 +155,53 @@ func New(farm *broker.Farm, cfg Config) (*Worker, error) {
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = 2 * time.Second
 	}
-	return &Worker{farm: farm, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name)}, nil
+	w := &Worker{farm: farm, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name)}
+	w.setDelivery(farm.Settings.AckWait, farm.Settings.MaxDeliver)
+	return w, nil
+}
+
+// deliveryRefresh is how often a worker reads the consumer's AckWait and
+// MaxDeliver again, so that a coordinator restarted with other values is
+// followed.
+const deliveryRefresh = 10 * time.Second
+
+func (w *Worker) setDelivery(ackWait time.Duration, maxDeliver int) {
+	if ackWait <= 0 {
+		ackWait = broker.DefaultSettings().AckWait
+	}
+	if maxDeliver <= 0 {
+		maxDeliver = broker.DefaultSettings().MaxDeliver
+	}
+	if old := time.Duration(w.ackWait.Swap(int64(ackWait))); old != 0 && old != ackWait {
+		w.log.Info("the consumer's ack wait changed", "from", old, "to", ackWait)
+	}
+	if old := w.maxDeliver.Swap(int64(maxDeliver)); old != 0 && old != int64(maxDeliver) {
+		w.log.Info("the consumer's max deliver changed", "from", old, "to", maxDeliver)
+	}
+}
+
+// followDelivery reads the consumer's AckWait and MaxDeliver every
+// deliveryRefresh until ctx ends.
+func (w *Worker) followDelivery(ctx context.Context) {
+	t := time.NewTicker(deliveryRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if info, err := w.farm.Workers.Info(ictx); err == nil {
+			w.setDelivery(info.Config.AckWait, info.Config.MaxDeliver)
+		}
+		cancel()
+	}
+}
+
+// beat is the interval of in-progress heartbeats: a third of AckWait.
+func (w *Worker) beat() time.Duration {
+	return max(time.Duration(w.ackWait.Load())/3, 10*time.Millisecond)
 }
 
 // Stats are a worker's counters since it started.
@@ -184,6 +234,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go w.heartbeats(hbCtx)
+	go w.followDelivery(hbCtx)
 	ctl, err := w.farm.NC.Subscribe(w.farm.Names.ControlSubject(w.cfg.Name), func(m *nats.Msg) {
 		if string(m.Data) == "drain" {
 			w.log.Info("drain requested")
@@ -336,7 +387,7 @@ func (w *Worker) prefetch(ctx context.Context) <-chan jetstream.Msg {
 		}
 		hold := time.NewTicker(prefetchHold)
 		defer hold.Stop()
-		alive := time.NewTicker(max(w.farm.Settings.AckWait/3, 10*time.Millisecond))
+		alive := time.NewTicker(w.beat())
 		defer alive.Stop()
 		for {
 			select {
@@ -580,7 +631,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 // goroutine started and stopped per message would make the worker wait
 // for the scheduler between every two messages.
 func (w *Worker) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func()) {
-	beat := max(w.farm.Settings.AckWait/3, 10*time.Millisecond)
+	beat := w.beat()
 	stopCh := make(chan struct{})
 	done := make(chan struct{})
 	timer := time.AfterFunc(min(beat, w.cfg.FlushEvery), func() {
@@ -664,7 +715,7 @@ func (w *Worker) reject(ctx context.Context, d *delivery, job *broker.JobMsg, er
 func (w *Worker) fail(ctx context.Context, d *delivery, job *broker.JobMsg, err error) {
 	w.errs.Add(1)
 	attempt := d.attempt
-	final := attempt >= w.farm.Settings.MaxDeliver
+	final := attempt >= int(w.maxDeliver.Load())
 	text := err.Error()
 	if len(text) > 4000 {
 		text = text[:4000] + "…"
