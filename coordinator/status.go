@@ -267,6 +267,10 @@ func (c *Coordinator) onRequest(m *nats.Msg) {
 	}()
 }
 
+// noResponderGrace is how long Request keeps asking while no coordinator
+// listens.
+const noResponderGrace = 2 * time.Second
+
 // Request sends an API request to the coordinator and decodes its answer
 // into out.
 func Request(ctx context.Context, farm *broker.Farm, verb string, req, out any) error {
@@ -274,7 +278,15 @@ func Request(ctx context.Context, farm *broker.Farm, verb string, req, out any) 
 	if err != nil {
 		return err
 	}
+	// A coordinator that has just created the farm's streams answers a
+	// moment later: no responder is taken for an answer only after
+	// noResponderGrace.
+	grace := time.Now().Add(noResponderGrace)
 	msg, err := farm.NC.RequestWithContext(ctx, farm.Names.APISubject(verb), data)
+	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(grace) && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+		msg, err = farm.NC.RequestWithContext(ctx, farm.Names.APISubject(verb), data)
+	}
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
 			return fmt.Errorf("%s: no coordinator is running (start one with `schedfarm coordinator`)", verb)
