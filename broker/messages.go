@@ -413,6 +413,9 @@ type PartRecord struct {
 	// Redelivered counts the part's jobs that this worker received on a
 	// second or later delivery (their first worker died, hung or failed).
 	Redelivered int `json:"redelivered,omitempty"`
+	// Attempts are, job by job as in Jobs, the delivery each result came
+	// from (1: the first); absent when every one is 1.
+	Attempts []int `json:"attempts,omitempty"`
 }
 
 // DoneKey is the registry key of a part.
@@ -445,6 +448,18 @@ type Heartbeat struct {
 	Done     int64     `json:"done"`
 	Errors   int64     `json:"errors"`
 	Draining bool      `json:"draining"`
+}
+
+// DeliveryEvent reports that a worker received jobs on their Attempt-th
+// delivery (Attempt > 1): an earlier one died, hung, handed them back or
+// failed them. Whichever delivery's result is kept, the coordinator counts
+// the run's redeliveries from these, the error events, the stored parts'
+// attempts and the failure records.
+type DeliveryEvent struct {
+	Run     string   `json:"run"`
+	Jobs    []string `json:"jobs"`
+	Worker  string   `json:"worker"`
+	Attempt int      `json:"attempt"`
 }
 
 // ErrorEvent reports one failed attempt of a job.

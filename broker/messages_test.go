@@ -327,6 +327,7 @@ func TestNames(t *testing.T) {
 		{n.JobsAll(), "lab-a.jobs.>"},
 		{n.HeartbeatSubject("w"), "lab-a.hb.w"},
 		{n.ErrorSubject("r1"), "lab-a.err.r1"},
+		{n.DeliverySubject("r1"), "lab-a.dlv.r1"},
 		{n.APISubject("status"), "lab-a.api.status"},
 		{n.ControlSubject("w"), "lab-a.ctl.w"},
 		{n.JobsStream, "LAB_A_JOBS"},

@@ -93,6 +93,13 @@ func (n Names) ErrorSubject(run string) string { return n.Prefix + ".err." + run
 // ErrorAll matches every run's error reports.
 func (n Names) ErrorAll() string { return n.Prefix + ".err.>" }
 
+// DeliverySubject is where a worker reports that it received jobs of a
+// run on a second or later delivery.
+func (n Names) DeliverySubject(run string) string { return n.Prefix + ".dlv." + run }
+
+// DeliveryAll matches every run's delivery reports.
+func (n Names) DeliveryAll() string { return n.Prefix + ".dlv.>" }
+
 // APISubject is the coordinator's request subject for verb.
 func (n Names) APISubject(verb string) string { return n.Prefix + ".api." + verb }
 

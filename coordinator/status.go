@@ -25,9 +25,10 @@ type RunProgress struct {
 	Done    int              `json:"done"`
 	Failed  int              `json:"failed"`
 	Queued  int              `json:"queued"`
-	// Redelivered counts deliveries beyond the first: failed attempts that
-	// were retried, and jobs finished by a worker after an earlier one died,
-	// hung or handed them back.
+	// Redelivered counts deliveries beyond the first, summed over jobs:
+	// failed attempts that were retried, and deliveries that followed a
+	// worker that died, hung or handed a job back — whichever delivery's
+	// result was kept.
 	Redelivered int `json:"redelivered"`
 	// ModelMs is the summed model time (duration_ms) of the jobs done in
 	// this run; Ended when it ended (zero while it runs). With the

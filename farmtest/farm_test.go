@@ -17,6 +17,8 @@ import (
 	"schedfarm/broker"
 	"schedfarm/coordinator"
 	"schedfarm/results"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
 	"schedfarm/worker"
 )
 
@@ -163,6 +165,66 @@ func TestWorkerDiesMidJob(t *testing.T) {
 	}
 	if a := fr.Col("attempts").([]int64)[0]; a != 2 {
 		t.Fatalf("attempts = %d, want 2 (one lost delivery, one redelivery)", a)
+	}
+}
+
+// stubborn is a model run without its context: past the worker's job
+// timeout it goes on, as a model stuck in a loop that ignores its context
+// would, and then returns its result after all.
+type stubborn struct{ simcore.Model }
+
+func (s stubborn) Run(_ context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	return s.Model.Run(context.Background(), p, seed)
+}
+
+// TestRedeliveredCountsEveryDelivery: a job is redelivered while its first
+// worker, whose in-progress heartbeats stopped (past its job timeout, or a
+// pause longer than AckWait), still runs it; the first worker's result
+// lands first and is the one kept. The run still counts the second
+// delivery: REDELIVERED used to count only results that came from a later
+// delivery, so it showed 0 here. Bound: 30 s.
+func TestRedeliveredCountsEveryDelivery(t *testing.T) {
+	s := Settings()
+	s.AckWait = time.Second
+	f := New(t, s)
+	c := f.StartCoordinator("coord")
+	slow := *f
+	reg, err := simcore.NewRegistry(stubborn{bench.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow.Registry = reg
+	slow.StartWorkers(1, "first", worker.Config{JobTimeout: 200 * time.Millisecond})
+	rep := submit(t, c.Coordinator, benchSweep("twice", 1, 1, 2500, ""), false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ws := c.Workers()
+		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first worker never started the job")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	second := f.StartWorkers(1, "second", worker.Config{})
+	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	out := collect(t, f, c.Farm, rep.Run)
+	fr := readJobs(t, out[0].Dir)
+	if fr.Len() != 1 || strCol(t, fr, "worker")[0] != "first-0" || fr.Col("attempts").([]int64)[0] != 1 {
+		t.Fatalf("kept %d row(s), worker %v, attempts %v: want the first worker's result of the first delivery",
+			fr.Len(), strCol(t, fr, "worker"), fr.Col("attempts"))
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for second.List[0].Stats().Done == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("progress %+v; the second worker ran the job too: %v", *p, second.List[0].Stats().Done == 1)
+	if second.List[0].Stats().Done != 1 {
+		t.Fatal("the job was not delivered a second time")
+	}
+	if p.Done != 1 || p.Redelivered != 1 {
+		t.Fatalf("done %d, redelivered %d; want 1 and 1 (two deliveries of one job)", p.Done, p.Redelivered)
 	}
 }
 

@@ -546,6 +546,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		d.settle()
 		return
 	}
+	if attempt > 1 {
+		w.reportDelivery(run, attempt, entries)
+	}
 	// One keep-alive for the whole message: in-progress heartbeats every
 	// AckWait/3 while its jobs run, stopped by JobTimeout (counted from
 	// the message's start) so a stuck model is redelivered elsewhere.
@@ -618,6 +621,21 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	w.tableRows += tableRows
 	w.mu.Unlock()
 	w.done.Add(int64(len(rows)))
+}
+
+// reportDelivery tells the coordinator that the jobs of a message came on
+// their attempt-th delivery, so that the run counts the redelivery even
+// when an earlier delivery's result is the one kept.
+func (w *Worker) reportDelivery(run string, attempt int, entries []broker.Entry) {
+	ev := broker.DeliveryEvent{Run: run, Worker: w.cfg.Name, Attempt: attempt}
+	for _, e := range entries {
+		if e.Msg.Job.ID != uuid.Nil {
+			ev.Jobs = append(ev.Jobs, e.Msg.Job.ID.String())
+		}
+	}
+	if data, err := json.Marshal(ev); err == nil && len(ev.Jobs) > 0 {
+		_ = w.farm.NC.Publish(w.farm.Names.DeliverySubject(run), data)
+	}
 }
 
 // keepAlive sends in-progress heartbeats for msg every AckWait/3 until the
@@ -878,10 +896,19 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 		stored = append(stored, name)
 	}
 	rec := broker.PartRecord{Run: run, Part: part, Sweep: sweepName, Worker: w.cfg.Name, Objects: stored, ModelMs: modelMs}
-	for _, f := range fs {
+	for i, f := range fs {
 		rec.Jobs = append(rec.Jobs, f.row.Job.ID.String())
 		if f.row.Attempts > 1 {
 			rec.Redelivered++
+			if rec.Attempts == nil {
+				rec.Attempts = make([]int, len(fs))
+				for j := range i {
+					rec.Attempts[j] = 1
+				}
+			}
+		}
+		if rec.Attempts != nil {
+			rec.Attempts[i] = max(f.row.Attempts, 1)
 		}
 	}
 	data, err := json.Marshal(rec)
