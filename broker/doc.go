@@ -3,9 +3,13 @@
 // uses and the messages that cross them. Coordinator and worker share it so
 // that both sides agree on names and encodings.
 //
-// Resources (all JetStream, created idempotently by Setup), shown for the
-// default prefix "schedfarm" (another prefix, say "lab-a", gives
-// lab-a.jobs.<run>, LAB_A_JOBS, ...; see Names):
+// Resources (all JetStream), shown for the default prefix "schedfarm"
+// (another prefix, say "lab-a", gives lab-a.jobs.<run>, LAB_A_JOBS, ...;
+// "lab_b" gives LAB--B_JOBS: see Names and Stem). The coordinator alone
+// creates them (Create) and sets their configuration (Farm.Apply), and
+// records the exact prefix in each one's metadata (MetaPrefix); workers and
+// clients look them up (Bind), wait while they do not exist, and change
+// nothing:
 //
 //	stream  SCHEDFARM_JOBS    work queue, subjects schedfarm.jobs.<run>; one
 //	                          durable pull consumer "workers" shared by all workers

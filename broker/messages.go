@@ -414,6 +414,9 @@ type PartRecord struct {
 	// Redelivered counts the part's jobs that this worker received on a
 	// second or later delivery (their first worker died, hung or failed).
 	Redelivered int `json:"redelivered,omitempty"`
+	// Attempts are, job by job as in Jobs, the delivery each result came
+	// from (1: the first); absent when every one is 1.
+	Attempts []int `json:"attempts,omitempty"`
 }
 
 // DoneKey is the registry key of a part.
@@ -503,6 +506,18 @@ func (h *Heartbeat) Validate(names Names, subject string) error {
 		return fmt.Errorf("worker %s: negative count", h.Worker)
 	}
 	return nil
+}
+
+// DeliveryEvent reports that a worker received jobs on their Attempt-th
+// delivery (Attempt > 1): an earlier one died, hung, handed them back or
+// failed them. Whichever delivery's result is kept, the coordinator counts
+// the run's redeliveries from these, the error events, the stored parts'
+// attempts and the failure records.
+type DeliveryEvent struct {
+	Run     string   `json:"run"`
+	Jobs    []string `json:"jobs"`
+	Worker  string   `json:"worker"`
+	Attempt int      `json:"attempt"`
 }
 
 // ErrorEvent reports one failed attempt of a job.

@@ -327,6 +327,7 @@ func TestNames(t *testing.T) {
 		{n.JobsAll(), "lab-a.jobs.>"},
 		{n.HeartbeatSubject("w"), "lab-a.hb.w"},
 		{n.ErrorSubject("r1"), "lab-a.err.r1"},
+		{n.DeliverySubject("r1"), "lab-a.dlv.r1"},
 		{n.APISubject("status"), "lab-a.api.status"},
 		{n.ControlSubject("w"), "lab-a.ctl.w"},
 		{n.JobsStream, "LAB_A_JOBS"},
@@ -340,10 +341,59 @@ func TestNames(t *testing.T) {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
 	}
-	for _, bad := range []string{"", "a.b", "a b", "a*", "a>"} {
+	for _, bad := range []string{"", "a.b", "a b", "a*", "a>", strings.Repeat("a", broker.MaxPrefixLen+1)} {
 		if _, err := broker.NewNames(bad); err == nil {
 			t.Errorf("NewNames(%q) accepted", bad)
 		}
+	}
+}
+
+// TestNamesOneToOne: prefixes that differ only in case or in '-' against
+// '_' get different streams and buckets (they used to share LAB_B_JOBS,
+// ...), names differ even ignoring case (a server on a case-insensitive
+// file system), and the prefixes of lower-case letters, digits and '-'
+// keep the names they always had, so an existing farm's state is found.
+func TestNamesOneToOne(t *testing.T) {
+	for prefix, want := range map[string]string{
+		"schedfarm": "SCHEDFARM", "lab-a": "LAB_A", "lab-b": "LAB_B", "farm-2": "FARM_2",
+		"lab_b": "LAB--B", "LAB_B": "-L-A-B---B", "Lab-b": "-LAB_B",
+	} {
+		n, err := broker.NewNames(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{n.JobsStream, n.RunsBucket, n.DoneBucket, n.FailedBucket, n.PartsBucket, n.LocksBucket}
+		wantAll := []string{want + "_JOBS", want + "_RUNS", want + "_DONE", want + "_FAILED", want + "_PARTS", want + "_LOCKS"}
+		if !reflect.DeepEqual(got, wantAll) {
+			t.Errorf("prefix %q: names %v, want %v", prefix, got, wantAll)
+		}
+	}
+	// Every prefix of up to 6 characters over an alphabet with both cases,
+	// a digit, '-' and '_': no two share a stream name, even ignoring case.
+	alphabet := "aB1-_"
+	seen := map[string]string{}
+	var walk func(p string)
+	walk = func(p string) {
+		if p != "" {
+			n, err := broker.NewNames(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := strings.ToUpper(n.JobsStream)
+			if other, ok := seen[key]; ok {
+				t.Fatalf("prefixes %q and %q share stream %s", other, p, n.JobsStream)
+			}
+			seen[key] = p
+		}
+		if len(p) < 6 {
+			for i := range alphabet {
+				walk(p + alphabet[i:i+1])
+			}
+		}
+	}
+	walk("")
+	if len(seen) != 19530 {
+		t.Fatalf("%d prefixes checked", len(seen))
 	}
 }
 

@@ -1,13 +1,10 @@
 package broker
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -21,21 +18,61 @@ const WorkersName = "workers"
 // from one prefix so that several farms can share one NATS cluster without
 // seeing each other's jobs (prefix "schedfarm": subjects schedfarm.jobs.<run>,
 // stream SCHEDFARM_JOBS, buckets SCHEDFARM_RUNS, ...).
+//
+// Subjects use the prefix as it is. Stream and bucket names use Stem(prefix),
+// a one-to-one escaping of it, so that prefixes that differ only in case
+// or in '-' against '_' (lab-b, lab_b, LAB_B) name different resources.
 type Names struct {
 	Prefix string
 	// JetStream resources.
 	JobsStream, RunsBucket, DoneBucket, FailedBucket, PartsBucket, LocksBucket string
 }
 
+// MaxPrefixLen bounds a prefix, so that every stream name derived from it
+// stays within the server's limit of 255 characters.
+const MaxPrefixLen = 100
+
 // NewNames returns the names under prefix, which must be a NATS subject
-// token of letters, digits, '-' and '_'.
+// token of letters, digits, '-' and '_' (at most MaxPrefixLen of them).
 func NewNames(prefix string) (Names, error) {
 	if prefix == "" || SafeName(prefix) != prefix {
 		return Names{}, fmt.Errorf("prefix %q: use letters, digits, '-' and '_' only", prefix)
 	}
-	up := strings.ToUpper(strings.ReplaceAll(prefix, "-", "_"))
+	if len(prefix) > MaxPrefixLen {
+		return Names{}, fmt.Errorf("prefix %q: longer than %d characters", prefix, MaxPrefixLen)
+	}
+	up := Stem(prefix)
 	return Names{Prefix: prefix, JobsStream: up + "_JOBS", RunsBucket: up + "_RUNS", DoneBucket: up + "_DONE",
 		FailedBucket: up + "_FAILED", PartsBucket: up + "_PARTS", LocksBucket: up + "_LOCKS"}, nil
+}
+
+// Stem is the start of the names of a prefix's streams and buckets. It
+// maps prefixes one-to-one, and its names differ even where case is
+// ignored (a server on a case-insensitive file system): a lower-case
+// letter becomes its capital, a digit stays, '-' becomes '_'; a capital
+// letter X becomes "-X" and '_' becomes "--". The prefixes of lower-case
+// letters, digits and '-' — the default "schedfarm", "lab-a" — keep the
+// names they always had (SCHEDFARM, LAB_A); "lab_b" gives LAB--B and
+// "LAB_B" -L-A-B---B. Read left to right, '-' starts a two-character
+// escape and every other character stands alone, so the prefix can be read
+// back from its stem: no two prefixes share one.
+func Stem(prefix string) string {
+	b := make([]byte, 0, len(prefix)+4)
+	for i := 0; i < len(prefix); i++ {
+		switch c := prefix[i]; {
+		case c >= 'a' && c <= 'z':
+			b = append(b, c-'a'+'A')
+		case c >= 'A' && c <= 'Z':
+			b = append(b, '-', c)
+		case c == '-':
+			b = append(b, '_')
+		case c == '_':
+			b = append(b, '-', '-')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // JobSubject is the subject the jobs of one run are published on.
@@ -55,6 +92,13 @@ func (n Names) ErrorSubject(run string) string { return n.Prefix + ".err." + run
 
 // ErrorAll matches every run's error reports.
 func (n Names) ErrorAll() string { return n.Prefix + ".err.>" }
+
+// DeliverySubject is where a worker reports that it received jobs of a
+// run on a second or later delivery.
+func (n Names) DeliverySubject(run string) string { return n.Prefix + ".dlv." + run }
+
+// DeliveryAll matches every run's delivery reports.
+func (n Names) DeliveryAll() string { return n.Prefix + ".dlv.>" }
 
 // APISubject is the coordinator's request subject for verb.
 func (n Names) APISubject(verb string) string { return n.Prefix + ".api." + verb }
@@ -107,100 +151,6 @@ func DefaultSettings() Settings {
 		Prefix:        DefaultPrefix,
 		LeaseTTL:      10 * time.Second,
 	}
-}
-
-// Farm holds handles on the farm's JetStream resources.
-type Farm struct {
-	NC       *nats.Conn
-	JS       jetstream.JetStream
-	Jobs     jetstream.Stream
-	Workers  jetstream.Consumer
-	Runs     jetstream.KeyValue
-	Done     jetstream.KeyValue
-	Failed   jetstream.KeyValue
-	Locks    jetstream.KeyValue
-	Parts    jetstream.ObjectStore
-	Settings Settings
-	Names    Names
-}
-
-// Setup creates (or updates) the farm's resources and returns handles on
-// them. It is idempotent: every process of the farm calls it on start.
-func Setup(ctx context.Context, nc *nats.Conn, s Settings) (*Farm, error) {
-	if s.Prefix == "" {
-		s.Prefix = DefaultPrefix
-	}
-	names, err := NewNames(s.Prefix)
-	if err != nil {
-		return nil, err
-	}
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
-	if err != nil {
-		return nil, fmt.Errorf("jetstream: %w", err)
-	}
-	f := &Farm{NC: nc, JS: js, Settings: s, Names: names}
-	f.Jobs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        names.JobsStream,
-		Description: "schedfarm jobs (work queue)",
-		Subjects:    []string{names.JobsAll()},
-		Retention:   jetstream.WorkQueuePolicy,
-		Storage:     s.Storage,
-		Replicas:    s.Replicas,
-		Duplicates:  s.Dedup,
-		Discard:     jetstream.DiscardNew,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("stream %s: %w", names.JobsStream, err)
-	}
-	f.Workers, err = js.CreateOrUpdateConsumer(ctx, names.JobsStream, jetstream.ConsumerConfig{
-		Durable:       WorkersName,
-		Description:   "all schedfarm workers pull from here",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       s.AckWait,
-		MaxDeliver:    s.MaxDeliver,
-		MaxAckPending: s.MaxAckPending,
-		MaxWaiting:    4096,
-		Replicas:      s.Replicas,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consumer %s: %w", WorkersName, err)
-	}
-	kv := func(bucket, desc string) (jetstream.KeyValue, error) {
-		b, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: bucket, Description: desc, History: 1, Storage: s.Storage, Replicas: s.Replicas,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("key-value bucket %s: %w", bucket, err)
-		}
-		return b, nil
-	}
-	if f.Runs, err = kv(names.RunsBucket, "schedfarm run records"); err != nil {
-		return nil, err
-	}
-	if f.Done, err = kv(names.DoneBucket, "schedfarm registry of finished jobs, per stored part"); err != nil {
-		return nil, err
-	}
-	if f.Failed, err = kv(names.FailedBucket, "schedfarm jobs that exhausted their deliveries"); err != nil {
-		return nil, err
-	}
-	if s.LeaseTTL <= 0 {
-		s.LeaseTTL = DefaultSettings().LeaseTTL
-		f.Settings.LeaseTTL = s.LeaseTTL
-	}
-	f.Locks, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: names.LocksBucket, Description: "schedfarm coordinator lease", History: 1,
-		TTL: s.LeaseTTL, Storage: s.Storage, Replicas: s.Replicas,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("key-value bucket %s: %w", names.LocksBucket, err)
-	}
-	f.Parts, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
-		Bucket: names.PartsBucket, Description: "schedfarm Parquet result parts", Storage: s.Storage, Replicas: s.Replicas,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("object store %s: %w", names.PartsBucket, err)
-	}
-	return f, nil
 }
 
 // MsgID is the deduplication ID of a job message: the run and the job, so

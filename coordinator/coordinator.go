@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -84,6 +85,9 @@ type runEntry struct {
 	status  []uint8
 	sweepOf []int32
 	sweeps  []string
+	// attempts is, per job, the latest delivery of it seen (0: none yet;
+	// at most 255): counts.Redeliver sums the deliveries beyond the first.
+	attempts []uint8
 	// probe, while the run's packing is being measured, follows the
 	// probe jobs' results.
 	probe *probe
@@ -161,9 +165,11 @@ func New(farm *broker.Farm, cfg Config) (*Coordinator, error) {
 	}, nil
 }
 
-// Start loads the runs in progress, catches up with the registry of
-// finished jobs and the failures, republishes what a previous coordinator
-// had not finished publishing, and starts serving. It returns once the
+// Start takes the farm's coordinator lease, sets the configuration of the
+// farm's resources from its Settings (broker.Farm.Apply), loads the runs
+// in progress, catches up with the registry of finished jobs and the
+// failures, republishes what a previous coordinator had not finished
+// publishing, and starts serving. It returns once the
 // coordinator is ready; the background work stops when ctx ends (then call
 // Wait).
 func (c *Coordinator) Start(ctx context.Context) error {
@@ -180,6 +186,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 			c.stop()
 		})
 	}()
+	// The lease holder alone sets the farm's configuration (AckWait,
+	// MaxDeliver, ...): a coordinator that was refused changed nothing.
+	if err := c.farm.Apply(ctx); err != nil {
+		c.stop() // releases the lease
+		return fmt.Errorf("coordinator: %w", err)
+	}
 	if err := c.serve(ctx); err != nil {
 		c.stop() // releases the lease
 		return err
@@ -204,6 +216,7 @@ func (c *Coordinator) serve(ctx context.Context) error {
 	}{
 		{c.farm.Names.HeartbeatAll(), c.onHeartbeat},
 		{c.farm.Names.ErrorAll(), c.onError},
+		{c.farm.Names.DeliveryAll(), c.onDelivery},
 		{c.farm.Names.MaxDeliveriesAdvisory(), c.onMaxDeliveries},
 		{c.farm.Names.APIAll(), c.onRequest},
 	} {
@@ -384,7 +397,7 @@ func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[uu
 	defer c.mu.Unlock()
 	c.aliases++
 	e := &runEntry{rec: rec, alias: strconv.FormatInt(int64(c.aliases), 36), ids: make(map[uuid.UUID]int32, len(jobs)),
-		status: make([]uint8, len(jobs)), sweepOf: make([]int32, len(jobs))}
+		status: make([]uint8, len(jobs)), sweepOf: make([]int32, len(jobs)), attempts: make([]uint8, len(jobs))}
 	for i := range jobs {
 		j := &jobs[i]
 		if _, dup := e.ids[j.ID]; dup {
@@ -438,6 +451,15 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 		c.done[id] = struct{}{}
 	}
 	r := c.runs[p.Run]
+	if r != nil && len(p.Attempts) == len(p.Jobs) {
+		// Every result counts, a late duplicate's too: it came from a
+		// delivery of its own.
+		for i, s := range p.Jobs {
+			if id, err := uuid.Parse(s); err == nil {
+				r.observe(id, p.Attempts[i])
+			}
+		}
+	}
 	if r != nil && r.probe != nil {
 		r.probe.registered(ids, p.ModelMs, false)
 	}
@@ -474,7 +496,9 @@ func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
 		r.counts.ModelMs += p.ModelMs * float64(fresh) / float64(len(ids))
 		c.mu.Unlock()
 	}
-	if p.Redelivered > 0 && changed {
+	if p.Redelivered > 0 && changed && len(p.Attempts) != len(p.Jobs) {
+		// a part stored by an earlier worker, which told only how many of
+		// its jobs came on a later delivery
 		c.mu.Lock()
 		r.counts.Redeliver += p.Redelivered
 		c.mu.Unlock()
@@ -514,6 +538,7 @@ func (c *Coordinator) onFailed(ctx context.Context, e jetstream.KeyValueEntry) {
 	txn.Commit()
 	c.mu.Lock()
 	r.counts.Failed++
+	r.observe(id, f.Attempts)
 	if r.probe != nil {
 		r.probe.registered([]uuid.UUID{id}, 0, true)
 	}
@@ -540,15 +565,52 @@ func (c *Coordinator) onError(m *nats.Msg) {
 	st := *cur
 	st.Status, st.Error, st.Worker = StatusRetrying, ev.Error, ev.Worker
 	if attempt := int32(ev.Attempt); attempt > st.Attempts {
-		c.mu.Lock()
-		if r := c.runs[ev.Run]; r != nil {
-			r.counts.Redeliver += int(attempt - max(st.Attempts, 1))
-		}
-		c.mu.Unlock()
 		st.Attempts = attempt
 	}
+	c.mu.Lock()
+	if r := c.runs[ev.Run]; r != nil {
+		r.observe(id, ev.Attempt)
+	}
+	c.mu.Unlock()
 	c.store(txn, ev.Run, &st)
 	txn.Commit()
+}
+
+// onDelivery counts the jobs a worker received on a later delivery.
+func (c *Coordinator) onDelivery(m *nats.Msg) {
+	var ev broker.DeliveryEvent
+	if err := json.Unmarshal(m.Data, &ev); err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.runs[ev.Run]
+	if r == nil {
+		return
+	}
+	for _, s := range ev.Jobs {
+		if id, err := uuid.Parse(s); err == nil {
+			r.observe(id, ev.Attempt)
+		}
+	}
+}
+
+// observe records that a job of the run was seen on its attempt-th
+// delivery — by a worker's delivery report, an error report, a stored
+// result or a failure record — and counts the deliveries beyond the first
+// not counted yet. A job's redeliveries are counted whichever delivery's
+// result is kept (the first worker's, when it finished after all). c.mu
+// must be held.
+func (r *runEntry) observe(job uuid.UUID, attempt int) {
+	idx, ok := r.ids[job]
+	if !ok || attempt <= 1 {
+		return
+	}
+	attempt = min(attempt, math.MaxUint8)
+	if seen := int(r.attempts[idx]); attempt > seen {
+		r.counts.Redeliver += attempt - max(seen, 1)
+		r.attempts[idx] = uint8(attempt)
+	}
 }
 
 func (c *Coordinator) onHeartbeat(m *nats.Msg) {

@@ -1,10 +1,14 @@
 package coordinator
 
 import (
+	"context"
+	"encoding/json"
 	"log/slog"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"schedfarm/broker"
 	"schedfarm/sweep"
@@ -129,5 +133,64 @@ func TestForgetDropsOnlyItsRun(t *testing.T) {
 	}
 	if got := c.TrackedJobs(); got != 0 {
 		t.Fatalf("tracked %d jobs after forgetting every run", got)
+	}
+}
+
+// entry is a registry entry for onDone.
+type entry struct {
+	jetstream.KeyValueEntry
+	key   string
+	value []byte
+}
+
+func (e entry) Key() string   { return e.key }
+func (e entry) Value() []byte { return e.value }
+
+// Redeliveries are counted per job as the deliveries beyond the first that
+// were seen, from any report and whichever result is kept: a job lost
+// twice and done on its third delivery counts 2 (a stored result used to
+// count 1, however late its delivery), a job whose first result was kept
+// while a second delivery ran counts 1 (it used to count 0), and reports
+// of one delivery from several sources count it once.
+func TestRedeliveriesCountedPerJob(t *testing.T) {
+	c := newTestCoordinator(t)
+	jobs := testJobs(5, "a")
+	c.addRun(broker.RunRecord{ID: "r"}, jobs, nil)
+	ctx := context.Background()
+	id := func(i int) string { return jobs[i].ID.String() }
+	send := func(fn func(*nats.Msg), v any) {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(&nats.Msg{Data: data})
+	}
+	part := func(p broker.PartRecord) {
+		data, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.onDone(ctx, entry{key: "r." + p.Part, value: data})
+	}
+	// Job 0: two deliveries lost, done on the third.
+	part(broker.PartRecord{Run: "r", Part: "p0", Jobs: []string{id(0)}, Attempts: []int{3}, Redelivered: 1})
+	// Job 1: done on the first delivery, while a second ran.
+	send(c.onDelivery, broker.DeliveryEvent{Run: "r", Jobs: []string{id(1)}, Attempt: 2})
+	part(broker.PartRecord{Run: "r", Part: "p1", Jobs: []string{id(1), id(4)}})
+	part(broker.PartRecord{Run: "r", Part: "p1b", Jobs: []string{id(1)}, Attempts: []int{2}, Redelivered: 1}) // the late duplicate
+	// Job 2: failed on deliveries 1 and 2, done on 3, each reported.
+	send(c.onError, broker.ErrorEvent{Run: "r", Job: id(2), Attempt: 1})
+	send(c.onDelivery, broker.DeliveryEvent{Run: "r", Jobs: []string{id(2)}, Attempt: 2})
+	send(c.onError, broker.ErrorEvent{Run: "r", Job: id(2), Attempt: 2})
+	send(c.onDelivery, broker.DeliveryEvent{Run: "r", Jobs: []string{id(2)}, Attempt: 3})
+	part(broker.PartRecord{Run: "r", Part: "p2", Jobs: []string{id(2)}, Attempts: []int{3}, Redelivered: 1})
+	// Job 3: a part stored by an earlier worker, which gave only a count.
+	part(broker.PartRecord{Run: "r", Part: "p3", Jobs: []string{id(3)}, Redelivered: 1})
+	p, err := c.Progress(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Done != 5 || p.Redelivered != 2+1+2+1 {
+		t.Fatalf("done %d, redelivered %d; want 5 and 6", p.Done, p.Redelivered)
 	}
 }

@@ -27,9 +27,10 @@ type RunProgress struct {
 	// Queued counts the jobs not yet done or failed (0 once the run is
 	// cancelled: its queued jobs were purged).
 	Queued int `json:"queued"`
-	// Redelivered counts deliveries beyond the first: failed attempts that
-	// were retried, and jobs finished by a worker after an earlier one died,
-	// hung or handed them back.
+	// Redelivered counts deliveries beyond the first, summed over jobs:
+	// failed attempts that were retried, and deliveries that followed a
+	// worker that died, hung or handed a job back — whichever delivery's
+	// result was kept.
 	Redelivered int `json:"redelivered"`
 	// ModelMs is the summed model time (duration_ms) of the jobs done in
 	// this run; Ended when it ended (zero while it runs). With the
@@ -292,6 +293,10 @@ func (c *Coordinator) onRequest(m *nats.Msg) {
 	}()
 }
 
+// noResponderGrace is how long Request keeps asking while no coordinator
+// listens.
+const noResponderGrace = 2 * time.Second
+
 // Request sends an API request to the coordinator and decodes its answer
 // into out.
 func Request(ctx context.Context, farm *broker.Farm, verb string, req, out any) error {
@@ -299,7 +304,15 @@ func Request(ctx context.Context, farm *broker.Farm, verb string, req, out any) 
 	if err != nil {
 		return err
 	}
+	// A coordinator that has just created the farm's streams answers a
+	// moment later: no responder is taken for an answer only after
+	// noResponderGrace.
+	grace := time.Now().Add(noResponderGrace)
 	msg, err := farm.NC.RequestWithContext(ctx, farm.Names.APISubject(verb), data)
+	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(grace) && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+		msg, err = farm.NC.RequestWithContext(ctx, farm.Names.APISubject(verb), data)
+	}
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
 			return fmt.Errorf("%s: no coordinator is running (start one with `schedfarm coordinator`)", verb)

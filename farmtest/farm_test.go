@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"schedfarm/broker"
 	"schedfarm/coordinator"
 	"schedfarm/results"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
 	"schedfarm/worker"
 )
 
@@ -163,6 +166,66 @@ func TestWorkerDiesMidJob(t *testing.T) {
 	}
 	if a := fr.Col("attempts").([]int64)[0]; a != 2 {
 		t.Fatalf("attempts = %d, want 2 (one lost delivery, one redelivery)", a)
+	}
+}
+
+// stubborn is a model run without its context: past the worker's job
+// timeout it goes on, as a model stuck in a loop that ignores its context
+// would, and then returns its result after all.
+type stubborn struct{ simcore.Model }
+
+func (s stubborn) Run(_ context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	return s.Model.Run(context.Background(), p, seed)
+}
+
+// TestRedeliveredCountsEveryDelivery: a job is redelivered while its first
+// worker, whose in-progress heartbeats stopped (past its job timeout, or a
+// pause longer than AckWait), still runs it; the first worker's result
+// lands first and is the one kept. The run still counts the second
+// delivery: REDELIVERED used to count only results that came from a later
+// delivery, so it showed 0 here. Bound: 30 s.
+func TestRedeliveredCountsEveryDelivery(t *testing.T) {
+	s := Settings()
+	s.AckWait = time.Second
+	f := New(t, s)
+	c := f.StartCoordinator("coord")
+	slow := *f
+	reg, err := simcore.NewRegistry(stubborn{bench.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow.Registry = reg
+	slow.StartWorkers(1, "first", worker.Config{JobTimeout: 200 * time.Millisecond})
+	rep := submit(t, c.Coordinator, benchSweep("twice", 1, 1, 2500, ""), false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ws := c.Workers()
+		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first worker never started the job")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	second := f.StartWorkers(1, "second", worker.Config{})
+	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	out := collect(t, f, c.Farm, rep.Run)
+	fr := readJobs(t, out[0].Dir)
+	if fr.Len() != 1 || strCol(t, fr, "worker")[0] != "first-0" || fr.Col("attempts").([]int64)[0] != 1 {
+		t.Fatalf("kept %d row(s), worker %v, attempts %v: want the first worker's result of the first delivery",
+			fr.Len(), strCol(t, fr, "worker"), fr.Col("attempts"))
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for second.List[0].Stats().Done == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("progress %+v; the second worker ran the job too: %v", *p, second.List[0].Stats().Done == 1)
+	if second.List[0].Stats().Done != 1 {
+		t.Fatal("the job was not delivered a second time")
+	}
+	if p.Done != 1 || p.Redelivered != 1 {
+		t.Fatalf("done %d, redelivered %d; want 1 and 1 (two deliveries of one job)", p.Done, p.Redelivered)
 	}
 }
 
@@ -462,6 +525,64 @@ func TestTwoFarmsOneServer(t *testing.T) {
 	}
 }
 
+// TestPrefixesDifferingOnlyInCaseOrDash: farms "lab-b", "lab_b" and
+// "LAB_B" on one server are as separate as any two farms: each has its own
+// streams, buckets, coordinator lease and consumer, its runs complete on
+// its own worker, and none can see or collect another's run (these
+// prefixes used to share LAB_B_JOBS and every bucket). Bound: 30 s.
+func TestPrefixesDifferingOnlyInCaseOrDash(t *testing.T) {
+	base := New(t, Settings())
+	prefixes := []string{"lab-b", "lab_b", "LAB_B"}
+	farms := make([]*Farm, len(prefixes))
+	coords := make([]*Coordinator, len(prefixes))
+	runs := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		f := *base
+		f.Settings.Prefix = p
+		farms[i] = &f
+		coords[i] = f.StartCoordinator("coord-" + p)
+		f.StartWorkers(1, "w"+strconv.Itoa(i), worker.Config{})
+	}
+	for i := range prefixes {
+		runs[i] = submit(t, coords[i].Coordinator, benchSweep("farm"+strconv.Itoa(i), 10+5*i, 1, 0, ""), false).Run
+	}
+	ctx := context.Background()
+	streams := map[string]bool{}
+	for i, p := range prefixes {
+		WaitRun(t, coords[i].Coordinator, runs[i], 30*time.Second)
+		out := collect(t, farms[i], coords[i].Farm, runs[i])
+		fr := readJobs(t, out[0].Dir)
+		if fr.Len() != 10+5*i {
+			t.Fatalf("farm %s: %d rows, want %d", p, fr.Len(), 10+5*i)
+		}
+		for _, w := range strCol(t, fr, "worker") {
+			if w != "w"+strconv.Itoa(i)+"-0" {
+				t.Fatalf("farm %s: a job ran on %s", p, w)
+			}
+		}
+		if ws := coords[i].Workers(); len(ws) != 1 || ws[0].Name != "w"+strconv.Itoa(i)+"-0" {
+			t.Fatalf("farm %s sees workers %+v", p, ws)
+		}
+		streams[coords[i].Farm.Names.JobsStream] = true
+		for j := range prefixes {
+			if j == i {
+				continue
+			}
+			if _, err := coords[i].Progress(ctx, runs[j]); err == nil {
+				t.Fatalf("farm %s sees farm %s's run", p, prefixes[j])
+			}
+			if _, err := coordinator.Collect(ctx, coords[i].Farm, base.Registry, runs[j], coordinator.CollectOptions{
+				ResultsDir: filepath.Join(base.Dir, "results-"+p),
+			}); err == nil {
+				t.Fatalf("farm %s collected farm %s's run", p, prefixes[j])
+			}
+		}
+	}
+	if len(streams) != len(prefixes) {
+		t.Fatalf("job streams %v: want one per prefix", streams)
+	}
+}
+
 // TestForeignMessages: messages on the jobs subject that are not ours, are
 // malformed or name a model this worker lacks are rejected with a recorded
 // reason; the workers survive and the real run completes.
@@ -512,7 +633,7 @@ func TestCoordinatorLease(t *testing.T) {
 	c1 := f.StartCoordinator("first")
 	rep := submit(t, c1.Coordinator, benchSweep("lease", 10, 2, 0, ""), false)
 
-	bf := f.Connect("second")
+	bf := f.ConnectCoordinator("second")
 	c2, err := coordinator.New(bf, coordinator.Config{Name: "second", Registry: f.Registry, Logger: f.Logger})
 	if err != nil {
 		t.Fatal(err)
@@ -640,7 +761,7 @@ func TestObjectStoreUnavailable(t *testing.T) {
 	if info.State.Msgs != 20 {
 		t.Fatalf("%d jobs left in the queue while results could not be stored, want all 20 (nothing acked)", info.State.Msgs)
 	}
-	f.Connect("restore") // Setup recreates the bucket
+	f.ConnectCoordinator("restore") // a coordinator creates the missing bucket
 	p = WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
 	if p.Done != 20 || p.Failed != 0 {
 		t.Fatalf("progress: %+v", p)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
@@ -88,8 +89,8 @@ func Settings() broker.Settings {
 	return s
 }
 
-// Connect opens a new connection and sets the farm's resources up.
-func (f *Farm) Connect(name string) *broker.Farm {
+// dial opens a new connection to the farm's server.
+func (f *Farm) dial(name string) *nats.Conn {
 	f.TB.Helper()
 	cc := broker.ConnConfig{URL: f.Server.ClientURL(), Name: name}
 	if f.InProcess {
@@ -102,13 +103,37 @@ func (f *Farm) Connect(name string) *broker.Farm {
 	if err != nil {
 		f.TB.Fatal(err)
 	}
+	f.TB.Cleanup(nc.Close)
+	return nc
+}
+
+// Connect opens a new connection and binds to the farm's resources as a
+// worker or a client does (broker.Bind): a coordinator must have created
+// them, or do so within 20 s.
+func (f *Farm) Connect(name string) *broker.Farm {
+	f.TB.Helper()
+	nc := f.dial(name)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	bf, err := broker.Setup(ctx, nc, f.Settings)
+	bf, err := broker.Bind(ctx, nc, f.Settings.Prefix, broker.BindOptions{Logger: f.Logger, Poll: 50 * time.Millisecond})
 	if err != nil {
 		f.TB.Fatal(err)
 	}
-	f.TB.Cleanup(nc.Close)
+	return bf
+}
+
+// ConnectCoordinator opens a new connection and creates the farm's
+// missing resources with the farm's Settings, as a coordinator does
+// (broker.Create).
+func (f *Farm) ConnectCoordinator(name string) *broker.Farm {
+	f.TB.Helper()
+	nc := f.dial(name)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	bf, err := broker.Create(ctx, nc, f.Settings)
+	if err != nil {
+		f.TB.Fatal(err)
+	}
 	return bf
 }
 
@@ -136,7 +161,7 @@ func (f *Farm) StartCoordinator(name string) *Coordinator {
 // name, registry and logger are the farm's).
 func (f *Farm) StartCoordinatorWith(name string, cfg coordinator.Config) *Coordinator {
 	f.TB.Helper()
-	bf := f.Connect(name)
+	bf := f.ConnectCoordinator(name)
 	cfg.Name, cfg.Registry, cfg.Logger = name, f.Registry, f.Logger
 	c, err := coordinator.New(bf, cfg)
 	if err != nil {

@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
+	"schedfarm/broker"
 	"schedfarm/results"
 )
 
@@ -56,10 +59,12 @@ type cluster struct {
 	bin   string
 	dir   string
 	port  int
-	flags []string // common flags: --nats, --ack-wait, ...
-	mu    sync.Mutex
-	procs map[string]*exec.Cmd
-	logs  map[string]*bytes.Buffer
+	flags []string // common flags: --nats, --results-dir, ...
+	// coordFlags are the coordinator's own: --ack-wait, --max-deliver.
+	coordFlags []string
+	mu         sync.Mutex
+	procs      map[string]*exec.Cmd
+	logs       map[string]*syncBuffer
 }
 
 func freePort(t *testing.T) int {
@@ -77,9 +82,10 @@ func newCluster(t *testing.T, ackWait string) *cluster {
 		t.Skip("multi-process farm test (-short)")
 	}
 	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t),
-		procs: map[string]*exec.Cmd{}, logs: map[string]*bytes.Buffer{}}
-	c.flags = []string{"--nats", fmt.Sprintf("nats://127.0.0.1:%d", c.port), "--ack-wait", ackWait, "--max-deliver", "5",
+		procs: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
+	c.flags = []string{"--nats", fmt.Sprintf("nats://127.0.0.1:%d", c.port),
 		"--results-dir", filepath.Join(c.dir, "results"), "--log-level", "info"}
+	c.coordFlags = []string{"--ack-wait", ackWait, "--max-deliver", "5"}
 	t.Cleanup(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -101,17 +107,27 @@ func newCluster(t *testing.T, ackWait string) *cluster {
 // start starts a long-running process of the binary under a name.
 func (c *cluster) start(name string, args ...string) *exec.Cmd {
 	c.t.Helper()
+	return c.startEnv(name, nil, args...)
+}
+
+// startEnv is start with environment variables added to the test's.
+func (c *cluster) startEnv(name string, env []string, args ...string) *exec.Cmd {
+	c.t.Helper()
 	if args[0] != "server" {
 		args = append(args, c.flags...)
 	}
+	if args[0] == "coordinator" {
+		args = append(args, c.coordFlags...)
+	}
 	cmd := exec.Command(c.bin, args...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.Env = append(os.Environ(), env...)
+	log := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}
 	c.mu.Lock()
-	c.procs[name], c.logs[name] = cmd, &log
+	c.procs[name], c.logs[name] = cmd, log
 	c.mu.Unlock()
 	return cmd
 }
@@ -131,9 +147,22 @@ func (c *cluster) waitPort(timeout time.Duration) {
 
 // run runs a short command of the binary and returns its stdout.
 func (c *cluster) run(timeout time.Duration, args ...string) (string, error) {
+	return c.runEnv(nil, timeout, args...)
+}
+
+// log returns what a process started by start has written so far.
+func (c *cluster) log(name string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.logs[name].String()
+}
+
+// runEnv is run with environment variables added to the test's.
+func (c *cluster) runEnv(env []string, timeout time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.bin, append(args, c.flags...)...)
+	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -455,4 +484,141 @@ func TestDrainCommand(t *testing.T) {
 	c.expectDone(run, 12, 40*time.Second)
 	fr, _ := c.collectJobs(run, "procs")
 	checkOnce(t, fr, 12)
+}
+
+// consumerConfig reads the workers' consumer of the default prefix's farm
+// as the server holds it.
+func (c *cluster) consumerConfig() jetstream.ConsumerConfig {
+	c.t.Helper()
+	js := c.js()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cons, err := js.Consumer(ctx, "SCHEDFARM_JOBS", broker.WorkersName)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return info.Config
+}
+
+// js connects the test itself to the cluster's server.
+func (c *cluster) js() jetstream.JetStream {
+	c.t.Helper()
+	nc, err := broker.Connect(broker.ConnConfig{URL: fmt.Sprintf("nats://127.0.0.1:%d", c.port), Name: "test"})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return js
+}
+
+// TestClientsLeaveTheFarmAlone: a coordinator sets ack wait 10 s and max
+// deliver 3 (from SCHEDFARM_ACK_WAIT and SCHEDFARM_MAX_DELIVER); a worker,
+// submit, status, collect and cancel — without those variables, with other
+// values in them, or asking for other values on the command line — leave
+// the consumer's configuration as the coordinator set it. (They used to
+// set their own: `status` alone switched the farm to 30 s and 5.)
+// Bound: 60 s.
+func TestClientsLeaveTheFarmAlone(t *testing.T) {
+	c := newCluster(t, "10s")
+	c.coordFlags = nil
+	c.startEnv("coordinator", []string{"SCHEDFARM_ACK_WAIT=10s", "SCHEDFARM_MAX_DELIVER=3"}, "coordinator")
+	run := c.submit(c.writeSweep("clients.yaml", fmt.Sprintf(procSweep, 20, 3)))
+	check := func(after string) {
+		t.Helper()
+		cfg := c.consumerConfig()
+		if cfg.AckWait != 10*time.Second || cfg.MaxDeliver != 3 {
+			t.Fatalf("after %s: consumer ack wait %v, max deliver %d; want the coordinator's 10s and 3", after, cfg.AckWait, cfg.MaxDeliver)
+		}
+	}
+	check("submit and status")
+	c.start("worker0", "worker", "--workers", "1", "--name", "w0")
+	c.expectDone(run, 12, 30*time.Second)
+	check("a worker")
+	for _, cmd := range []struct {
+		env  []string
+		args []string
+	}{
+		{nil, []string{"status"}},
+		{nil, []string{"status", run}},
+		{[]string{"SCHEDFARM_ACK_WAIT=1s", "SCHEDFARM_MAX_DELIVER=1"}, []string{"status"}},
+		{[]string{"SCHEDFARM_ACK_WAIT=1s", "SCHEDFARM_MAX_DELIVER=1"}, []string{"collect", "--partial", run}},
+		{nil, []string{"status", "--ack-wait", "1s", "--max-deliver", "1"}},
+		{nil, []string{"cancel", run}},
+	} {
+		out, err := c.runEnv(cmd.env, 30*time.Second, cmd.args...)
+		t.Logf("%v %s: %v %s", cmd.env, strings.Join(cmd.args, " "), err, firstLineOf(out))
+		check(strings.Join(append(cmd.env, cmd.args...), " "))
+	}
+	// The coordinator's own settings stay a coordinator matter: those
+	// flags are not the client commands' any more.
+	if _, err := c.run(10*time.Second, "status", "--ack-wait", "1s"); err == nil || !strings.Contains(err.Error(), "unknown flag: --ack-wait") {
+		t.Fatalf("status --ack-wait: err = %v, want an unknown flag", err)
+	}
+}
+
+// TestWorkerWaitsForCoordinator: a worker started before any coordinator
+// creates nothing on the server and says, once, that it waits for a
+// coordinator; a submit started before the coordinator waits too. Once
+// the coordinator starts, the submission goes through and the worker runs
+// every job, with the coordinator's ack wait. Bound: 60 s.
+func TestWorkerWaitsForCoordinator(t *testing.T) {
+	c := newCluster(t, "7s")
+	c.start("worker0", "worker", "--workers", "1", "--name", "w0")
+	path := c.writeSweep("early.yaml", fmt.Sprintf(procSweep, 20, 3))
+	type result struct {
+		out string
+		err error
+	}
+	submitted := make(chan result, 1)
+	go func() {
+		out, err := c.run(45*time.Second, "submit", path)
+		submitted <- result{out, err}
+	}()
+	const waiting = "waiting for a coordinator to create the farm's streams (prefix schedfarm)"
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(c.log("worker0"), waiting) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for name := range c.js().StreamNames(ctx).Name() {
+		t.Fatalf("stream %s exists before any coordinator started", name)
+	}
+	if !strings.Contains(c.log("worker0"), waiting) {
+		t.Fatalf("the worker does not say it waits for a coordinator:\n%s", c.log("worker0"))
+	}
+	select {
+	case r := <-submitted:
+		t.Fatalf("submit returned before any coordinator started: %v %s", r.err, r.out)
+	default:
+	}
+	c.start("coordinator", "coordinator")
+	var r result
+	select {
+	case r = <-submitted:
+	case <-time.After(45 * time.Second):
+		t.Fatal("submit did not return after the coordinator started")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	run := strings.TrimSpace(r.out)
+	c.expectDone(run, 12, 40*time.Second)
+	fr, _ := c.collectJobs(run, "procs")
+	checkOnce(t, fr, 12)
+	if n := strings.Count(c.log("worker0"), waiting); n != 1 {
+		t.Fatalf("the worker said it waits %d times, want once:\n%s", n, c.log("worker0"))
+	}
+	if cfg := c.consumerConfig(); cfg.AckWait != 7*time.Second {
+		t.Fatalf("consumer ack wait %v, want the coordinator's 7s", cfg.AckWait)
+	}
 }

@@ -76,9 +76,13 @@ type Worker struct {
 	log  *slog.Logger
 
 	started time.Time
-	done    atomic.Int64
-	errs    atomic.Int64
-	modelNs atomic.Int64
+	// ackWait and maxDeliver are the consumer's, as the coordinator set
+	// them: read when the farm was bound and again every deliveryRefresh.
+	ackWait    atomic.Int64
+	maxDeliver atomic.Int64
+	done       atomic.Int64
+	errs       atomic.Int64
+	modelNs    atomic.Int64
 
 	mu       sync.Mutex
 	running  string // job ID in flight, for heartbeats
@@ -165,7 +169,53 @@ func New(farm *broker.Farm, cfg Config) (*Worker, error) {
 	if cfg.StoreFullWait <= 0 {
 		cfg.StoreFullWait = 10 * time.Second
 	}
-	return &Worker{farm: farm, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name)}, nil
+	w := &Worker{farm: farm, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name)}
+	w.setDelivery(farm.Settings.AckWait, farm.Settings.MaxDeliver)
+	return w, nil
+}
+
+// deliveryRefresh is how often a worker reads the consumer's AckWait and
+// MaxDeliver again, so that a coordinator restarted with other values is
+// followed.
+const deliveryRefresh = 10 * time.Second
+
+func (w *Worker) setDelivery(ackWait time.Duration, maxDeliver int) {
+	if ackWait <= 0 {
+		ackWait = broker.DefaultSettings().AckWait
+	}
+	if maxDeliver <= 0 {
+		maxDeliver = broker.DefaultSettings().MaxDeliver
+	}
+	if old := time.Duration(w.ackWait.Swap(int64(ackWait))); old != 0 && old != ackWait {
+		w.log.Info("the consumer's ack wait changed", "from", old, "to", ackWait)
+	}
+	if old := w.maxDeliver.Swap(int64(maxDeliver)); old != 0 && old != int64(maxDeliver) {
+		w.log.Info("the consumer's max deliver changed", "from", old, "to", maxDeliver)
+	}
+}
+
+// followDelivery reads the consumer's AckWait and MaxDeliver every
+// deliveryRefresh until ctx ends.
+func (w *Worker) followDelivery(ctx context.Context) {
+	t := time.NewTicker(deliveryRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if info, err := w.farm.Workers.Info(ictx); err == nil {
+			w.setDelivery(info.Config.AckWait, info.Config.MaxDeliver)
+		}
+		cancel()
+	}
+}
+
+// beat is the interval of in-progress heartbeats: a third of AckWait.
+func (w *Worker) beat() time.Duration {
+	return max(time.Duration(w.ackWait.Load())/3, 10*time.Millisecond)
 }
 
 // Stats are a worker's counters since it started.
@@ -198,6 +248,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	hbCtx, stopHB := context.WithCancel(context.Background())
 	defer stopHB()
 	go w.heartbeats(hbCtx)
+	go w.followDelivery(hbCtx)
 	ctl, err := w.farm.NC.Subscribe(w.farm.Names.ControlSubject(w.cfg.Name), func(m *nats.Msg) {
 		if string(m.Data) == "drain" {
 			w.log.Info("drain requested")
@@ -283,7 +334,7 @@ func (w *Worker) Run(ctx context.Context) error {
 // shutdownStoreWait is how long buffered results may take to store once
 // the worker is told to stop: half the ack wait (a second at least).
 func (w *Worker) shutdownStoreWait() time.Duration {
-	return max(w.farm.Settings.AckWait/2, time.Second)
+	return max(time.Duration(w.ackWait.Load())/2, time.Second)
 }
 
 // storeProblem is the last failure to store a part.
@@ -380,7 +431,7 @@ func (w *Worker) prefetch(ctx context.Context) <-chan jetstream.Msg {
 		}
 		hold := time.NewTicker(prefetchHold)
 		defer hold.Stop()
-		alive := time.NewTicker(max(w.farm.Settings.AckWait/3, 10*time.Millisecond))
+		alive := time.NewTicker(w.beat())
 		defer alive.Stop()
 		for {
 			select {
@@ -539,6 +590,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		d.settle()
 		return
 	}
+	if attempt > 1 {
+		w.reportDelivery(run, attempt, entries)
+	}
 	// One keep-alive for the whole message: in-progress heartbeats every
 	// AckWait/3 while its jobs run, stopped by JobTimeout (counted from
 	// the message's start) so a stuck model is redelivered elsewhere.
@@ -613,6 +667,21 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	w.done.Add(int64(len(rows)))
 }
 
+// reportDelivery tells the coordinator that the jobs of a message came on
+// their attempt-th delivery, so that the run counts the redelivery even
+// when an earlier delivery's result is the one kept.
+func (w *Worker) reportDelivery(run string, attempt int, entries []broker.Entry) {
+	ev := broker.DeliveryEvent{Run: run, Worker: w.cfg.Name, Attempt: attempt}
+	for _, e := range entries {
+		if e.Msg.Job.ID != uuid.Nil {
+			ev.Jobs = append(ev.Jobs, e.Msg.Job.ID.String())
+		}
+	}
+	if data, err := json.Marshal(ev); err == nil && len(ev.Jobs) > 0 {
+		_ = w.farm.NC.Publish(w.farm.Names.DeliverySubject(run), data)
+	}
+}
+
 // keepAlive sends in-progress heartbeats for msg every AckWait/3 until the
 // returned stop is called or ctx ends, and meanwhile hands results
 // buffered before this message to the flusher: a long job would otherwise
@@ -624,7 +693,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 // goroutine started and stopped per message would make the worker wait
 // for the scheduler between every two messages.
 func (w *Worker) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func()) {
-	beat := max(w.farm.Settings.AckWait/3, 10*time.Millisecond)
+	beat := w.beat()
 	stopCh := make(chan struct{})
 	done := make(chan struct{})
 	timer := time.AfterFunc(min(beat, w.cfg.FlushEvery), func() {
@@ -708,7 +777,7 @@ func (w *Worker) reject(ctx context.Context, d *delivery, job *broker.JobMsg, er
 func (w *Worker) fail(ctx context.Context, d *delivery, job *broker.JobMsg, err error) {
 	w.errs.Add(1)
 	attempt := d.attempt
-	final := attempt >= w.farm.Settings.MaxDeliver
+	final := attempt >= int(w.maxDeliver.Load())
 	text := err.Error()
 	if len(text) > 4000 {
 		text = text[:4000] + "…"
@@ -882,10 +951,19 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 		stored = append(stored, name)
 	}
 	rec := broker.PartRecord{Run: run, Part: part, Sweep: sweepName, Worker: w.cfg.Name, Objects: stored, ModelMs: modelMs}
-	for _, f := range fs {
+	for i, f := range fs {
 		rec.Jobs = append(rec.Jobs, f.row.Job.ID.String())
 		if f.row.Attempts > 1 {
 			rec.Redelivered++
+			if rec.Attempts == nil {
+				rec.Attempts = make([]int, len(fs))
+				for j := range i {
+					rec.Attempts[j] = 1
+				}
+			}
+		}
+		if rec.Attempts != nil {
+			rec.Attempts[i] = max(f.row.Attempts, 1)
 		}
 	}
 	data, err := json.Marshal(rec)

@@ -69,7 +69,7 @@ func (a *app) coordinatorCmd() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			farm, err := a.connect(ctx, "schedfarm-coordinator")
+			farm, err := a.connectCoordinator(ctx, "schedfarm-coordinator")
 			if err != nil {
 				return err
 			}
@@ -92,6 +92,7 @@ func (a *app) coordinatorCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&name, "name", "", "coordinator name (default coordinator-<host>-<pid>)")
 	addPackingFlag(cmd.Flags())
+	addCoordinatorFlags(cmd.Flags())
 	return cmd
 }
 
@@ -134,8 +135,11 @@ func (a *app) runWorkers(ctx context.Context, n int, prefix string, base worker.
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := 0; i < n; i++ {
-		farm, err := a.connect(ctx, "schedfarm-worker")
+		farm, err := a.connect(ctx, "schedfarm-worker", true)
 		if err != nil {
+			if ctx.Err() != nil && ready == nil {
+				return nil // stopped while waiting for a coordinator
+			}
 			return err
 		}
 		cfg := base
@@ -181,7 +185,7 @@ func (a *app) submitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			farm, err := a.connect(ctx, "schedfarm-submit")
+			farm, err := a.connect(ctx, "schedfarm-submit", false)
 			if err != nil {
 				return err
 			}
@@ -259,7 +263,7 @@ func (a *app) statusCmd() *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			farm, err := a.connect(ctx, "schedfarm-status")
+			farm, err := a.connect(ctx, "schedfarm-status", false)
 			if err != nil {
 				return err
 			}
@@ -342,7 +346,7 @@ func (a *app) collectCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			farm, err := a.connect(ctx, "schedfarm-collect")
+			farm, err := a.connect(ctx, "schedfarm-collect", false)
 			if err != nil {
 				return err
 			}
@@ -379,7 +383,7 @@ func (a *app) cancelCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			farm, err := a.connect(ctx, "schedfarm-cancel")
+			farm, err := a.connect(ctx, "schedfarm-cancel", false)
 			if err != nil {
 				return err
 			}
@@ -400,7 +404,7 @@ func (a *app) drainCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			farm, err := a.connect(ctx, "schedfarm-drain")
+			farm, err := a.connect(ctx, "schedfarm-drain", false)
 			if err != nil {
 				return err
 			}

@@ -107,9 +107,6 @@ func newApp() *app {
 	pf.StringSlice("data-dir", simcore.DefaultDataDirs(), "directories searched, in order, for models' input files (traces); traces fetch writes into the first")
 	pf.String("results-dir", "runs", "where collected results go: <results-dir>/<sweep>/<run-id>/")
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
-	pf.Duration("ack-wait", 30*time.Second, "time a delivered job may go without an ack or heartbeat before it is redelivered")
-	pf.Int("max-deliver", 5, "deliveries of a job before it is recorded as failed")
-	pf.Int("replicas", 1, "JetStream replicas of the farm's streams and buckets (3 on a NATS cluster)")
 	pf.String("pprof", "", "serve this process's runtime profiles (net/http/pprof: heap, CPU, goroutines, execution trace; not the command line) without authentication on HOST:PORT; \":6060\" binds to loopback only")
 	pf.String("prefix", broker.DefaultPrefix, "prefix of the farm's NATS subjects, streams and buckets (several farms can share one server)")
 	a.root.AddCommand(
@@ -181,6 +178,17 @@ func addPackingFlag(fs *pflag.FlagSet) {
 	fs.String("packing", "auto", "jobs per message: auto (tiny jobs are measured and packed, up to 256 per message), off, or a number")
 }
 
+// addCoordinatorFlags adds the settings of the farm's resources to a
+// command that runs a coordinator (coordinator, run): the coordinator alone
+// creates the farm's stream, consumer and buckets and sets their
+// configuration; workers and clients read it from the server.
+func addCoordinatorFlags(fs *pflag.FlagSet) {
+	d := broker.DefaultSettings()
+	fs.Duration("ack-wait", d.AckWait, "time a delivered job may go without an ack or heartbeat before it is redelivered")
+	fs.Int("max-deliver", d.MaxDeliver, "deliveries of a job before it is recorded as failed")
+	fs.Int("replicas", d.Replicas, "JetStream replicas of the farm's streams and buckets (3 on a NATS cluster)")
+}
+
 // packing returns the coordinator's packing policy from --packing.
 func (a *app) packing() (coordinator.Packing, error) {
 	return coordinator.ParsePacking(a.v.GetString("packing"))
@@ -224,13 +232,16 @@ func (a *app) connConfig(name string) broker.ConnConfig {
 	}
 }
 
-// connect connects to the configured NATS server and sets up the farm's resources.
-func (a *app) connect(ctx context.Context, name string) (*broker.Farm, error) {
+// connectCoordinator connects to the configured NATS server as a
+// coordinator: it creates the farm's missing resources with the
+// coordinator's settings (coordinator.Start sets those of existing ones
+// once it holds the lease).
+func (a *app) connectCoordinator(ctx context.Context, name string) (*broker.Farm, error) {
 	nc, err := broker.Connect(a.connConfig(name))
 	if err != nil {
 		return nil, err
 	}
-	farm, err := broker.Setup(ctx, nc, a.settings())
+	farm, err := broker.Create(ctx, nc, a.settings())
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -238,6 +249,44 @@ func (a *app) connect(ctx context.Context, name string) (*broker.Farm, error) {
 	return farm, nil
 }
 
+// clientWait bounds how long a client command (submit, status, collect,
+// cancel, drain) waits for a coordinator to create the farm's resources.
+var clientWait = 30 * time.Second
+
+// connect connects to the configured NATS server as a worker or a client:
+// it binds to the farm's resources as the coordinator made them, and
+// never creates or changes them. While they do not exist it waits — a
+// worker until ctx ends, a client for at most clientWait.
+func (a *app) connect(ctx context.Context, name string, worker bool) (*broker.Farm, error) {
+	nc, err := broker.Connect(a.connConfig(name))
+	if err != nil {
+		return nil, err
+	}
+	if !worker {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, clientWait)
+		defer cancel()
+	}
+	farm, err := broker.Bind(ctx, nc, a.prefix(), broker.BindOptions{Logger: a.logger()})
+	if err != nil {
+		nc.Close()
+		if !worker && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("%w (is a coordinator running on %s with --prefix %s?)", err, a.v.GetString("nats"), a.prefix())
+		}
+		return nil, err
+	}
+	return farm, nil
+}
+
+// prefix is --prefix.
+func (a *app) prefix() string {
+	if p := a.v.GetString("prefix"); p != "" {
+		return p
+	}
+	return broker.DefaultPrefix
+}
+
+// settings are the coordinator's settings of the farm's resources.
 func (a *app) settings() broker.Settings {
 	s := broker.DefaultSettings()
 	if d := a.v.GetDuration("ack-wait"); d > 0 {
@@ -246,9 +295,7 @@ func (a *app) settings() broker.Settings {
 	if n := a.v.GetInt("max-deliver"); n > 0 {
 		s.MaxDeliver = n
 	}
-	if p := a.v.GetString("prefix"); p != "" {
-		s.Prefix = p
-	}
+	s.Prefix = a.prefix()
 	if r := a.v.GetInt("replicas"); r > 0 {
 		s.Replicas = r
 	}

@@ -64,6 +64,7 @@ func (a *app) runCmd() *cobra.Command {
 	fl.StringVar(&stateDir, "state-dir", ".schedfarm", "where the embedded NATS server keeps its JetStream state")
 	fl.BoolVar(&strict, "strict", false, "exit 1 when a claim of the sweep file fails")
 	addPackingFlag(fl)
+	addCoordinatorFlags(fl)
 	return cmd
 }
 
@@ -100,7 +101,7 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 
 	coordCtx, stopCoord := context.WithCancel(context.Background())
 	defer stopCoord()
-	farm, err := a.connect(coordCtx, "schedfarm-run")
+	farm, err := a.connectCoordinator(coordCtx, "schedfarm-run")
 	if err != nil {
 		return err
 	}
