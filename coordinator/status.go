@@ -222,36 +222,39 @@ type apiReply struct {
 	Result json.RawMessage `json:"result,omitempty"`
 }
 
-// onRequest serves schedfarm.api.{submit,status,cancel}.
+// onRequest serves <prefix>.api.{submit,status,cancel}. Every
+// request is decoded strictly and checked before it is acted on (api.go).
 func (c *Coordinator) onRequest(m *nats.Msg) {
-	verb := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	verb := strings.TrimPrefix(m.Subject, c.farm.Names.APISubject(""))
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), MaxRequestTime)
 		defer cancel()
 		var result any
 		var err error
 		switch verb {
 		case "submit":
 			var req SubmitRequest
-			if err = json.Unmarshal(m.Data, &req); err == nil {
+			if err = decodeRequest(verb, m.Data, &req, false); err == nil {
 				result, err = c.Submit(ctx, req)
 			}
 		case "status":
-			var req struct {
-				Run string `json:"run"`
+			var req RunRequest
+			if err = decodeRequest(verb, m.Data, &req, true); err == nil {
+				if err = req.validate(verb, false); err == nil {
+					result, err = c.Status(ctx, req.Run)
+				}
 			}
-			_ = json.Unmarshal(m.Data, &req)
-			result, err = c.Status(ctx, req.Run)
 		case "cancel":
-			var req struct {
-				Run string `json:"run"`
-			}
-			if err = json.Unmarshal(m.Data, &req); err == nil {
-				err = c.Cancel(ctx, req.Run)
-				result = map[string]string{"cancelled": req.Run}
+			var req RunRequest
+			if err = decodeRequest(verb, m.Data, &req, false); err == nil {
+				if err = req.validate(verb, true); err == nil {
+					err = c.Cancel(ctx, req.Run)
+					result = map[string]string{"cancelled": req.Run}
+				}
 			}
 		default:
-			err = fmt.Errorf("unknown request %q", verb)
+			err = fmt.Errorf("unknown request subject %s: the coordinator serves %s, %s and %s", quoteShort(m.Subject),
+				c.farm.Names.APISubject("submit"), c.farm.Names.APISubject("status"), c.farm.Names.APISubject("cancel"))
 		}
 		var rep apiReply
 		if err != nil {

@@ -25,7 +25,8 @@ type SubmitRequest struct {
 	MaxJobs int `json:"max_jobs"`
 	// Force reruns jobs the registry already holds results for.
 	Force bool `json:"force"`
-	// Run is the run ID to use; empty picks a new one.
+	// Run is the run ID to use (of the form NewRunID gives); empty picks a
+	// new one.
 	Run string `json:"run,omitempty"`
 }
 
@@ -38,11 +39,15 @@ type SubmitReply struct {
 	Published int      `json:"published"`
 }
 
-// Submit expands the sweep, skips the jobs already done (unless Force),
-// records the run and publishes its jobs. Nothing is published when the
-// sweep does not validate or is over its job limit.
+// Submit checks the request (SubmitRequest.Validate), expands the sweep,
+// skips the jobs already done (unless Force), records the run and
+// publishes its jobs. Nothing is published when the request is invalid,
+// the sweep does not validate or is over its job limit.
 func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitReply, error) {
-	if req.MaxJobs <= 0 {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if req.MaxJobs == 0 {
 		req.MaxJobs = sweep.DefaultMaxJobs
 	}
 	f, err := sweep.Parse(req.File, []byte(req.Text), c.reg)

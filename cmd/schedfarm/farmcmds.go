@@ -259,15 +259,18 @@ func (a *app) statusCmd() *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			run := ""
+			if len(args) == 1 {
+				run = args[0]
+				if err := coordinator.CheckRunID(run); err != nil {
+					return &exitError{exitUsage, err}
+				}
+			}
 			farm, err := a.connect(ctx, "schedfarm-status")
 			if err != nil {
 				return err
 			}
 			defer farm.NC.Close()
-			run := ""
-			if len(args) == 1 {
-				run = args[0]
-			}
 			var st coordinator.Status
 			if err := coordinator.Request(ctx, farm, "status", map[string]string{"run": run}, &st); err != nil {
 				return err
@@ -371,6 +374,9 @@ func (a *app) cancelCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if err := coordinator.CheckRunID(args[0]); err != nil {
+				return &exitError{exitUsage, err}
+			}
 			farm, err := a.connect(ctx, "schedfarm-cancel")
 			if err != nil {
 				return err

@@ -1,0 +1,123 @@
+package farmtest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"schedfarm/broker"
+	"schedfarm/coordinator"
+)
+
+// runKeys lists the run records of a farm.
+func runKeys(t *testing.T, bf *broker.Farm) []string {
+	t.Helper()
+	lister, err := bf.Runs.ListKeys(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// queued returns the number of messages on the farm's work queue.
+func queued(t *testing.T, bf *broker.Farm) uint64 {
+	t.Helper()
+	info, err := bf.Jobs.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.Msgs
+}
+
+// TestForgedAPIRequestsRefused: requests sent straight to the coordinator's
+// API subjects with an invalid field (a run ID that is not of the farm's
+// form, such as "a.b", a negative count, an empty or oversized or
+// control-character name, an unknown field, trailing data, a subject with
+// extra tokens) each get an error reply saying what is wrong, and change
+// nothing: no run record, no job on the queue, no run cancelled. Bound: 30 s.
+func TestForgedAPIRequestsRefused(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	client := f.Connect("forger")
+	text := benchSweep("forged", 3, 1, 0, "")
+	sub := func(fields map[string]any) string {
+		m := map[string]any{"file": "forged.yaml", "text": text}
+		for k, v := range fields {
+			if v == nil {
+				delete(m, k)
+			} else {
+				m[k] = v
+			}
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// A run in progress that forged cancels must not touch.
+	victim := submit(t, c.Coordinator, benchSweep("victim", 4, 1, 0, ""), false)
+	before := queued(t, client)
+	api := client.Names.APISubject
+	cases := []struct {
+		name, subject, body, want string
+	}{
+		{"run with a dot", api("submit"), sub(map[string]any{"run": "a.b"}), `run "a.b" is not a run ID`},
+		{"run wildcard", api("submit"), sub(map[string]any{"run": ">"}), "not a run ID"},
+		{"run upper case", api("submit"), sub(map[string]any{"run": strings.ToUpper(coordinator.NewRunID())}), "not a run ID"},
+		{"run too long", api("submit"), sub(map[string]any{"run": strings.Repeat("a", 5000)}), "not a run ID"},
+		{"run braces", api("submit"), sub(map[string]any{"run": "{" + coordinator.NewRunID() + "}"}), "not a run ID"},
+		{"negative max_jobs", api("submit"), sub(map[string]any{"max_jobs": -1}), "max_jobs: -1"},
+		{"empty file", api("submit"), sub(map[string]any{"file": ""}), "file: empty"},
+		{"long file", api("submit"), sub(map[string]any{"file": strings.Repeat("f", coordinator.MaxFileName+1)}), "over the 1024-byte limit"},
+		{"control character in file", api("submit"), sub(map[string]any{"file": "a\nb.yaml"}), "control characters"},
+		{"empty text", api("submit"), sub(map[string]any{"text": ""}), "text: empty"},
+		{"unknown field", api("submit"), sub(map[string]any{"runs": coordinator.NewRunID()}), `unknown field "runs"`},
+		{"wrong type", api("submit"), sub(map[string]any{"max_jobs": "many"}), "max_jobs"},
+		{"trailing data", api("submit"), sub(nil) + ` {"run":"a.b"}`, "data after the JSON object"},
+		{"not an object", api("submit"), `["forged.yaml"]`, "invalid submit request"},
+		{"empty body", api("submit"), ``, "empty body"},
+		{"extra subject token", client.Names.Prefix + ".api.x.submit", sub(nil), "unknown request subject"},
+		{"status run wildcard", api("status"), `{"run":"a.*"}`, "not a run ID"},
+		{"status unknown field", api("status"), `{"run":"","all":true}`, `unknown field "all"`},
+		{"cancel without run", api("cancel"), `{}`, "run: empty"},
+		{"cancel wildcard", api("cancel"), `{"run":">"}`, "not a run ID"},
+		{"cancel victim with a dot", api("cancel"), `{"run":"` + victim.Run + `.x"}`, "not a run ID"},
+	}
+	for _, tc := range cases {
+		msg, err := client.NC.Request(tc.subject, []byte(tc.body), 10*time.Second)
+		if err != nil {
+			t.Fatalf("%s: no reply: %v", tc.name, err)
+		}
+		var rep struct {
+			Error  string          `json:"error"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(msg.Data, &rep); err != nil {
+			t.Fatalf("%s: reply %q: %v", tc.name, msg.Data, err)
+		}
+		if rep.Error == "" || !strings.Contains(rep.Error, tc.want) {
+			t.Errorf("%s: reply %s, want an error containing %q", tc.name, msg.Data, tc.want)
+		}
+	}
+	if keys := runKeys(t, client); len(keys) != 1 || keys[0] != victim.Run {
+		t.Errorf("run records after the forged requests: %v, want only %s", keys, victim.Run)
+	}
+	if n := queued(t, client); n != before {
+		t.Errorf("%d jobs queued after the forged requests, %d before", n, before)
+	}
+	if p, err := c.Progress(context.Background(), victim.Run); err != nil || p.Status != broker.RunRunning {
+		t.Errorf("victim run: %+v %v, want running", p, err)
+	}
+	// Valid requests are still served.
+	var st coordinator.Status
+	if err := coordinator.Request(context.Background(), client, "status", coordinator.RunRequest{Run: victim.Run}, &st); err != nil || len(st.Runs) != 1 {
+		t.Errorf("status: %+v %v", st, err)
+	}
+}
