@@ -39,10 +39,11 @@ type SubmitReply struct {
 	Published int      `json:"published"`
 }
 
-// Submit checks the request (SubmitRequest.Validate), expands the sweep,
-// skips the jobs already done (unless Force), records the run and
-// publishes its jobs. Nothing is published when the request is invalid,
-// the sweep does not validate or is over its job limit.
+// Submit checks the request (SubmitRequest.Validate) and the sweep, which
+// must fit the server's max_payload (CheckSubmitSize); expands it, skips
+// the jobs already done (unless Force), records the run and publishes its
+// jobs. Nothing is published when the request is invalid, the sweep does
+// not validate or is over its job limit.
 func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitReply, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -52,6 +53,9 @@ func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitRep
 	}
 	f, err := sweep.Parse(req.File, []byte(req.Text), c.reg)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckSubmitSize(req, len(f.Sweeps), c.farm.NC.MaxPayload()); err != nil {
 		return nil, err
 	}
 	jobs, err := f.Expand(req.MaxJobs)

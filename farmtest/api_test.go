@@ -3,12 +3,17 @@ package farmtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
+	"schedfarm/sweep"
 )
 
 // runKeys lists the run records of a farm.
@@ -120,4 +125,90 @@ func TestForgedAPIRequestsRefused(t *testing.T) {
 	if err := coordinator.Request(context.Background(), client, "status", coordinator.RunRequest{Run: victim.Run}, &st); err != nil || len(st.Runs) != 1 {
 		t.Errorf("status: %+v %v", st, err)
 	}
+}
+
+// TestSweepOverMaxPayload: a suite whose bundle is larger than the NATS
+// server's max_payload (256 KiB here) is refused before anything is
+// published, by the client and by the coordinator, with the sizes, the
+// limit and what to do. Bound: 30 s.
+func TestSweepOverMaxPayload(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "nats.conf")
+	if err := os.WriteFile(conf, []byte("max_payload: 262144\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := NewWithServer(t, Settings(), broker.ServerConfig{ConfigFile: conf})
+	c := f.StartCoordinator("coord")
+	if got := c.Farm.NC.MaxPayload(); got != 262144 {
+		t.Fatalf("server max_payload %d", got)
+	}
+	suite := writeBundle(t, dir, 300<<10)
+	sf, err := sweep.Load(suite, f.Registry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := coordinator.SubmitRequest{File: suite, Text: string(sf.Text)}
+	checkMsg := func(what string, err error) {
+		t.Helper()
+		var pe *coordinator.PayloadError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%s: %v, want a PayloadError", what, err)
+		}
+		t.Logf("%s: %v", what, err)
+		for _, want := range []string{suite, "KiB", "262144 bytes", "max_payload", "split the sweep"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %q does not say %q", what, err, want)
+			}
+		}
+	}
+	checkMsg("check", coordinator.CheckSubmitSize(req, len(sf.Sweeps), c.Farm.NC.MaxPayload()))
+	_, err = c.Submit(context.Background(), req)
+	checkMsg("coordinator", err)
+	cl := f.Connect("client")
+	// A submission that fits one message but leaves less room than its run
+	// record needs besides the sweep (its other fields, and the packing
+	// choice stored per sweep once decided): refused by the coordinator,
+	// before a record that could not be updated is stored.
+	near := writeBundle(t, filepath.Join(dir, "near"), 262144-2048)
+	nf, err := sweep.Load(near, f.Registry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nreq := coordinator.SubmitRequest{File: near, Text: string(nf.Text), Run: coordinator.NewRunID()}
+	if data, _ := json.Marshal(nreq); len(data) >= 262144 {
+		t.Fatalf("near-limit request of %d bytes", len(data))
+	}
+	raw, _ := json.Marshal(nreq)
+	msg, err := cl.NC.Request(cl.Names.APISubject("submit"), raw, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(msg.Data), "max_payload") || !strings.Contains(string(msg.Data), "split the sweep") {
+		t.Fatalf("near-limit submission: reply %.300s, want refused for max_payload", msg.Data)
+	}
+	if keys := runKeys(t, c.Farm); len(keys) != 0 {
+		t.Fatalf("run records %v after refused submissions", keys)
+	}
+	if n := queued(t, c.Farm); n != 0 {
+		t.Fatalf("%d jobs queued after refused submissions", n)
+	}
+}
+
+// writeBundle writes a suite that includes two sweep files, one of them
+// with a doc of about docBytes, and returns the suite's path.
+func writeBundle(t *testing.T, dir string, docBytes int) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("small.yaml", benchSweep("small", 2, 1, 0, ""))
+	write("big.yaml", fmt.Sprintf("name: big\nmodel: bench\nseed: 3\ndoc: %s\nparams: {work_ms: 0}\n", strings.Repeat("x", docBytes)))
+	return write("suite.yaml", "include: [small.yaml, big.yaml]\n")
 }

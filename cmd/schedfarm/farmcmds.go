@@ -186,10 +186,12 @@ func (a *app) submitCmd() *cobra.Command {
 				return err
 			}
 			defer farm.NC.Close()
+			req := coordinator.SubmitRequest{File: args[0], Text: string(f.Text), MaxJobs: maxJobs, Force: force}
+			if err := coordinator.CheckSubmitSize(req, len(f.Sweeps), farm.NC.MaxPayload()); err != nil {
+				return &exitError{exitUsage, err}
+			}
 			var rep coordinator.SubmitReply
-			if err := coordinator.Request(ctx, farm, "submit", coordinator.SubmitRequest{
-				File: args[0], Text: string(f.Text), MaxJobs: maxJobs, Force: force,
-			}, &rep); err != nil {
+			if err := coordinator.Request(ctx, farm, "submit", req, &rep); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "run %s: %d jobs published, %d already done\n", rep.Run, rep.Published, rep.Skipped)
