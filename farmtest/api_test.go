@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
 	"schedfarm/sweep"
+	"schedfarm/worker"
 )
 
 // runKeys lists the run records of a farm.
@@ -124,6 +126,85 @@ func TestForgedAPIRequestsRefused(t *testing.T) {
 	var st coordinator.Status
 	if err := coordinator.Request(context.Background(), client, "status", coordinator.RunRequest{Run: victim.Run}, &st); err != nil || len(st.Runs) != 1 {
 		t.Errorf("status: %+v %v", st, err)
+	}
+}
+
+// TestResubmissionGivesSameRun: a submission sent again after a lost reply
+// (the same run ID), an identical one while its run is in progress (with
+// no run ID, or another one), and two identical ones at once all give one
+// run, whose jobs are published once; a run ID of another sweep is
+// refused; once the run has completed, a new submission of the sweep is a
+// new run that skips every job. Bound: 60 s.
+func TestResubmissionGivesSameRun(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	ctx := context.Background()
+	text := benchSweep("again", 10, 3, 0, "")
+	req := coordinator.SubmitRequest{File: "again.yaml", Text: text, Run: coordinator.NewRunID()}
+	first, err := c.Submit(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Run != req.Run || first.Published != 30 || first.Existing {
+		t.Fatalf("first submission: %+v", first)
+	}
+	check := func(what string, rep *coordinator.SubmitReply, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if rep.Run != first.Run || !rep.Existing || rep.Total != 30 {
+			t.Fatalf("%s: %+v, want run %s again", what, rep, first.Run)
+		}
+	}
+	rep, err := c.Submit(ctx, req)
+	check("the same submission again", rep, err)
+	rep, err = c.Submit(ctx, coordinator.SubmitRequest{File: "again.yaml", Text: text})
+	check("the same sweep without a run ID", rep, err)
+	rep, err = c.Submit(ctx, coordinator.SubmitRequest{File: "elsewhere/again.yaml", Text: text, Run: coordinator.NewRunID()})
+	check("the same sweep with another run ID", rep, err)
+	// Through the API, as `schedfarm submit` sends it after a lost reply.
+	var apiRep coordinator.SubmitReply
+	err = coordinator.Request(ctx, f.Connect("client"), "submit", req, &apiRep)
+	check("the same submission through the API", &apiRep, err)
+	if _, err := c.Submit(ctx, coordinator.SubmitRequest{File: "other.yaml", Text: benchSweep("other", 2, 1, 0, ""), Run: req.Run}); err == nil ||
+		!strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("another sweep under run %s: %v, want refused", req.Run, err)
+	}
+	// Two identical submissions at once: one run.
+	text2 := benchSweep("twice", 20, 1, 0, "")
+	var wg sync.WaitGroup
+	reps := make([]*coordinator.SubmitReply, 2)
+	errs := make([]error, 2)
+	for i := range reps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], errs[i] = c.Submit(ctx, coordinator.SubmitRequest{File: "twice.yaml", Text: text2, Run: coordinator.NewRunID()})
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || reps[0].Run != reps[1].Run || reps[0].Existing == reps[1].Existing {
+		t.Fatalf("concurrent submissions: %+v %+v (%v, %v), want one run", reps[0], reps[1], errs[0], errs[1])
+	}
+	if keys := runKeys(t, c.Farm); len(keys) != 2 {
+		t.Fatalf("run records %v, want 2", keys)
+	}
+	if n := queued(t, c.Farm); n != 50 {
+		t.Fatalf("%d jobs queued, want 50: each published once", n)
+	}
+	ws := f.StartWorkers(2, "w", worker.Config{})
+	WaitRun(t, c.Coordinator, first.Run, 30*time.Second)
+	WaitRun(t, c.Coordinator, reps[0].Run, 30*time.Second)
+	ws.Stop()
+	rep, err = c.Submit(ctx, req) // a reply lost after the run completed
+	check("the same submission after completion", rep, err)
+	if rep.Status != broker.RunComplete {
+		t.Fatalf("status %s, want complete", rep.Status)
+	}
+	again, err := c.Submit(ctx, coordinator.SubmitRequest{File: "again.yaml", Text: text})
+	if err != nil || again.Run == first.Run || again.Existing || again.Skipped != 30 || again.Published != 0 {
+		t.Fatalf("a new submission after completion: %+v %v, want a new run skipping all 30 jobs", again, err)
 	}
 }
 

@@ -194,7 +194,12 @@ func (a *app) submitCmd() *cobra.Command {
 			if err := coordinator.Request(ctx, farm, "submit", req, &rep); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "run %s: %d jobs published, %d already done\n", rep.Run, rep.Published, rep.Skipped)
+			if rep.Existing {
+				fmt.Fprintf(cmd.ErrOrStderr(), "run %s: already submitted (%s): %d jobs, %d of them already done before it\n",
+					rep.Run, rep.Status, rep.Total, rep.Skipped)
+			} else {
+				fmt.Fprintf(cmd.ErrOrStderr(), "run %s: %d jobs published, %d already done\n", rep.Run, rep.Published, rep.Skipped)
+			}
 			fmt.Fprintln(cmd.OutOrStdout(), rep.Run)
 			if !wait {
 				return nil
