@@ -23,17 +23,27 @@ import (
 //	submit  SubmitRequest → SubmitReply
 //	status  RunRequest (run may be empty: every run) → Status
 //	cancel  RunRequest → {"cancelled": run}
+//	ping    {} → PingReply
 
 // MaxFileName bounds the sweep file name of a submission, in bytes.
 const MaxFileName = 1024
 
 // MaxRequestTime is the longest the coordinator works on one request (a
-// large submission) before it gives up on it and answers with an error.
+// large submission) before it gives up on it and answers with an error; a
+// client waits that long plus its request timeout for the reply to a
+// submission, as long as the coordinator answers its pings.
 const MaxRequestTime = 10 * time.Minute
 
 // RunRequest names a run: the body of status and cancel requests.
 type RunRequest struct {
 	Run string `json:"run"`
+}
+
+// PingReply says which coordinator answers: a client waiting for a
+// submission's reply pings to learn whether the coordinator that took it
+// still runs.
+type PingReply struct {
+	Coordinator string `json:"coordinator"`
 }
 
 // RequestError is an API request the coordinator refused as malformed,

@@ -3,7 +3,6 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -222,7 +221,7 @@ type apiReply struct {
 	Result json.RawMessage `json:"result,omitempty"`
 }
 
-// onRequest serves <prefix>.api.{submit,status,cancel}. Every
+// onRequest serves <prefix>.api.{submit,status,cancel,ping}. Every
 // request is decoded strictly and checked before it is acted on (api.go).
 func (c *Coordinator) onRequest(m *nats.Msg) {
 	verb := strings.TrimPrefix(m.Subject, c.farm.Names.APISubject(""))
@@ -252,9 +251,14 @@ func (c *Coordinator) onRequest(m *nats.Msg) {
 					result = map[string]string{"cancelled": req.Run}
 				}
 			}
+		case "ping":
+			var req struct{}
+			if err = decodeRequest(verb, m.Data, &req, true); err == nil {
+				result = PingReply{Coordinator: c.name}
+			}
 		default:
-			err = fmt.Errorf("unknown request subject %s: the coordinator serves %s, %s and %s", quoteShort(m.Subject),
-				c.farm.Names.APISubject("submit"), c.farm.Names.APISubject("status"), c.farm.Names.APISubject("cancel"))
+			err = fmt.Errorf("unknown request subject %s: the coordinator serves %s, %s, %s and %s", quoteShort(m.Subject),
+				c.farm.Names.APISubject("submit"), c.farm.Names.APISubject("status"), c.farm.Names.APISubject("cancel"), c.farm.Names.APISubject("ping"))
 		}
 		var rep apiReply
 		if err != nil {
@@ -268,31 +272,4 @@ func (c *Coordinator) onRequest(m *nats.Msg) {
 		data, _ := json.Marshal(rep)
 		_ = m.Respond(data)
 	}()
-}
-
-// Request sends an API request to the coordinator and decodes its answer
-// into out.
-func Request(ctx context.Context, farm *broker.Farm, verb string, req, out any) error {
-	data, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	msg, err := farm.NC.RequestWithContext(ctx, farm.Names.APISubject(verb), data)
-	if err != nil {
-		if errors.Is(err, nats.ErrNoResponders) {
-			return fmt.Errorf("%s: no coordinator is running (start one with `schedfarm coordinator`)", verb)
-		}
-		return fmt.Errorf("%s: %w", verb, err)
-	}
-	var rep apiReply
-	if err := json.Unmarshal(msg.Data, &rep); err != nil {
-		return fmt.Errorf("%s: bad reply: %w", verb, err)
-	}
-	if rep.Error != "" {
-		return errors.New(rep.Error)
-	}
-	if out != nil {
-		return json.Unmarshal(rep.Result, out)
-	}
-	return nil
 }

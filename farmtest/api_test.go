@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"schedfarm/broker"
 	"schedfarm/coordinator"
 	"schedfarm/sweep"
@@ -96,6 +98,7 @@ func TestForgedAPIRequestsRefused(t *testing.T) {
 		{"cancel without run", api("cancel"), `{}`, "run: empty"},
 		{"cancel wildcard", api("cancel"), `{"run":">"}`, "not a run ID"},
 		{"cancel victim with a dot", api("cancel"), `{"run":"` + victim.Run + `.x"}`, "not a run ID"},
+		{"ping with fields", api("ping"), `{"x":1}`, `unknown field "x"`},
 	}
 	for _, tc := range cases {
 		msg, err := client.NC.Request(tc.subject, []byte(tc.body), 10*time.Second)
@@ -123,8 +126,11 @@ func TestForgedAPIRequestsRefused(t *testing.T) {
 		t.Errorf("victim run: %+v %v, want running", p, err)
 	}
 	// Valid requests are still served.
-	var st coordinator.Status
-	if err := coordinator.Request(context.Background(), client, "status", coordinator.RunRequest{Run: victim.Run}, &st); err != nil || len(st.Runs) != 1 {
+	cl := &coordinator.Client{Farm: client, RequestTimeout: 10 * time.Second}
+	if name, err := cl.Ping(context.Background()); err != nil || name != "coord" {
+		t.Errorf("ping: %q %v", name, err)
+	}
+	if st, err := cl.Status(context.Background(), victim.Run); err != nil || len(st.Runs) != 1 {
 		t.Errorf("status: %+v %v", st, err)
 	}
 }
@@ -164,9 +170,9 @@ func TestResubmissionGivesSameRun(t *testing.T) {
 	rep, err = c.Submit(ctx, coordinator.SubmitRequest{File: "elsewhere/again.yaml", Text: text, Run: coordinator.NewRunID()})
 	check("the same sweep with another run ID", rep, err)
 	// Through the API, as `schedfarm submit` sends it after a lost reply.
-	var apiRep coordinator.SubmitReply
-	err = coordinator.Request(ctx, f.Connect("client"), "submit", req, &apiRep)
-	check("the same submission through the API", &apiRep, err)
+	cl := &coordinator.Client{Farm: f.Connect("client"), RequestTimeout: 10 * time.Second}
+	rep, err = cl.Submit(ctx, req)
+	check("the same submission through the API", rep, err)
 	if _, err := c.Submit(ctx, coordinator.SubmitRequest{File: "other.yaml", Text: benchSweep("other", 2, 1, 0, ""), Run: req.Run}); err == nil ||
 		!strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("another sweep under run %s: %v, want refused", req.Run, err)
@@ -245,7 +251,9 @@ func TestSweepOverMaxPayload(t *testing.T) {
 	checkMsg("check", coordinator.CheckSubmitSize(req, len(sf.Sweeps), c.Farm.NC.MaxPayload()))
 	_, err = c.Submit(context.Background(), req)
 	checkMsg("coordinator", err)
-	cl := f.Connect("client")
+	cl := &coordinator.Client{Farm: f.Connect("client"), RequestTimeout: 5 * time.Second}
+	_, err = cl.Submit(context.Background(), req)
+	checkMsg("client", err)
 	// A submission that fits one message but leaves less room than its run
 	// record needs besides the sweep (its other fields, and the packing
 	// choice stored per sweep once decided): refused by the coordinator,
@@ -260,7 +268,7 @@ func TestSweepOverMaxPayload(t *testing.T) {
 		t.Fatalf("near-limit request of %d bytes", len(data))
 	}
 	raw, _ := json.Marshal(nreq)
-	msg, err := cl.NC.Request(cl.Names.APISubject("submit"), raw, 10*time.Second)
+	msg, err := cl.Farm.NC.Request(cl.Farm.Names.APISubject("submit"), raw, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,4 +300,95 @@ func writeBundle(t *testing.T, dir string, docBytes int) string {
 	write("small.yaml", benchSweep("small", 2, 1, 0, ""))
 	write("big.yaml", fmt.Sprintf("name: big\nmodel: bench\nseed: 3\ndoc: %s\nparams: {work_ms: 0}\n", strings.Repeat("x", docBytes)))
 	return write("suite.yaml", "include: [small.yaml, big.yaml]\n")
+}
+
+// TestSubmitReplyDeadline: a coordinator that answers pings but never
+// answers a submission (stuck) makes Client.Submit give up at its
+// deadline with a NoAnswerError naming the request, its subject, how long
+// it waited and the run it was for. Bound: 20 s.
+func TestSubmitReplyDeadline(t *testing.T) {
+	f := New(t, Settings())
+	stub := f.Connect("stub")
+	sub, err := stub.NC.Subscribe(stub.Names.APIAll(), func(m *nats.Msg) {
+		if m.Subject == stub.Names.APISubject("ping") {
+			_ = m.Respond([]byte(`{"result":{"coordinator":"stuck"}}`))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	cl := &coordinator.Client{Farm: f.Connect("client"), RequestTimeout: time.Second, CoordinatorTimeout: 2 * time.Second,
+		SubmitTimeout: 2 * time.Second, PingEvery: 200 * time.Millisecond}
+	start := time.Now()
+	_, err = cl.Submit(context.Background(), coordinator.SubmitRequest{File: "stuck.yaml", Text: benchSweep("stuck", 2, 1, 0, "")})
+	took := time.Since(start)
+	var na *coordinator.NoAnswerError
+	if !errors.As(err, &na) || na.Verb != "submit" || na.Subject != stub.Names.APISubject("submit") || na.Run == "" || na.NotSent {
+		t.Fatalf("err = %v (%#v), want a NoAnswerError for the submission", err, na)
+	}
+	if took < 2*time.Second || took > 6*time.Second {
+		t.Fatalf("gave up after %v, want about 2 s", took)
+	}
+	for _, want := range []string{"submit: the farm did not answer in time", "schedfarm.api.submit", "deadline of 2s", na.Run} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+}
+
+// TestSubmitResentAfterCoordinatorStops: a coordinator that stops while it
+// publishes a submission (its context ends: the run is left "publishing")
+// is seen gone by the client's pings; the next coordinator gets the same
+// submission and answers with the same run, which it completes. Bound: 60 s.
+func TestSubmitResentAfterCoordinatorStops(t *testing.T) {
+	f := New(t, Settings())
+	c1 := f.StartCoordinatorWith("coord1", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackAuto}})
+	var notes []string
+	var mu sync.Mutex
+	cl := &coordinator.Client{Farm: f.Connect("client"), RequestTimeout: 5 * time.Second, CoordinatorTimeout: 30 * time.Second,
+		PingEvery: 100 * time.Millisecond, Notify: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }}
+	type res struct {
+		rep *coordinator.SubmitReply
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		// No worker runs: the packing probe waits for results, so the
+		// submission is still being worked on when coord1 stops.
+		rep, err := cl.Submit(context.Background(), coordinator.SubmitRequest{File: "resent.yaml", Text: benchSweep("resent", 50, 2, 0, "")})
+		done <- res{rep, err}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(runKeys(t, c1.Farm)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no run record")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	run := runKeys(t, c1.Farm)[0]
+	c1.Stop()
+	f.StartWorkers(2, "w", worker.Config{})
+	c2 := f.StartCoordinator("coord2")
+	var r res
+	select {
+	case r = <-done:
+	case <-time.After(40 * time.Second):
+		t.Fatal("Submit did not return")
+	}
+	if r.err != nil || r.rep.Run != run || !r.rep.Existing {
+		t.Fatalf("submission after coord1 stopped: %+v %v, want run %s", r.rep, r.err, run)
+	}
+	mu.Lock()
+	t.Logf("notes: %q", notes)
+	if len(notes) == 0 || !strings.Contains(strings.Join(notes, "\n"), "coordinator coord1 stopped before answering the submission of run "+run) {
+		t.Errorf("the client did not say coord1 stopped")
+	}
+	mu.Unlock()
+	if p := WaitRun(t, c2.Coordinator, run, 30*time.Second); p.Done != 100 || p.Failed != 0 {
+		t.Fatalf("progress %+v", p)
+	}
+	if keys := runKeys(t, c2.Farm); len(keys) != 1 {
+		t.Fatalf("run records %v, want one", keys)
+	}
 }

@@ -57,9 +57,10 @@ type cluster struct {
 	dir   string
 	port  int
 	flags []string // common flags: --nats, --ack-wait, ...
+	env   []string // environment variables added for every process
 	mu    sync.Mutex
 	procs map[string]*exec.Cmd
-	logs  map[string]*bytes.Buffer
+	logs  map[string]*syncBuffer
 }
 
 func freePort(t *testing.T) int {
@@ -73,11 +74,18 @@ func freePort(t *testing.T) int {
 }
 
 func newCluster(t *testing.T, ackWait string) *cluster {
+	return newClusterEnv(t, ackWait, nil)
+}
+
+// newClusterEnv is newCluster with environment variables for every
+// process (SCHEDFARM_TOKEN=… makes the server require a token and every
+// client send it, without it on any command line).
+func newClusterEnv(t *testing.T, ackWait string, env []string) *cluster {
 	if testing.Short() {
 		t.Skip("multi-process farm test (-short)")
 	}
-	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t),
-		procs: map[string]*exec.Cmd{}, logs: map[string]*bytes.Buffer{}}
+	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t), env: env,
+		procs: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
 	c.flags = []string{"--nats", fmt.Sprintf("nats://127.0.0.1:%d", c.port), "--ack-wait", ackWait, "--max-deliver", "5",
 		"--results-dir", filepath.Join(c.dir, "results"), "--log-level", "info"}
 	t.Cleanup(func() {
@@ -105,7 +113,8 @@ func (c *cluster) start(name string, args ...string) *exec.Cmd {
 		args = append(args, c.flags...)
 	}
 	cmd := exec.Command(c.bin, args...)
-	var log bytes.Buffer
+	cmd.Env = append(os.Environ(), c.env...)
+	var log syncBuffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
@@ -134,6 +143,7 @@ func (c *cluster) run(timeout time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.bin, append(args, c.flags...)...)
+	cmd.Env = append(os.Environ(), c.env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

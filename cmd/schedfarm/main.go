@@ -45,6 +45,7 @@ func (e *exitError) Unwrap() error { return e.err }
 const (
 	exitFailures = 1 // the run finished with failed jobs (or a failed claim under --strict)
 	exitUsage    = 2 // bad input: flags, sweep file, unknown run
+	exitNoAnswer = 3 // the farm did not answer in time: a request's deadline expired, or no coordinator answered within --coordinator-timeout
 )
 
 func main() {
@@ -56,11 +57,20 @@ func main() {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "schedfarm:", err)
+	os.Exit(exitCode(err))
+}
+
+// exitCode is the exit status of a command that failed with err.
+func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
-		os.Exit(ee.code)
+		return ee.code
 	}
-	os.Exit(exitUsage)
+	var na *coordinator.NoAnswerError
+	if errors.As(err, &na) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+		return exitNoAnswer
+	}
+	return exitUsage
 }
 
 // app holds the command tree and its configuration (viper: flags, then

@@ -169,7 +169,7 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		case <-followCtx.Done():
 		}
 	}()
-	p, err := a.follow(followCtx, farm, rep.Run, coord)
+	p, err := a.follow(followCtx, nil, rep.Run, coord)
 	stopWorkers()
 	<-workersDone
 	if err != nil && ctx.Err() == nil {
