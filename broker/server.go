@@ -28,6 +28,13 @@ type ServerConfig struct {
 	Logger     *slog.Logger
 }
 
+// DefaultMaxPayload is the message size limit (max_payload) of an embedded
+// server whose config file sets none: the one of `schedfarm run`, and of
+// `schedfarm server` without --nats-config. (nats-server's own default is
+// 1 MiB.) A sweep's text travels in one message, so it bounds the sweeps
+// that can be submitted.
+const DefaultMaxPayload = 8 << 20
+
 // StartServer starts an embedded NATS server with JetStream and waits until
 // it accepts connections.
 func StartServer(cfg ServerConfig) (*server.Server, error) {
@@ -56,7 +63,7 @@ func StartServer(cfg ServerConfig) (*server.Server, error) {
 		opts.JetStreamMaxStore = cfg.MaxStore
 	}
 	if opts.MaxPayload == 0 {
-		opts.MaxPayload = 8 << 20
+		opts.MaxPayload = DefaultMaxPayload
 	}
 	if opts.JetStreamMaxMemory == 0 {
 		opts.JetStreamMaxMemory = 256 << 20

@@ -67,6 +67,9 @@ type Coordinator struct {
 	// ended is closed (and replaced) whenever a run leaves memory: it
 	// completed or was cancelled (Ended).
 	ended chan struct{}
+	// submitting holds the submissions being worked on, by sweep key
+	// (submissionKey) and by "run:" and their run ID.
+	submitting map[string]*submission
 
 	subs []*nats.Subscription
 	wg   sync.WaitGroup
@@ -91,6 +94,10 @@ type runEntry struct {
 	// probe, while the run's packing is being measured, follows the
 	// probe jobs' results.
 	probe *probe
+	// key identifies the run's sweep as submitted (submissionKey);
+	// publishing is set while a submission or a resume publishes its jobs.
+	key        string
+	publishing bool
 }
 
 // lookup returns the state of a job of a run (a copy), or nil. Writers
@@ -161,7 +168,7 @@ func New(farm *broker.Farm, cfg Config) (*Coordinator, error) {
 	}
 	return &Coordinator{
 		farm: farm, reg: cfg.Registry, log: cfg.Logger.With("coordinator", cfg.Name), name: cfg.Name, db: db, cfg: cfg,
-		runs: map[string]*runEntry{}, done: map[uuid.UUID]struct{}{},
+		runs: map[string]*runEntry{}, done: map[uuid.UUID]struct{}{}, submitting: map[string]*submission{},
 	}, nil
 }
 
@@ -397,7 +404,8 @@ func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[uu
 	defer c.mu.Unlock()
 	c.aliases++
 	e := &runEntry{rec: rec, alias: strconv.FormatInt(int64(c.aliases), 36), ids: make(map[uuid.UUID]int32, len(jobs)),
-		status: make([]uint8, len(jobs)), sweepOf: make([]int32, len(jobs)), attempts: make([]uint8, len(jobs))}
+		status: make([]uint8, len(jobs)), sweepOf: make([]int32, len(jobs)), attempts: make([]uint8, len(jobs)),
+		key: submissionKey(rec.Text, rec.MaxJobs, rec.Force)}
 	for i := range jobs {
 		j := &jobs[i]
 		if _, dup := e.ids[j.ID]; dup {

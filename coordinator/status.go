@@ -3,7 +3,6 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -248,36 +247,44 @@ type apiReply struct {
 	Result json.RawMessage `json:"result,omitempty"`
 }
 
-// onRequest serves schedfarm.api.{submit,status,cancel}.
+// onRequest serves <prefix>.api.{submit,status,cancel,ping}. Every
+// request is decoded strictly and checked before it is acted on (api.go).
 func (c *Coordinator) onRequest(m *nats.Msg) {
-	verb := m.Subject[strings.LastIndexByte(m.Subject, '.')+1:]
+	verb := strings.TrimPrefix(m.Subject, c.farm.Names.APISubject(""))
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), MaxRequestTime)
 		defer cancel()
 		var result any
 		var err error
 		switch verb {
 		case "submit":
 			var req SubmitRequest
-			if err = json.Unmarshal(m.Data, &req); err == nil {
+			if err = decodeRequest(verb, m.Data, &req, false); err == nil {
 				result, err = c.Submit(ctx, req)
 			}
 		case "status":
-			var req struct {
-				Run string `json:"run"`
+			var req RunRequest
+			if err = decodeRequest(verb, m.Data, &req, true); err == nil {
+				if err = req.validate(verb, false); err == nil {
+					result, err = c.Status(ctx, req.Run)
+				}
 			}
-			_ = json.Unmarshal(m.Data, &req)
-			result, err = c.Status(ctx, req.Run)
 		case "cancel":
-			var req struct {
-				Run string `json:"run"`
+			var req RunRequest
+			if err = decodeRequest(verb, m.Data, &req, false); err == nil {
+				if err = req.validate(verb, true); err == nil {
+					err = c.Cancel(ctx, req.Run)
+					result = map[string]string{"cancelled": req.Run}
+				}
 			}
-			if err = json.Unmarshal(m.Data, &req); err == nil {
-				err = c.Cancel(ctx, req.Run)
-				result = map[string]string{"cancelled": req.Run}
+		case "ping":
+			var req struct{}
+			if err = decodeRequest(verb, m.Data, &req, true); err == nil {
+				result = PingReply{Coordinator: c.name}
 			}
 		default:
-			err = fmt.Errorf("unknown request %q", verb)
+			err = fmt.Errorf("unknown request subject %s: the coordinator serves %s, %s, %s and %s", quoteShort(m.Subject),
+				c.farm.Names.APISubject("submit"), c.farm.Names.APISubject("status"), c.farm.Names.APISubject("cancel"), c.farm.Names.APISubject("ping"))
 		}
 		var rep apiReply
 		if err != nil {
@@ -291,43 +298,4 @@ func (c *Coordinator) onRequest(m *nats.Msg) {
 		data, _ := json.Marshal(rep)
 		_ = m.Respond(data)
 	}()
-}
-
-// noResponderGrace is how long Request keeps asking while no coordinator
-// listens.
-const noResponderGrace = 2 * time.Second
-
-// Request sends an API request to the coordinator and decodes its answer
-// into out.
-func Request(ctx context.Context, farm *broker.Farm, verb string, req, out any) error {
-	data, err := json.Marshal(req)
-	if err != nil {
-		return err
-	}
-	// A coordinator that has just created the farm's streams answers a
-	// moment later: no responder is taken for an answer only after
-	// noResponderGrace.
-	grace := time.Now().Add(noResponderGrace)
-	msg, err := farm.NC.RequestWithContext(ctx, farm.Names.APISubject(verb), data)
-	for errors.Is(err, nats.ErrNoResponders) && time.Now().Before(grace) && ctx.Err() == nil {
-		time.Sleep(100 * time.Millisecond)
-		msg, err = farm.NC.RequestWithContext(ctx, farm.Names.APISubject(verb), data)
-	}
-	if err != nil {
-		if errors.Is(err, nats.ErrNoResponders) {
-			return fmt.Errorf("%s: no coordinator is running (start one with `schedfarm coordinator`)", verb)
-		}
-		return fmt.Errorf("%s: %w", verb, err)
-	}
-	var rep apiReply
-	if err := json.Unmarshal(msg.Data, &rep); err != nil {
-		return fmt.Errorf("%s: bad reply: %w", verb, err)
-	}
-	if rep.Error != "" {
-		return errors.New(rep.Error)
-	}
-	if out != nil {
-		return json.Unmarshal(rep.Result, out)
-	}
-	return nil
 }

@@ -3,6 +3,9 @@ package coordinator
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -25,7 +28,9 @@ type SubmitRequest struct {
 	MaxJobs int `json:"max_jobs"`
 	// Force reruns jobs the registry already holds results for.
 	Force bool `json:"force"`
-	// Run is the run ID to use; empty picks a new one.
+	// Run is the run ID to use (of the form NewRunID gives); empty picks a
+	// new one. A client that chooses it can send the same submission again
+	// after a lost reply and get the same run.
 	Run string `json:"run,omitempty"`
 }
 
@@ -36,18 +41,166 @@ type SubmitReply struct {
 	Total     int      `json:"total"`
 	Skipped   int      `json:"skipped"`
 	Published int      `json:"published"`
+	// Existing: the submission was one the farm already had (the same run
+	// ID, or the same sweep as a run in progress); the reply describes that
+	// run, of status Status, and nothing was published again.
+	Existing bool             `json:"existing,omitempty"`
+	Status   broker.RunStatus `json:"status,omitempty"`
 }
 
-// Submit expands the sweep, skips the jobs already done (unless Force),
-// records the run and publishes its jobs. Nothing is published when the
-// sweep does not validate or is over its job limit.
+// submission is a submission being worked on, which an identical one
+// waits for.
+type submission struct {
+	done chan struct{}
+	rep  *SubmitReply
+	err  error
+}
+
+// submissionKey identifies a sweep as submitted: its text, job limit and
+// Force. Two runs of one key are the same work.
+func submissionKey(text string, maxJobs int, force bool) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%t\x00", maxJobs, force)
+	h.Write([]byte(text))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Submit checks the request (SubmitRequest.Validate) and the sweep, which
+// must fit the server's max_payload (CheckSubmitSize); expands it, skips
+// the jobs already done (unless Force), records the run and publishes its
+// jobs. Nothing is published when the request is invalid, the sweep does
+// not validate or is over its job limit.
+//
+// Submitting again is safe: a submission whose Run names an existing run
+// of the same sweep (text, MaxJobs and Force), or whose sweep is that of a
+// run still in progress, is answered with that run (Existing) and
+// publishes nothing; an identical submission arriving while the first is
+// being worked on waits for it and gets its run. A Run that names a run of
+// another sweep is refused.
 func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitReply, error) {
-	if req.MaxJobs <= 0 {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if req.MaxJobs == 0 {
 		req.MaxJobs = sweep.DefaultMaxJobs
 	}
 	f, err := sweep.Parse(req.File, []byte(req.Text), c.reg)
 	if err != nil {
 		return nil, err
+	}
+	if err := CheckSubmitSize(req, len(f.Sweeps), c.farm.NC.MaxPayload()); err != nil {
+		return nil, err
+	}
+	key := submissionKey(req.Text, req.MaxJobs, req.Force)
+	s, resume, rep := c.beginSubmission(ctx, key, req.Run, f)
+	if s == nil {
+		if rep == nil {
+			return nil, ctx.Err()
+		}
+		return rep, nil
+	}
+	if resume != "" {
+		// The same sweep's run, left half published by a submission that
+		// failed: publish the rest.
+		s.err = c.republish(ctx, resume)
+		if s.err == nil {
+			var rec broker.RunRecord
+			if rec, s.err = c.getRun(ctx, resume); s.err == nil {
+				s.rep = existingReply(rec, f)
+			}
+		}
+	} else {
+		s.rep, s.err = c.submit(ctx, req, f, key)
+	}
+	c.mu.Lock()
+	delete(c.submitting, key)
+	if req.Run != "" {
+		delete(c.submitting, "run:"+req.Run)
+	}
+	close(s.done)
+	c.mu.Unlock()
+	return s.rep, s.err
+}
+
+// beginSubmission registers a submission of key (and run, if set) and
+// returns it, or returns the reply that answers it: that of an identical
+// submission in progress (waited for), or that of the same sweep's run in
+// progress. If that run is left half published and nobody publishes it,
+// the submission is registered to resume it (resume is its ID). Neither is
+// returned if ctx ends while waiting.
+func (c *Coordinator) beginSubmission(ctx context.Context, key, run string, f *sweep.File) (s *submission, resume string, rep *SubmitReply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		s := c.submitting[key]
+		sameSweep := s != nil
+		if s == nil && run != "" {
+			s = c.submitting["run:"+run]
+		}
+		if s == nil {
+			break
+		}
+		c.mu.Unlock()
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			c.mu.Lock()
+			return nil, "", nil
+		}
+		c.mu.Lock()
+		if s.err == nil && sameSweep {
+			rep := *s.rep
+			rep.Existing = true
+			return nil, "", &rep
+		}
+	}
+	for _, r := range c.runs {
+		if r.key != key || (r.rec.Status != broker.RunPublishing && r.rec.Status != broker.RunRunning) {
+			continue
+		}
+		if r.rec.Status == broker.RunRunning || r.publishing {
+			return nil, "", existingReply(r.rec, f)
+		}
+		resume = r.rec.ID
+		break
+	}
+	s = &submission{done: make(chan struct{})}
+	c.submitting[key] = s
+	if run != "" {
+		c.submitting["run:"+run] = s
+	}
+	return s, resume, nil
+}
+
+// existingReply describes a run a submission found already there.
+func existingReply(rec broker.RunRecord, f *sweep.File) *SubmitReply {
+	names := make([]string, len(f.Sweeps))
+	for i, s := range f.Sweeps {
+		names[i] = s.Name
+	}
+	return &SubmitReply{Run: rec.ID, Sweeps: names, Total: rec.Total, Skipped: rec.Skipped, Published: rec.Total - rec.Skipped,
+		Existing: true, Status: rec.Status}
+}
+
+// submit does the work of Submit for a checked request of sweep f.
+func (c *Coordinator) submit(ctx context.Context, req SubmitRequest, f *sweep.File, key string) (*SubmitReply, error) {
+	if req.Run != "" {
+		// A run of this ID (not in progress here: beginSubmission looked)
+		// is the same submission sent again, or a mistake.
+		e, err := c.farm.Runs.Get(ctx, req.Run)
+		switch {
+		case err == nil:
+			var rec broker.RunRecord
+			if err := json.Unmarshal(e.Value(), &rec); err != nil {
+				return nil, fmt.Errorf("run %s: decode record: %w", req.Run, err)
+			}
+			if submissionKey(rec.Text, rec.MaxJobs, rec.Force) != key {
+				return nil, &RequestError{Verb: "submit", Err: fmt.Errorf("run %s already exists, of another sweep (or other --max-jobs or --force); leave the run ID out to start a new run", req.Run)}
+			}
+			return existingReply(rec, f), nil
+		case !broker.IsNotFound(err):
+			return nil, fmt.Errorf("run %s: %w", req.Run, err)
+		}
 	}
 	jobs, err := f.Expand(req.MaxJobs)
 	if err != nil {
@@ -59,9 +212,6 @@ func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitRep
 	rec := broker.RunRecord{
 		ID: req.Run, File: req.File, Text: req.Text, MaxJobs: req.MaxJobs, Force: req.Force,
 		Created: time.Now().UTC(), Total: uniqueJobs(jobs), Status: broker.RunPublishing, Owner: c.name,
-	}
-	if _, err := c.farm.Runs.Get(ctx, rec.ID); err == nil {
-		return nil, fmt.Errorf("run %s already exists", rec.ID)
 	}
 	skip := map[uuid.UUID]bool{}
 	if !req.Force {
@@ -78,7 +228,9 @@ func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitRep
 		return nil, err
 	}
 	c.addRun(rec, jobs, skip)
+	c.setPublishing(rec.ID, true)
 	published, err := c.publishRun(ctx, rec.ID, jobs, skip)
+	c.setPublishing(rec.ID, false)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: published %d of %d jobs, then: %w (resubmitting or restarting the coordinator resumes it)",
 			rec.ID, published, len(jobs)-len(skip), err)
@@ -441,10 +593,14 @@ func (c *Coordinator) publish(ctx context.Context, run string, units [][]*sweep.
 func (c *Coordinator) republish(ctx context.Context, run string) error {
 	c.mu.Lock()
 	r := c.runs[run]
+	if r != nil {
+		r.publishing = true
+	}
 	c.mu.Unlock()
 	if r == nil {
 		return nil
 	}
+	defer c.setPublishing(run, false)
 	jobs, err := c.expand(r.rec)
 	if err != nil {
 		return err
@@ -474,6 +630,15 @@ func (c *Coordinator) republish(ctx context.Context, run string) error {
 	}
 	c.log.Info("resumed publication", "run", run, "republished", n)
 	return c.markRunning(ctx, run)
+}
+
+// setPublishing records whether a run's jobs are being published.
+func (c *Coordinator) setPublishing(run string, on bool) {
+	c.mu.Lock()
+	if r := c.runs[run]; r != nil {
+		r.publishing = on
+	}
+	c.mu.Unlock()
 }
 
 // Cancel stops a run: its queued jobs are purged from the work queue and

@@ -62,6 +62,7 @@ type cluster struct {
 	flags []string // common flags: --nats, --results-dir, ...
 	// coordFlags are the coordinator's own: --ack-wait, --max-deliver.
 	coordFlags []string
+	env        []string // environment variables added for every process
 	mu         sync.Mutex
 	procs      map[string]*exec.Cmd
 	logs       map[string]*syncBuffer
@@ -78,10 +79,17 @@ func freePort(t *testing.T) int {
 }
 
 func newCluster(t *testing.T, ackWait string) *cluster {
+	return newClusterEnv(t, ackWait, nil)
+}
+
+// newClusterEnv is newCluster with environment variables for every
+// process (SCHEDFARM_TOKEN=… makes the server require a token and every
+// client send it, without it on any command line).
+func newClusterEnv(t *testing.T, ackWait string, env []string) *cluster {
 	if testing.Short() {
 		t.Skip("multi-process farm test (-short)")
 	}
-	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t),
+	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t), env: env,
 		procs: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
 	c.flags = []string{"--nats", fmt.Sprintf("nats://127.0.0.1:%d", c.port),
 		"--results-dir", filepath.Join(c.dir, "results"), "--log-level", "info"}
@@ -120,7 +128,7 @@ func (c *cluster) startEnv(name string, env []string, args ...string) *exec.Cmd 
 		args = append(args, c.coordFlags...)
 	}
 	cmd := exec.Command(c.bin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), c.env...), env...)
 	log := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -162,7 +170,7 @@ func (c *cluster) runEnv(env []string, timeout time.Duration, args ...string) (s
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.bin, append(args, c.flags...)...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), c.env...), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +13,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
@@ -176,6 +179,12 @@ func (a *app) submitCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "submit FILE",
 		Short: "Submit a sweep file to the coordinator (prints the run ID)",
+		Long: "Submits a sweep file to the coordinator and prints the run ID. It waits up to --coordinator-timeout for a\n" +
+			"coordinator to answer (a failover: the dead one's lease expires, a new one starts); if the coordinator stops\n" +
+			"before answering, the submission goes to the next one and gives the same run. Submitting the same file again\n" +
+			"while its run is in progress gives that run, not a second one. --wait follows the run to its end, through\n" +
+			"failovers. Exit status 1 when jobs failed (--wait), 2 on bad input (a sweep over the server's max_payload\n" +
+			"among it), 3 when the farm did not answer in time.",
 		Example: `  schedfarm submit configs/smoke.yaml
   schedfarm submit --wait configs/smoke.yaml && schedfarm collect <run-id>`,
 		Args: cobra.ExactArgs(1),
@@ -185,25 +194,35 @@ func (a *app) submitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			farm, err := a.connect(ctx, "schedfarm-submit", false)
+			req := coordinator.SubmitRequest{File: args[0], Text: string(f.Text), MaxJobs: maxJobs, Force: force, Run: coordinator.NewRunID()}
+			farm, err := a.connect(ctx, "schedfarm-submit", false, func(nc *nats.Conn) error {
+				if err := coordinator.CheckSubmitSize(req, len(f.Sweeps), nc.MaxPayload()); err != nil {
+					return &exitError{exitUsage, err}
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}
 			defer farm.NC.Close()
-			var rep coordinator.SubmitReply
-			if err := coordinator.Request(ctx, farm, "submit", coordinator.SubmitRequest{
-				File: args[0], Text: string(f.Text), MaxJobs: maxJobs, Force: force,
-			}, &rep); err != nil {
-				return err
+			client := a.client(cmd, farm)
+			rep, err := client.Submit(ctx, req)
+			if err != nil {
+				return clientErr(err)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "run %s: %d jobs published, %d already done\n", rep.Run, rep.Published, rep.Skipped)
+			if rep.Existing {
+				fmt.Fprintf(cmd.ErrOrStderr(), "run %s: already submitted (%s): %d jobs, %d of them already done before it\n",
+					rep.Run, rep.Status, rep.Total, rep.Skipped)
+			} else {
+				fmt.Fprintf(cmd.ErrOrStderr(), "run %s: %d jobs published, %d already done\n", rep.Run, rep.Published, rep.Skipped)
+			}
 			fmt.Fprintln(cmd.OutOrStdout(), rep.Run)
 			if !wait {
 				return nil
 			}
-			p, err := a.follow(ctx, farm, rep.Run, nil)
+			p, err := a.follow(ctx, client, rep.Run, nil)
 			if err != nil {
-				return err
+				return clientErr(err)
 			}
 			if p.Failed > 0 {
 				return &exitError{exitFailures, fmt.Errorf("run %s: %d job(s) failed", rep.Run, p.Failed)}
@@ -214,12 +233,61 @@ func (a *app) submitCmd() *cobra.Command {
 	cmd.Flags().IntVar(&maxJobs, "max-jobs", sweep.DefaultMaxJobs, "largest sweep accepted")
 	cmd.Flags().BoolVar(&force, "force", false, "rerun jobs whose results already exist")
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the run to finish, showing progress")
+	addClientFlags(cmd.Flags())
 	return cmd
 }
 
-// follow shows a run's progress until it finishes.
-func (a *app) follow(ctx context.Context, farm *broker.Farm, run string, local *coordinator.Coordinator) (*coordinator.RunProgress, error) {
+// addClientFlags adds the bounds of a command's requests to the coordinator.
+func addClientFlags(fs *pflag.FlagSet) {
+	fs.Duration("request-timeout", coordinator.DefaultRequestTimeout, "deadline of each request to the coordinator (a submission's reply is awaited longer while the coordinator answers pings)")
+	fs.Duration("coordinator-timeout", coordinator.DefaultCoordinatorTimeout, "how long to keep asking while no coordinator answers (a failover), before giving up with exit status 3")
+}
+
+// client returns a client of the farm's coordinator bounded by
+// --request-timeout and --coordinator-timeout; it says on stderr when it
+// starts waiting for a coordinator.
+func (a *app) client(cmd *cobra.Command, farm *broker.Farm) *coordinator.Client {
+	c := &coordinator.Client{Farm: farm, RequestTimeout: a.v.GetDuration("request-timeout"),
+		CoordinatorTimeout: a.v.GetDuration("coordinator-timeout")}
+	if c.CoordinatorTimeout == 0 {
+		c.CoordinatorTimeout = -1 // 0 on the command line: do not wait
+	}
+	w := cmd.ErrOrStderr()
+	c.Notify = func(msg string) { fmt.Fprintln(w, "schedfarm:", msg) }
+	return c
+}
+
+// clientErr adds to a request that got no answer in time how to wait longer.
+func clientErr(err error) error {
+	var na *coordinator.NoAnswerError
+	if errors.As(err, &na) {
+		return fmt.Errorf("%w (--coordinator-timeout and --request-timeout set how long to wait)", err)
+	}
+	var re *coordinator.RequestError
+	var pe *coordinator.PayloadError
+	if errors.As(err, &re) || errors.As(err, &pe) {
+		return &exitError{exitUsage, err}
+	}
+	return err
+}
+
+// follow shows a run's progress until it finishes: from the coordinator
+// local when it runs in this process, else through client, which waits
+// through a coordinator's failover.
+func (a *app) follow(ctx context.Context, client *coordinator.Client, run string, local *coordinator.Coordinator) (*coordinator.RunProgress, error) {
 	bar := newProgress(os.Stderr)
+	if client != nil {
+		c := *client
+		client = &c
+		notify := client.Notify
+		client.Notify = func(msg string) {
+			if bar.drawn() {
+				bar.note("schedfarm: " + msg)
+			} else if notify != nil {
+				notify(msg)
+			}
+		}
+	}
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -230,8 +298,8 @@ func (a *app) follow(ctx context.Context, farm *broker.Farm, run string, local *
 			ended = local.Ended() // before reading the progress: no end is missed
 			p, err = local.Progress(ctx, run)
 		} else {
-			var st coordinator.Status
-			err = coordinator.Request(ctx, farm, "status", map[string]string{"run": run}, &st)
+			var st *coordinator.Status
+			st, err = client.Status(ctx, run)
 			if err == nil && len(st.Runs) == 1 {
 				p = &st.Runs[0]
 			}
@@ -263,29 +331,33 @@ func (a *app) statusCmd() *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			run := ""
+			if len(args) == 1 {
+				run = args[0]
+				if err := coordinator.CheckRunID(run); err != nil {
+					return &exitError{exitUsage, err}
+				}
+			}
 			farm, err := a.connect(ctx, "schedfarm-status", false)
 			if err != nil {
 				return err
 			}
 			defer farm.NC.Close()
-			run := ""
-			if len(args) == 1 {
-				run = args[0]
-			}
-			var st coordinator.Status
-			if err := coordinator.Request(ctx, farm, "status", map[string]string{"run": run}, &st); err != nil {
-				return err
+			st, err := a.client(cmd, farm).Status(ctx, run)
+			if err != nil {
+				return clientErr(err)
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				return enc.Encode(st)
 			}
-			printStatus(cmd.OutOrStdout(), &st, run != "")
+			printStatus(cmd.OutOrStdout(), st, run != "")
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	addClientFlags(cmd.Flags())
 	return cmd
 }
 
@@ -377,28 +449,33 @@ func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm
 }
 
 func (a *app) cancelCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "cancel RUN",
 		Short: "Stop a run: purge its queued jobs (results already stored are kept)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if err := coordinator.CheckRunID(args[0]); err != nil {
+				return &exitError{exitUsage, err}
+			}
 			farm, err := a.connect(ctx, "schedfarm-cancel", false)
 			if err != nil {
 				return err
 			}
 			defer farm.NC.Close()
-			if err := coordinator.Request(ctx, farm, "cancel", map[string]string{"run": args[0]}, nil); err != nil {
-				return err
+			if err := a.client(cmd, farm).Cancel(ctx, args[0]); err != nil {
+				return clientErr(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "run %s cancelled\n", args[0])
 			return nil
 		},
 	}
+	addClientFlags(cmd.Flags())
+	return cmd
 }
 
 func (a *app) drainCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "drain WORKER",
 		Short: "Ask a worker to finish its current job, store its results and exit",
 		Args:  cobra.ExactArgs(1),
@@ -409,15 +486,27 @@ func (a *app) drainCmd() *cobra.Command {
 				return err
 			}
 			defer farm.NC.Close()
-			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			timeout := a.v.GetDuration("request-timeout")
+			if timeout <= 0 {
+				timeout = coordinator.DefaultRequestTimeout
+			}
+			subject := farm.Names.ControlSubject(args[0])
+			rctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			if _, err := farm.NC.RequestWithContext(rctx, farm.Names.ControlSubject(args[0]), []byte("drain")); err != nil {
-				return fmt.Errorf("drain %s: %w (is the name right? `schedfarm status` lists workers)", args[0], err)
+			start := time.Now()
+			if _, err := farm.NC.RequestWithContext(rctx, subject, []byte("drain")); err != nil {
+				if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+					return &exitError{exitNoAnswer, fmt.Errorf("drain %s: the farm did not answer in time: no reply on %s within %s (--request-timeout); the worker is subscribed but does not answer",
+						args[0], subject, time.Since(start).Round(time.Millisecond))}
+				}
+				return &exitError{exitUsage, fmt.Errorf("drain %s: %w (is the name right? `schedfarm status` lists workers)", args[0], err)}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "worker %s is draining\n", args[0])
 			return nil
 		},
 	}
+	cmd.Flags().Duration("request-timeout", coordinator.DefaultRequestTimeout, "deadline of the request to the worker")
+	return cmd
 }
 
 // tuneGC makes the collector run less often in a process that runs

@@ -46,6 +46,7 @@ func (e *exitError) Unwrap() error { return e.err }
 const (
 	exitFailures = 1 // the run finished with failed jobs (or a failed claim under --strict)
 	exitUsage    = 2 // bad input: flags, sweep file, unknown run
+	exitNoAnswer = 3 // the farm did not answer in time: a request's deadline expired, or no coordinator answered within --coordinator-timeout
 )
 
 func main() {
@@ -57,11 +58,20 @@ func main() {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "schedfarm:", err)
+	os.Exit(exitCode(err))
+}
+
+// exitCode is the exit status of a command that failed with err.
+func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
-		os.Exit(ee.code)
+		return ee.code
 	}
-	os.Exit(exitUsage)
+	var na *coordinator.NoAnswerError
+	if errors.As(err, &na) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+		return exitNoAnswer
+	}
+	return exitUsage
 }
 
 // app holds the command tree and its configuration (viper: flags, then
@@ -249,29 +259,46 @@ func (a *app) connectCoordinator(ctx context.Context, name string) (*broker.Farm
 	return farm, nil
 }
 
-// clientWait bounds how long a client command (submit, status, collect,
-// cancel, drain) waits for a coordinator to create the farm's resources.
-var clientWait = 30 * time.Second
+// clientWait bounds how long a client command without
+// --coordinator-timeout (collect, drain) waits for a coordinator to create
+// the farm's resources.
+const clientWait = 30 * time.Second
 
 // connect connects to the configured NATS server as a worker or a client:
 // it binds to the farm's resources as the coordinator made them, and
 // never creates or changes them. While they do not exist it waits — a
-// worker until ctx ends, a client for at most clientWait.
-func (a *app) connect(ctx context.Context, name string, worker bool) (*broker.Farm, error) {
+// worker until ctx ends, a client for its --coordinator-timeout (else
+// clientWait), then gives up with exit status 3. check, if not nil, runs
+// on the connection before it binds: what can be refused without a
+// coordinator (a sweep over the server's max_payload) is refused at once.
+func (a *app) connect(ctx context.Context, name string, worker bool, check ...func(*nats.Conn) error) (*broker.Farm, error) {
 	nc, err := broker.Connect(a.connConfig(name))
+	if errors.Is(err, nats.ErrNoServers) {
+		return nil, &exitError{exitNoAnswer, err} // no server answered: not bad input
+	}
 	if err != nil {
 		return nil, err
 	}
+	for _, c := range check {
+		if err := c(nc); err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	wait := clientWait
+	if a.v.Get("coordinator-timeout") != nil { // the command has the flag
+		wait = max(a.v.GetDuration("coordinator-timeout"), 2*time.Second)
+	}
 	if !worker {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, clientWait)
+		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
 	farm, err := broker.Bind(ctx, nc, a.prefix(), broker.BindOptions{Logger: a.logger()})
 	if err != nil {
 		nc.Close()
 		if !worker && errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("%w (is a coordinator running on %s with --prefix %s?)", err, a.v.GetString("nats"), a.prefix())
+			return nil, &exitError{exitNoAnswer, fmt.Errorf("%w (is a coordinator running on %s with --prefix %s?)", err, a.v.GetString("nats"), a.prefix())}
 		}
 		return nil, err
 	}

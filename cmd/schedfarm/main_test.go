@@ -34,11 +34,7 @@ func (o outcome) code() int {
 	if o.err == nil {
 		return 0
 	}
-	var ee *exitError
-	if errors.As(o.err, &ee) {
-		return ee.code
-	}
-	return exitUsage
+	return exitCode(o.err)
 }
 
 func (o outcome) String() string {

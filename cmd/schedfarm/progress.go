@@ -56,6 +56,17 @@ func (p *progress) line(r *coordinator.RunProgress) string {
 		bar, finished, work, 100*frac, rate, eta, r.Failed, len(r.Retrying))
 }
 
+// drawn reports whether a line of the bar has been drawn.
+func (p *progress) drawn() bool { return p.first >= 0 }
+
+// note prints a message between the bar's lines.
+func (p *progress) note(msg string) {
+	if p.tty && p.drawn() {
+		fmt.Fprint(p.w, "\n")
+	}
+	fmt.Fprintln(p.w, msg)
+}
+
 func (p *progress) update(r *coordinator.RunProgress) {
 	l := p.line(r)
 	if p.tty {

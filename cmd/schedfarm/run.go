@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,6 +42,16 @@ func (a *app) runCmd() *cobra.Command {
 			f, jobs, err := a.loadAndExpand(cmd.ErrOrStderr(), args[0], maxJobs, fmt.Sprintf(", %d workers", workers))
 			if err != nil {
 				return err
+			}
+			// The sweep's text travels in one message (the run record):
+			// the embedded server's limit is known before it starts.
+			size := coordinator.SubmitRequest{File: f.Path, Text: string(f.Text), MaxJobs: maxJobs, Force: force}
+			if err := coordinator.CheckSubmitSize(size, len(f.Sweeps), broker.DefaultMaxPayload); err != nil {
+				var pe *coordinator.PayloadError
+				if errors.As(err, &pe) {
+					pe.Embedded = true
+				}
+				return &exitError{exitUsage, err}
 			}
 			var recheck func(*coordinator.Coordinator) error
 			if err := checkData(a.registry(), a.dataDirs(), f, jobs); err != nil {
@@ -159,7 +170,7 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		case <-followCtx.Done():
 		}
 	}()
-	p, err := a.follow(followCtx, farm, rep.Run, coord)
+	p, err := a.follow(followCtx, nil, rep.Run, coord)
 	stopWorkers()
 	<-workersDone
 	if err != nil && ctx.Err() == nil {
