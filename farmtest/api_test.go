@@ -308,7 +308,7 @@ func writeBundle(t *testing.T, dir string, docBytes int) string {
 // it waited and the run it was for. Bound: 20 s.
 func TestSubmitReplyDeadline(t *testing.T) {
 	f := New(t, Settings())
-	stub := f.Connect("stub")
+	stub := f.ConnectCoordinator("stub") // creates the farm's streams, as a coordinator would
 	sub, err := stub.NC.Subscribe(stub.Names.APIAll(), func(m *nats.Msg) {
 		if m.Subject == stub.Names.APISubject("ping") {
 			_ = m.Respond([]byte(`{"result":{"coordinator":"stuck"}}`))

@@ -223,6 +223,10 @@ axes:
 // request, its subject and how long they waited. Bound: 60 s.
 func TestRequestDeadlines(t *testing.T) {
 	c := newClusterEnv(t, "5s", []string{"SCHEDFARM_TOKEN=" + testToken})
+	// A farm whose coordinator died: its streams exist, nobody answers.
+	c.start("coordinator", "coordinator")
+	c.waitCoordinator(30 * time.Second)
+	c.kill("coordinator", syscall.SIGKILL, 5*time.Second)
 	// The bounds come from the environment, as a config would give them.
 	env := []string{"SCHEDFARM_REQUEST_TIMEOUT=1s", "SCHEDFARM_COORDINATOR_TIMEOUT=2s"}
 	r := c.runResult(20*time.Second, env, "status")
