@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -415,7 +416,7 @@ func TestWorkerCountInvariance(t *testing.T) {
 		dirs[i] = collect(t, f, c.Farm, rep.Run)[0].Dir
 	}
 	a, b := readJobs(t, dirs[0]), readJobs(t, dirs[1])
-	skip := map[string]bool{"run_id": true, "worker": true, "started_at": true, "duration_ms": true, "attempts": true}
+	skip := map[string]bool{"run_id": true, "worker": true, "started_at": true, "duration_ms": true, "cpu_ms": true, "attempts": true}
 	names := append([]string(nil), a.Names...)
 	sort.Strings(names)
 	for _, name := range names {
@@ -1076,5 +1077,28 @@ func TestForgedHeartbeats(t *testing.T) {
 			t.Fatal("the well-formed heartbeat never arrived")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestCPUTimeRecorded: every job's row carries the CPU time of its run on
+// its thread (cpu_ms), positive for jobs that burn CPU and never more than
+// the run's wall-clock duration (a model runs on one thread).
+func TestCPUTimeRecorded(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	f.StartWorkers(2, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, benchSweep("cpu", 10, 2, 5, ""), false)
+	WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+	fr := readJobs(t, collect(t, f, c.Farm, rep.Run)[0].Dir)
+	cpu, ok1 := fr.Col("cpu_ms").([]float64)
+	dur, ok2 := fr.Col("duration_ms").([]float64)
+	if !ok1 || !ok2 || len(cpu) != 20 {
+		t.Fatalf("cpu_ms %T, duration_ms %T, %d rows", fr.Col("cpu_ms"), fr.Col("duration_ms"), len(cpu))
+	}
+	ci := fr.Index("cpu_ms")
+	for i := range cpu {
+		if runtime.GOOS == "linux" && (fr.IsNull(ci, i) || !(cpu[i] > 0) || cpu[i] > dur[i]+0.5) {
+			t.Errorf("row %d: cpu_ms %v (null %v), duration_ms %v", i, cpu[i], fr.IsNull(ci, i), dur[i])
+		}
 	}
 }

@@ -69,7 +69,7 @@ func sameResults(t *testing.T, what string, dirA, dirB string) {
 	if a.Len() != b.Len() {
 		t.Fatalf("%s: %d rows vs %d", what, a.Len(), b.Len())
 	}
-	skip := map[string]bool{"run_id": true, "worker": true, "started_at": true, "duration_ms": true, "attempts": true}
+	skip := map[string]bool{"run_id": true, "worker": true, "started_at": true, "duration_ms": true, "cpu_ms": true, "attempts": true}
 	names := append([]string(nil), a.Names...)
 	sort.Strings(names)
 	for _, name := range names {

@@ -118,6 +118,7 @@ func TestCollectArrowRoundTrip(t *testing.T) {
 		{"replicate", "int64", false}, {"seed", "uint64", false}, {"worker", "utf8", false},
 		{"started_at", "timestamp[ms, tz=UTC]", true}, {"duration_ms", "float64", true},
 		{"status", "utf8", false}, {"error", "utf8", false}, {"attempts", "int64", false},
+		{"cpu_ms", "float64", true},
 		{"work_ms", "float64", false}, {"size", "int64", false}, {"noise", "float64", false},
 		{"rows", "int64", false}, {"variant", "utf8", false}, {"fail", "utf8", false},
 		{"checksum", "int64", true}, {"iterations", "int64", true}, {"value", "float64", true},

@@ -204,6 +204,7 @@ func newCollector(src PartSource, in *CollectInput) (*collector, error) {
 	}
 	c.ok = make([]bool, c.nslots)
 	c.stores = make(map[string]*colStore)
+	c.stores[ColCPUMs] = newColStore(Float64, c.nslots, true, c.intern)
 	for _, col := range jobsPartColumns() {
 		c.stores[col.Name] = newColStore(col.Type, c.nslots, col.Nullable, c.intern)
 	}
@@ -360,6 +361,13 @@ func (c *collector) readPartJobs(p int, pf *parquet.File) error {
 	if err != nil {
 		return err
 	}
+	// cpu_ms is read where the part has it: a worker from before it wrote
+	// none, and its jobs get a null.
+	cpuCol := -1
+	if ci, err := lookupColumns(pf, []Column{{Name: ColCPUMs, Type: Float64}}); err == nil {
+		cpuCol = ci[0]
+	}
+	cpuStore := c.stores[ColCPUMs]
 	statusCol := idx[2+3] // jobsPartColumns()[3] is status
 	row := 0
 	return scanRows(pf, func(r parquet.Row) error {
@@ -385,6 +393,11 @@ func (c *collector) readPartJobs(p int, pf *parquet.File) error {
 		c.ok[s] = isOK
 		for i, st := range stores {
 			st.set(int(s), r[idx[2+i]])
+		}
+		if cpuCol >= 0 {
+			cpuStore.set(int(s), r[cpuCol])
+		} else {
+			cpuStore.set(int(s), parquet.Value{})
 		}
 		return nil
 	})
@@ -658,6 +671,11 @@ func (c *collector) writeJobs(w io.Writer, l Layout) error {
 			}
 		}
 		tw.setInt(13, attempts)
+		if c.part[s] >= 0 {
+			st[ColCPUMs].write(tw, 14, s)
+		} else {
+			tw.setNull(14)
+		}
 		col := fixedJobColumns
 		for _, p := range model.Params {
 			if err := tw.setAny(col, j.Params[p.Name]); err != nil {

@@ -39,6 +39,8 @@
 //	status         string     "ok" or "failed"
 //	error          string     empty when ok
 //	attempts       int64      deliveries seen (largest of worker and coordinator counts)
+//	cpu_ms         float64    CPU time of the run on its thread (Linux's thread clock);
+//	                          nullable: null where not measured
 //
 // then one REQUIRED column per model parameter, named after it and typed by
 // its kind (int → int64, float → float64, string → string, bool → bool), in
@@ -212,7 +214,7 @@
 // claims.json into the sweep's folder. Provenance comes from the Parquet
 // metadata and run.json (RunInfo): schedfarm version and revision, Go
 // version, model version, host, start and end, wall time (finished −
-// created), CPU time (the sum of duration_ms), jobs ok/failed; failed jobs
+// created), model wall time (the sum of duration_ms), CPU time (the sum of cpu_ms), jobs ok/failed; failed jobs
 // are listed with their errors (the first 500). The sweep file recorded in
 // the metadata supplies the declarations, so a report can be rebuilt from
 // the folder alone. Figures whose table is absent (a golden folder holds

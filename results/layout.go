@@ -103,6 +103,7 @@ const (
 	ColStatus       = "status"
 	ColError        = "error"
 	ColAttempts     = "attempts"
+	ColCPUMs        = "cpu_ms"
 
 	ColN        = "n"
 	ColNFailed  = "n_failed"
@@ -182,6 +183,7 @@ func JobsLayout(model simcore.Schema) (Layout, error) {
 	l.add(Column{Name: ColStatus, Type: String})
 	l.add(Column{Name: ColError, Type: String})
 	l.add(Column{Name: ColAttempts, Type: Int64})
+	l.add(Column{Name: ColCPUMs, Type: Float64, Nullable: true})
 	l.addParams(model)
 	for _, m := range model.Metrics {
 		l.add(Column{Name: m.Name, Type: TypeOfKind(m.Kind), Nullable: true})

@@ -21,7 +21,7 @@ var notebookColumns = map[string]map[string]arrow.Type{
 	},
 	"jobs.parquet": {
 		"status": arrow.STRING, "variant": arrow.STRING, "size": arrow.INT64, "value": arrow.FLOAT64,
-		"duration_ms": arrow.FLOAT64, "job_id": arrow.STRING, "job_index": arrow.INT64, "attempts": arrow.INT64,
+		"duration_ms": arrow.FLOAT64, "cpu_ms": arrow.FLOAT64, "job_id": arrow.STRING, "job_index": arrow.INT64, "attempts": arrow.INT64,
 		"error": arrow.STRING,
 	},
 	"samples.parquet": {

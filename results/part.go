@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -29,6 +30,10 @@ type JobResult struct {
 	StartedAt time.Time
 	// DurationMs is the wall-clock duration of the run.
 	DurationMs float64
+	// CPUMs is the CPU time of the run on its thread; NaN (null in
+	// Parquet) when it was not measured. Contention for the cores inflates
+	// DurationMs, not CPUMs.
+	CPUMs float64
 	// Status is StatusOK or StatusFailed.
 	Status string
 	// Error is the failure's text; empty when Status is StatusOK.
@@ -197,6 +202,7 @@ func encodePartJobs(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta map
 		}
 		tw.setString(12, errText)
 		tw.setInt(13, int64(r.Attempts))
+		tw.setFloatOrNull(14, r.CPUMs)
 		c := fixedJobColumns
 		for _, p := range model.Params {
 			if err := tw.setAny(c, r.Job.Params[p.Name]); err != nil {
@@ -223,7 +229,7 @@ func encodePartJobs(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta map
 
 // fixedJobColumns is the number of fixed columns of jobs.parquet, before the
 // parameters.
-const fixedJobColumns = 14
+const fixedJobColumns = 15
 
 // fixedTableColumns is the number of fixed columns of an extra table,
 // before the parameters.
@@ -311,6 +317,7 @@ func DecodePart(model simcore.Schema, objects map[string][]byte) ([]JobResult, e
 	rep, seed := ints(ColReplicate), jobs.Col(ColSeed).([]uint64)
 	worker, started := str(ColWorker), jobs.Col(ColStartedAt).([]time.Time)
 	dur, status, errs, att := jobs.Col(ColDurationMs).([]float64), str(ColStatus), str(ColError), ints(ColAttempts)
+	cpu, _ := jobs.Col(ColCPUMs).([]float64)
 	for i := 0; i < n; i++ {
 		id, err := uuid.Parse(ids[i])
 		if err != nil {
@@ -322,7 +329,10 @@ func DecodePart(model simcore.Schema, objects map[string][]byte) ([]JobResult, e
 		for _, p := range model.Params {
 			r.Job.Params[p.Name] = frameValue(jobs, jobs.Index(p.Name), i)
 		}
-		r.Worker, r.StartedAt, r.DurationMs = worker[i], started[i], dur[i]
+		r.Worker, r.StartedAt, r.DurationMs, r.CPUMs = worker[i], started[i], dur[i], math.NaN()
+		if cpu != nil && !jobs.IsNull(jobs.Index(ColCPUMs), i) {
+			r.CPUMs = cpu[i]
+		}
 		r.Status, r.Error, r.Attempts = status[i], errs[i], int(att[i])
 		if r.Status == StatusOK {
 			r.Result = &simcore.Result{Metrics: make(map[string]any, len(model.Metrics))}
@@ -428,6 +438,9 @@ func frameValue(f *Frame, c, r int) any {
 func checkFrame(f *Frame, l Layout) error {
 	for _, c := range l.Columns {
 		i := f.Index(c.Name)
+		if i < 0 && c.Name == ColCPUMs {
+			continue // a part of a worker from before cpu_ms: null
+		}
 		if i < 0 {
 			return fmt.Errorf("column %q missing", c.Name)
 		}

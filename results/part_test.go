@@ -29,7 +29,7 @@ func TestLayouts(t *testing.T) {
 		{"jobs", func() (Layout, error) { return JobsLayout(schema) },
 			"run_id:string job_id:string job_index:int64 sweep:string model:string model_version:string " +
 				"replicate:int64 seed:uint64 worker:string started_at:timestamp[ms,UTC]? duration_ms:float64? " +
-				"status:string error:string attempts:int64 " + params + " checksum:int64? iterations:int64? value:float64?"},
+				"status:string error:string attempts:int64 cpu_ms:float64? " + params + " checksum:int64? iterations:int64? value:float64?"},
 		{"samples", func() (Layout, error) { return TableLayout(schema, "samples") },
 			"job_id:string job_index:int64 replicate:int64 seed:uint64 " + params + " i:int64 u:float64"},
 		{"part samples", func() (Layout, error) { return PartTableLayout(schema, "samples") },

@@ -82,13 +82,17 @@ type Report struct {
 	Run                                  *RunInfo
 	Prov                                 Provenance
 	Jobs, OK, Failed                     int
-	CPU, Wall                            time.Duration
-	Points                               int
-	Figures                              []*FigureFiles
-	FigureErrors                         []string
-	Claims                               []ClaimResult
-	FailedJobs                           []FailedJob
-	Generated                            time.Time
+	// ModelWall sums the jobs' wall-clock run times (duration_ms), which
+	// contention for the cores inflates; CPU sums their measured CPU times
+	// (cpu_ms, the thread's clock), over CPUJobs jobs that have one.
+	ModelWall, CPU, Wall time.Duration
+	CPUJobs              int
+	Points               int
+	Figures              []*FigureFiles
+	FigureErrors         []string
+	Claims               []ClaimResult
+	FailedJobs           []FailedJob
+	Generated            time.Time
 }
 
 // FailedClaims returns the number of claims whose verdict is fail.
@@ -243,18 +247,39 @@ func FilePalette(f *sweep.File) *Palette {
 	return NewPalette(declared, append(values, extra...))
 }
 
+// sumMs sums a nullable milliseconds column as a duration, with the count
+// of rows that have a value.
+func sumMs(f *Frame, col string) (time.Duration, int) {
+	v, _ := f.Col(col).([]float64)
+	i := f.Index(col)
+	var sum float64
+	n := 0
+	for r := range v {
+		if !f.IsNull(i, r) && !math.IsNaN(v[r]) {
+			sum += v[r]
+			n++
+		}
+	}
+	return time.Duration(sum * float64(time.Millisecond)), n
+}
+
+// cpuText is a CPU-time total for a report: "n/a" when no job of jobs was
+// measured, and how many were when only some were.
+func cpuText(d time.Duration, measured, jobs int) string {
+	switch {
+	case measured == 0:
+		return "n/a"
+	case measured < jobs:
+		return fmt.Sprintf("%s (%d of %d jobs measured)", d.Round(time.Millisecond), measured, jobs)
+	}
+	return d.Round(time.Millisecond).String()
+}
+
 func (r *Report) jobStats(jobs *Frame, schema *simcore.Schema) {
 	r.Jobs = jobs.Len()
 	st, _ := jobs.Col(ColStatus).([]string)
-	dur, _ := jobs.Col(ColDurationMs).([]float64)
-	di := jobs.Index(ColDurationMs)
-	var cpu float64
-	for i := range dur {
-		if !jobs.IsNull(di, i) && !math.IsNaN(dur[i]) {
-			cpu += dur[i]
-		}
-	}
-	r.CPU = time.Duration(cpu * float64(time.Millisecond))
+	r.ModelWall, _ = sumMs(jobs, ColDurationMs)
+	r.CPU, r.CPUJobs = sumMs(jobs, ColCPUMs)
 	ids, _ := jobs.Col(ColJobID).([]string)
 	idx, _ := jobs.Col(ColJobIndex).([]int64)
 	att, _ := jobs.Col(ColAttempts).([]int64)
@@ -348,7 +373,8 @@ func (r *Report) provenance() [][2]string {
 	rows = append(rows,
 		[2]string{"jobs", fmt.Sprintf("%d: %d ok, %d failed", r.Jobs, r.OK, r.Failed)},
 		[2]string{"points", fmt.Sprint(r.Points)},
-		[2]string{"CPU time (sum of duration_ms)", r.CPU.Round(time.Millisecond).String()},
+		[2]string{"model wall time (sum of duration_ms)", r.ModelWall.Round(time.Millisecond).String()},
+		[2]string{"CPU time (sum of cpu_ms, thread clock)", cpuText(r.CPU, r.CPUJobs, r.Jobs)},
 	)
 	return rows
 }

@@ -116,8 +116,8 @@ func TestWriteReport(t *testing.T) {
 	if r.Jobs != 200 || r.Failed == 0 || r.OK+r.Failed != 200 || len(r.FailedJobs) != r.Failed {
 		t.Errorf("jobs %d ok %d failed %d (%d listed)", r.Jobs, r.OK, r.Failed, len(r.FailedJobs))
 	}
-	if r.Wall != 90*time.Second || r.CPU <= 0 {
-		t.Errorf("wall %v cpu %v", r.Wall, r.CPU)
+	if r.Wall != 90*time.Second || r.ModelWall <= 0 {
+		t.Errorf("wall %v, model wall %v", r.Wall, r.ModelWall)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, ReportMarkdown))
 	for _, s := range []string{"# Report: sweep big", "| schedfarm | v0.1.0-test, revision abc123", "| Go | go1.26.8 |",

@@ -16,7 +16,7 @@ import (
 func SuiteReportName(run string) string { return "report-" + run }
 
 // SuiteReport is the combined report of a run of several sweeps: one row per
-// sweep, the CPU time per model, and every claim.
+// sweep, the model wall time and CPU time per model, and every claim.
 type SuiteReport struct {
 	Run, File string
 	Sweeps    []*Report
@@ -29,7 +29,8 @@ type modelTotal struct {
 	Model            string
 	Sweeps, Jobs, OK int
 	Failed           int
-	CPU              time.Duration
+	ModelWall, CPU   time.Duration
+	CPUJobs          int
 	Pass, Fail, Inc  int
 }
 
@@ -47,16 +48,17 @@ func (s *SuiteReport) models() []modelTotal {
 		m.Jobs += r.Jobs
 		m.OK += r.OK
 		m.Failed += r.Failed
-		m.CPU += r.CPU
+		m.ModelWall, m.CPU, m.CPUJobs = m.ModelWall+r.ModelWall, m.CPU+r.CPU, m.CPUJobs+r.CPUJobs
 		m.Pass, m.Fail, m.Inc = m.Pass+p, m.Fail+f, m.Inc+inc
 	}
 	return out
 }
 
-func (s *SuiteReport) totals() (jobs, ok, failed int, cpu time.Duration, pass, fail, inc int) {
+func (s *SuiteReport) totals() (jobs, ok, failed int, mt modelTotal, pass, fail, inc int) {
 	for _, r := range s.Sweeps {
 		p, f, i := r.claimCounts()
-		jobs, ok, failed, cpu = jobs+r.Jobs, ok+r.OK, failed+r.Failed, cpu+r.CPU
+		jobs, ok, failed = jobs+r.Jobs, ok+r.OK, failed+r.Failed
+		mt.ModelWall, mt.CPU, mt.CPUJobs = mt.ModelWall+r.ModelWall, mt.CPU+r.CPU, mt.CPUJobs+r.CPUJobs
 		pass, fail, inc = pass+p, fail+f, inc+i
 	}
 	return
@@ -96,19 +98,19 @@ func WriteSuiteReport(resultsDir string, s *SuiteReport) (string, error) {
 }
 
 func (s *SuiteReport) markdown(resultsDir string, b *bytes.Buffer) {
-	jobs, ok, failed, cpu, pass, fail, inc := s.totals()
+	jobs, ok, failed, mt, pass, fail, inc := s.totals()
 	fmt.Fprintf(b, "# Suite report: run %s\n\n", s.Run)
-	fmt.Fprintf(b, "File `%s`: %d sweeps, %d jobs (%d ok, %d failed), wall time %s, CPU time %s (sum of the jobs' duration_ms). Claims: %d pass, %d fail, %d inconclusive.\n\n",
-		s.File, len(s.Sweeps), jobs, ok, failed, s.Wall.Round(time.Millisecond), cpu.Round(time.Millisecond), pass, fail, inc)
-	b.WriteString("## Per model\n\n| model | sweeps | jobs | failed | CPU time | claims pass / fail / inconclusive |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "File `%s`: %d sweeps, %d jobs (%d ok, %d failed), wall time %s, model wall time %s (sum of the jobs' duration_ms, which contention inflates), CPU time %s (sum of the jobs' cpu_ms, the thread's clock). Claims: %d pass, %d fail, %d inconclusive.\n\n",
+		s.File, len(s.Sweeps), jobs, ok, failed, s.Wall.Round(time.Millisecond), mt.ModelWall.Round(time.Millisecond), cpuText(mt.CPU, mt.CPUJobs, jobs), pass, fail, inc)
+	b.WriteString("## Per model\n\n| model | sweeps | jobs | failed | model wall time | CPU time | claims pass / fail / inconclusive |\n|---|---|---|---|---|---|---|\n")
 	for _, m := range s.models() {
-		fmt.Fprintf(b, "| %s | %d | %d | %d | %s | %d / %d / %d |\n", m.Model, m.Sweeps, m.Jobs, m.Failed, m.CPU.Round(time.Millisecond), m.Pass, m.Fail, m.Inc)
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %s | %s | %d / %d / %d |\n", m.Model, m.Sweeps, m.Jobs, m.Failed, m.ModelWall.Round(time.Millisecond), cpuText(m.CPU, m.CPUJobs, m.Jobs), m.Pass, m.Fail, m.Inc)
 	}
-	b.WriteString("\n## Per sweep\n\n| sweep | model | jobs | failed | points | CPU time | claims pass / fail / inconclusive | report |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Per sweep\n\n| sweep | model | jobs | failed | points | model wall time | CPU time | claims pass / fail / inconclusive | report |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range s.Sweeps {
 		p, f, i := r.claimCounts()
-		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %s | %d / %d / %d | [report](%s) |\n",
-			r.Sweep, r.Model, r.Jobs, r.Failed, r.Points, r.CPU.Round(time.Millisecond), p, f, i, s.link(resultsDir, r))
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %s | %s | %d / %d / %d | [report](%s) |\n",
+			r.Sweep, r.Model, r.Jobs, r.Failed, r.Points, r.ModelWall.Round(time.Millisecond), cpuText(r.CPU, r.CPUJobs, r.Jobs), p, f, i, s.link(resultsDir, r))
 	}
 	b.WriteString("\n## Claims\n\n| sweep | claim | source | verdict | numbers |\n|---|---|---|---|---|\n")
 	for _, r := range s.Sweeps {
@@ -124,24 +126,25 @@ type suiteView struct {
 	Models                            []modelTotal
 	Rows                              []suiteRow
 	Jobs, OK, Failed, Pass, Fail, Inc int
-	CPU, Wall                         string
+	ModelWall, CPU, Wall              string
 }
 
 type suiteRow struct {
 	R               *Report
 	Link            string
-	CPU             string
+	ModelWall, CPU  string
 	Pass, Fail, Inc int
 }
 
 func (s *SuiteReport) view(resultsDir string) suiteView {
 	v := suiteView{S: s, Models: s.models(), Wall: s.Wall.Round(time.Millisecond).String()}
-	var cpu time.Duration
-	v.Jobs, v.OK, v.Failed, cpu, v.Pass, v.Fail, v.Inc = s.totals()
-	v.CPU = cpu.Round(time.Millisecond).String()
+	var mt modelTotal
+	v.Jobs, v.OK, v.Failed, mt, v.Pass, v.Fail, v.Inc = s.totals()
+	v.ModelWall, v.CPU = mt.ModelWall.Round(time.Millisecond).String(), cpuText(mt.CPU, mt.CPUJobs, v.Jobs)
 	for _, r := range s.Sweeps {
 		p, f, i := r.claimCounts()
-		v.Rows = append(v.Rows, suiteRow{R: r, Link: s.link(resultsDir, r), CPU: r.CPU.Round(time.Millisecond).String(), Pass: p, Fail: f, Inc: i})
+		v.Rows = append(v.Rows, suiteRow{R: r, Link: s.link(resultsDir, r), ModelWall: r.ModelWall.Round(time.Millisecond).String(),
+			CPU: cpuText(r.CPU, r.CPUJobs, r.Jobs), Pass: p, Fail: f, Inc: i})
 	}
 	return v
 }
@@ -149,6 +152,7 @@ func (s *SuiteReport) view(resultsDir string) suiteView {
 var suiteTmpl = template.Must(template.New("suite").Funcs(template.FuncMap{
 	"mark": verdictMark,
 	"ms":   func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"cpu":  func(m modelTotal) string { return cpuText(m.CPU, m.CPUJobs, m.Jobs) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Suite report: run {{.S.Run}}</title>
 <style>
@@ -157,14 +161,14 @@ table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:
 th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.inconclusive{color:#9a6700}
 </style></head><body>
 <h1>Suite report: run {{.S.Run}}</h1>
-<p>File <code>{{.S.File}}</code>: {{len .S.Sweeps}} sweeps, {{.Jobs}} jobs ({{.OK}} ok, {{.Failed}} failed), wall time {{.Wall}}, CPU time {{.CPU}} (sum of the jobs' duration_ms). Claims: {{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.</p>
+<p>File <code>{{.S.File}}</code>: {{len .S.Sweeps}} sweeps, {{.Jobs}} jobs ({{.OK}} ok, {{.Failed}} failed), wall time {{.Wall}}, model wall time {{.ModelWall}} (sum of the jobs' duration_ms, which contention inflates), CPU time {{.CPU}} (sum of the jobs' cpu_ms, the thread's clock). Claims: {{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.</p>
 <h2>Per model</h2>
-<table><tr><th>model</th><th>sweeps</th><th>jobs</th><th>failed</th><th>CPU time</th><th>claims pass / fail / inconclusive</th></tr>
-{{range .Models}}<tr><td>{{.Model}}</td><td>{{.Sweeps}}</td><td>{{.Jobs}}</td><td>{{.Failed}}</td><td>{{ms .CPU}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td></tr>{{end}}
+<table><tr><th>model</th><th>sweeps</th><th>jobs</th><th>failed</th><th>model wall time</th><th>CPU time</th><th>claims pass / fail / inconclusive</th></tr>
+{{range .Models}}<tr><td>{{.Model}}</td><td>{{.Sweeps}}</td><td>{{.Jobs}}</td><td>{{.Failed}}</td><td>{{ms .ModelWall}}</td><td>{{cpu .}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td></tr>{{end}}
 </table>
 <h2>Per sweep</h2>
-<table><tr><th>sweep</th><th>model</th><th>jobs</th><th>failed</th><th>points</th><th>CPU time</th><th>claims pass / fail / inconclusive</th><th>report</th></tr>
-{{range .Rows}}<tr><td>{{.R.Sweep}}</td><td>{{.R.Model}}</td><td>{{.R.Jobs}}</td><td>{{.R.Failed}}</td><td>{{.R.Points}}</td><td>{{.CPU}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td><td><a href="{{.Link}}">report</a></td></tr>{{end}}
+<table><tr><th>sweep</th><th>model</th><th>jobs</th><th>failed</th><th>points</th><th>model wall time</th><th>CPU time</th><th>claims pass / fail / inconclusive</th><th>report</th></tr>
+{{range .Rows}}<tr><td>{{.R.Sweep}}</td><td>{{.R.Model}}</td><td>{{.R.Jobs}}</td><td>{{.R.Failed}}</td><td>{{.R.Points}}</td><td>{{.ModelWall}}</td><td>{{.CPU}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td><td><a href="{{.Link}}">report</a></td></tr>{{end}}
 </table>
 <h2>Claims</h2>
 <table><tr><th>sweep</th><th>claim</th><th>source</th><th>verdict</th><th>numbers</th></tr>

@@ -23,7 +23,7 @@ const (
 )
 
 // volatileJobColumns differ between two runs of one sweep by design.
-var volatileJobColumns = []string{ColRunID, ColWorker, ColStartedAt, ColDurationMs, ColAttempts, ColError}
+var volatileJobColumns = []string{ColRunID, ColWorker, ColStartedAt, ColDurationMs, ColCPUMs, ColAttempts, ColError}
 
 // Diff is one difference found by Verify.
 type Diff struct {

@@ -27,7 +27,7 @@ except FileNotFoundError:  # a golden folder holds only the summary
 if jobs is not None:
     ok = jobs[jobs["status"] == "ok"]
     print(ok.groupby(["variant", "size"])["value"].agg(["mean", "std", "count"]))
-    print("CPU time (s):", jobs["duration_ms"].sum() / 1000)
+    print("CPU time (s):", jobs["cpu_ms"].sum() / 1000, "wall (s):", jobs["duration_ms"].sum() / 1000)
     print(jobs.loc[jobs["status"] == "failed", ["job_id", "job_index", "attempts", "error"]])
     samples = pd.read_parquet(f"{run}/samples.parquet")  # bench's extra table
     print(samples[["job_id", "replicate", "size", "variant", "i", "u"]].head())
@@ -48,7 +48,7 @@ print(con.sql(f"""
 """).df())
 if jobs is not None:
     print(con.sql(f"""
-        SELECT variant, count(*) AS jobs, avg(value) AS value, sum(duration_ms) / 1000 AS cpu_s
+        SELECT variant, count(*) AS jobs, avg(value) AS value, sum(cpu_ms) / 1000 AS cpu_s, sum(duration_ms) / 1000 AS wall_s
         FROM '{run}/jobs.parquet'
         WHERE status = 'ok'
         GROUP BY ALL ORDER BY variant

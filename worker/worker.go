@@ -20,7 +20,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -620,7 +622,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		job, model := e.Msg, e.Model
 		w.setRunning(job.Job.ID.String())
 		started := time.Now()
-		res, runErr := w.runModel(msgCtx, model, job)
+		res, cpuMs, runErr := w.runModel(msgCtx, model, job)
 		elapsed := time.Since(started)
 		w.modelNs.Add(int64(elapsed))
 		w.setRunning("")
@@ -643,7 +645,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		}
 		rows = append(rows, &finished{d: d, run: job.Run, model: model, row: results.JobResult{
 			Job: job.Job, Worker: w.cfg.Name, StartedAt: started.UTC(), DurationMs: float64(elapsed.Microseconds()) / 1000,
-			Status: results.StatusOK, Attempts: attempt, Result: res,
+			CPUMs: cpuMs, Status: results.StatusOK, Attempts: attempt, Result: res,
 		}})
 		for _, t := range res.Tables {
 			tableRows += t.Len()
@@ -735,13 +737,26 @@ func (w *Worker) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func())
 }
 
 // runModel runs the model and turns a panic into an error.
-func (w *Worker) runModel(ctx context.Context, model simcore.Model, job *broker.JobMsg) (res *simcore.Result, err error) {
+// It returns the CPU time the model's run took on its OS thread (NaN
+// where the OS has no thread CPU clock): unlike the wall-clock duration,
+// it does not grow when other processes share the cores. Models run on
+// the calling goroutine, which holds its thread meanwhile; CPU the Go
+// runtime spends for the job elsewhere (background GC) is not counted.
+func (w *Worker) runModel(ctx context.Context, model simcore.Model, job *broker.JobMsg) (res *simcore.Result, cpuMs float64, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, ok0 := threadCPU()
 	defer func() {
+		cpuMs = math.NaN()
+		if c1, ok1 := threadCPU(); ok0 && ok1 {
+			cpuMs = float64((c1 - c0).Microseconds()) / 1000
+		}
 		if p := recover(); p != nil {
 			err = fmt.Errorf("model %s panicked: %v\n%s", model.Name(), p, debug.Stack())
 		}
 	}()
-	return model.Run(ctx, job.Job.Params, job.Job.Seed)
+	res, err = model.Run(ctx, job.Job.Params, job.Job.Seed)
+	return res, 0, err
 }
 
 // peek recovers what it can of a job's identity from an undecodable message.

@@ -153,7 +153,7 @@ func TestColumnNamesDoNotClash(t *testing.T) {
 	// Columns the results layout adds itself (results/layout.go).
 	seen := map[string]bool{"n": true, "n_failed": true, "n_missing": true, "run_id": true, "job_id": true,
 		"job_index": true, "sweep": true, "model": true, "model_version": true, "replicate": true, "seed": true,
-		"worker": true, "started_at": true, "duration_ms": true, "status": true, "error": true, "attempts": true}
+		"worker": true, "started_at": true, "duration_ms": true, "status": true, "error": true, "attempts": true, "cpu_ms": true}
 	for _, p := range s.Params {
 		if seen[p.Name] {
 			t.Errorf("parameter %q clashes with a results column", p.Name)
