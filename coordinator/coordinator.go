@@ -184,6 +184,17 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The lease holder alone sets the farm's configuration (AckWait,
+	// MaxDeliver, ...): a coordinator that was refused changed nothing.
+	// Apply replaces the farm's bucket handles, which the lease keeper
+	// reads, so it runs before the keeper starts (it takes far less than
+	// the lease's TTL).
+	if err := c.farm.Apply(ctx); err != nil {
+		rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = c.farm.Locks.Delete(rctx, leaseKey, jetstream.LastRevision(rev)) // release the lease
+		cancel()
+		return fmt.Errorf("coordinator: %w", err)
+	}
 	ctx, c.stop = context.WithCancel(ctx)
 	c.wg.Add(1)
 	go func() {
@@ -193,12 +204,6 @@ func (c *Coordinator) Start(ctx context.Context) error {
 			c.stop()
 		})
 	}()
-	// The lease holder alone sets the farm's configuration (AckWait,
-	// MaxDeliver, ...): a coordinator that was refused changed nothing.
-	if err := c.farm.Apply(ctx); err != nil {
-		c.stop() // releases the lease
-		return fmt.Errorf("coordinator: %w", err)
-	}
 	if err := c.serve(ctx); err != nil {
 		c.stop() // releases the lease
 		return err
