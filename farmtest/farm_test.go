@@ -198,17 +198,7 @@ func TestRedeliveredCountsEveryDelivery(t *testing.T) {
 	slow.Registry = reg
 	slow.StartWorkers(1, "first", worker.Config{JobTimeout: 200 * time.Millisecond})
 	rep := submit(t, c.Coordinator, benchSweep("twice", 1, 1, 2500, ""), false)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ws := c.Workers()
-		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first worker never started the job")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitInFlight(t, c, "the first worker")
 	second := f.StartWorkers(1, "second", worker.Config{})
 	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
 	out := collect(t, f, c.Farm, rep.Run)
@@ -217,7 +207,7 @@ func TestRedeliveredCountsEveryDelivery(t *testing.T) {
 		t.Fatalf("kept %d row(s), worker %v, attempts %v: want the first worker's result of the first delivery",
 			fr.Len(), strCol(t, fr, "worker"), fr.Col("attempts"))
 	}
-	deadline = time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for second.List[0].Stats().Done == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -467,21 +457,28 @@ func TestLastDeliveryLost(t *testing.T) {
 	}
 }
 
-// killMidJob waits until the single worker of doomed holds a job, then makes
-// it vanish: its connection goes first, so neither ack nor nak can leave.
-func killMidJob(t *testing.T, c *Coordinator, doomed *Workers) {
+// waitInFlight waits up to 10 s until the farm's single worker (who) holds
+// a job.
+func waitInFlight(t *testing.T, c *Coordinator, who string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ws := c.Workers()
 		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("doomed worker never started the job")
+			t.Fatalf("%s never started the job", who)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// killMidJob waits until the single worker of doomed holds a job, then makes
+// it vanish: its connection goes first, so neither ack nor nak can leave.
+func killMidJob(t *testing.T, c *Coordinator, doomed *Workers) {
+	t.Helper()
+	waitInFlight(t, c, "the doomed worker")
 	doomed.Farms[0].NC.Close()
 	doomed.Stop()
 }

@@ -211,17 +211,7 @@ func (c *cluster) writeSweep(name, text string) string {
 // submit submits a sweep and returns the run ID, once a coordinator answers.
 func (c *cluster) submit(path string) string {
 	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		_, err := c.run(5*time.Second, "status")
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("no coordinator answers: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	c.waitCoordinator(20 * time.Second)
 	out, err := c.run(30*time.Second, "submit", path)
 	if err != nil {
 		c.t.Fatal(err)

@@ -34,31 +34,21 @@ func checkData(reg *simcore.Registry, dirs simcore.Dirs, f *sweep.File, jobs []s
 	opened := map[string]error{}
 	count := map[need]int{}
 	var order []need
-	for _, j := range jobs {
-		m, ok := reg.Lookup(j.Model)
-		if !ok {
-			continue
+	eachDataFile(reg, jobs, func(j *sweep.Job, df simcore.DataFile) {
+		err, seen := opened[df.Name]
+		if !seen {
+			err = openable(dirs, df.Name)
+			opened[df.Name] = err
 		}
-		dr, ok := m.(simcore.DataReader)
-		if !ok {
-			continue
+		if err == nil {
+			return
 		}
-		for _, df := range dr.DataFiles(j.Params) {
-			err, seen := opened[df.Name]
-			if !seen {
-				err = openable(dirs, df.Name)
-				opened[df.Name] = err
-			}
-			if err == nil {
-				continue
-			}
-			n := need{j.Sweep, df}
-			if count[n] == 0 {
-				order = append(order, n)
-			}
-			count[n]++
+		n := need{j.Sweep, df}
+		if count[n] == 0 {
+			order = append(order, n)
 		}
-	}
+		count[n]++
+	})
 	if len(order) == 0 {
 		return nil
 	}
@@ -91,6 +81,25 @@ func checkData(reg *simcore.Registry, dirs simcore.Dirs, f *sweep.File, jobs []s
 		list = append(list, e)
 	}
 	return list
+}
+
+// eachDataFile calls fn for every data file every job reads, in job
+// order (the models that implement simcore.DataReader say which).
+func eachDataFile(reg *simcore.Registry, jobs []sweep.Job, fn func(j *sweep.Job, df simcore.DataFile)) {
+	for i := range jobs {
+		j := &jobs[i]
+		m, ok := reg.Lookup(j.Model)
+		if !ok {
+			continue
+		}
+		dr, ok := m.(simcore.DataReader)
+		if !ok {
+			continue
+		}
+		for _, df := range dr.DataFiles(j.Params) {
+			fn(j, df)
+		}
+	}
 }
 
 // openable opens name from dirs and checks that it holds something a job

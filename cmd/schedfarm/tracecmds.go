@@ -215,28 +215,18 @@ func (a *app) sweepTraces(file string, maxJobs int, known []workload.KnownTrace)
 	seen := map[string]bool{}
 	var traces []workload.KnownTrace
 	var rest []sweepData
-	for _, j := range jobs {
-		m, ok := reg.Lookup(j.Model)
-		if !ok {
-			continue
+	eachDataFile(reg, jobs, func(j *sweep.Job, df simcore.DataFile) {
+		name := path.Clean(df.Name)
+		if seen[name] {
+			return
 		}
-		dr, ok := m.(simcore.DataReader)
-		if !ok {
-			continue
+		seen[name] = true
+		if k, ok := byPath[name]; ok {
+			traces = append(traces, k)
+		} else {
+			rest = append(rest, sweepData{sweep: file, name: j.Sweep, file: df})
 		}
-		for _, df := range dr.DataFiles(j.Params) {
-			name := path.Clean(df.Name)
-			if seen[name] {
-				continue
-			}
-			seen[name] = true
-			if k, ok := byPath[name]; ok {
-				traces = append(traces, k)
-			} else {
-				rest = append(rest, sweepData{sweep: file, name: j.Sweep, file: df})
-			}
-		}
-	}
+	})
 	return traces, rest, nil
 }
 
