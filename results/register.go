@@ -14,12 +14,14 @@ import (
 	"schedfarm/sweep"
 )
 
-// A claim register is a paper's CLAIMS.md, kept by hand beside its sweep
+// Register is a parsed claim register: a paper's CLAIMS.md, kept by hand beside its sweep
 // files (configs/<paper>/CLAIMS.md): every sentence of the paper's results
 // sections that states a comparison, a trend or a number, quoted, with the
 // claims that check it or the reason it cannot be checked. Free Markdown
 // may stand anywhere between entries; fenced code blocks are skipped. An
-// entry is a list item
+// entry is a list item:
+//
+//	## §7 Results
 //
 //	- **R1** — §7, Table 3: "PSRS beats FCFS for all executors."
 //	  → `krallmann-table3/psrs-beats-fcfs`, `krallmann-quick/psrs-beats-fcfs`
@@ -38,8 +40,6 @@ import (
 // Register.Check then cross-checks a register against the claims of the
 // sweep files of its folder (FolderClaims): every reference must match a
 // claim, and every claim must be referenced by some entry.
-
-// Register is a parsed claim register.
 type Register struct {
 	File    string
 	Entries []RegisterEntry
