@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,6 +61,13 @@ type Claim struct {
 	// always lower" literally: one instance where A is worse fails the point,
 	// and a point where every instance ties is undecided.
 	PerInstance bool
+	// Ratio, when positive, compares A with Ratio × B instead of B ("A is
+	// more than 25% lower than B": ratio 0.75, op lower). Unpaired, each
+	// point compares A with Ratio × B; paired, the statistic of an instance
+	// is the ratio A/B instead of the difference A − B, so over: mean is
+	// the mean of the per-instance ratios (a paper's "relative to B,
+	// averaged over the scenarios") and it is compared with Ratio.
+	Ratio float64
 	// In is the parameter (monotone, argbest) and Direction
 	// increasing/decreasing; Strict requires every step to be significant.
 	In, Direction string
@@ -69,6 +77,9 @@ type Claim struct {
 	Eps float64
 	// Value and Tol: the published number and the tolerance (published).
 	Value, Tol float64
+	// Above and Below, instead of Value and Tol, bound a published value
+	// on one side or both ("maximum makespans under 1800"); nil when unset.
+	Above, Below *float64
 	// Of is the parameter whose best value is sought (argbest) and Goal
 	// says whether best is the lowest ("min") or highest ("max") metric.
 	Of, Goal string
@@ -79,10 +90,10 @@ type Claim struct {
 
 var (
 	claimKeys     = []string{"id", "source", "text", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished, ClaimArgBest}
-	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "where"}
+	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "ratio", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
-	publishedKeys = []string{"metric", "where", "value", "tol"}
+	publishedKeys = []string{"metric", "where", "value", "tol", "above", "below"}
 	argBestKeys   = []string{"metric", "of", "in", "goal", "direction", "where"}
 	shareRE       = regexp.MustCompile(`^share\s*>=\s*([0-9]*\.?[0-9]+)(%?)$`)
 )
@@ -270,6 +281,14 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 				p.errf(resolveNode(e.v), join(bk, "per_instance"), "use over: every_point or over: share >= P", "per_instance decides each point; it cannot be averaged (over: mean)")
 			}
 		}
+		if e, ok := b["ratio"]; ok {
+			if x, ok := p.number(e.v, join(bk, "ratio")); ok {
+				if x <= 0 || math.IsInf(x, 0) {
+					p.errf(resolveNode(e.v), join(bk, "ratio"), "", "ratio must be a positive number (A is compared with ratio × B)")
+				}
+				c.Ratio = x
+			}
+		}
 	case ClaimMonotone:
 		c.In = param("in", true)
 		c.Series = param("series", false)
@@ -303,10 +322,32 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 			c.Direction, _ = p.oneOf(e.v, join(bk, "direction"), "increasing", "decreasing")
 		}
 	case ClaimPublished:
-		c.Value = number("value")
-		c.Tol = number("tol")
-		if c.Tol < 0 {
-			p.errf(at, join(bk, "tol"), "", "tol must not be negative")
+		bound := func(name string) *float64 {
+			if e, ok := b[name]; ok {
+				if x, ok := p.number(e.v, join(bk, name)); ok {
+					return &x
+				}
+			}
+			return nil
+		}
+		c.Above, c.Below = bound("above"), bound("below")
+		_, hasValue := b["value"]
+		_, hasTol := b["tol"]
+		_, hasAbove := b["above"]
+		_, hasBelow := b["below"]
+		switch {
+		case (hasAbove || hasBelow) && (hasValue || hasTol):
+			p.errf(at, bk, "keep value and tol, or above and/or below", "a published claim gives value and tol or bounds (above, below), not both")
+		case hasAbove || hasBelow:
+			if c.Above != nil && c.Below != nil && *c.Above >= *c.Below {
+				p.errf(at, bk, "", "above (%g) must be less than below (%g)", *c.Above, *c.Below)
+			}
+		default:
+			c.Value = number("value")
+			c.Tol = number("tol")
+			if c.Tol < 0 {
+				p.errf(at, join(bk, "tol"), "", "tol must not be negative")
+			}
 		}
 	}
 	if c.Kind == ClaimCompare || c.Kind == ClaimConverge {

@@ -101,6 +101,17 @@ func TestEvaluateClaims(t *testing.T) {
 		{"published/fail", `published: {metric: value, where: {size: 2}, value: 3.0, tol: 0.5}`, series("A", 0.1, 1, 2.1, 3), Fail, "deviation 0.9"},
 		{"published/inconclusive", `published: {metric: value, where: {size: 2}, value: 2.5, tol: 0.5}`, series("A", 0.3, 1, 2.1, 3), Inconclusive, "0/1"},
 		{"published/no-row", `published: {metric: value, where: {size: 9}, value: 2.5, tol: 0.5}`, series("A", 0.3, 1, 2.1, 3), Fail, "no summary row matches"},
+		// published bounds
+		{"published/above-pass", `published: {metric: value, where: {size: 2}, above: 1.5}`, series("A", 0.1, 1, 2.1, 3), Pass, "1/1 points above 1.5"},
+		{"published/above-fail", `published: {metric: value, where: {size: 2}, above: 2.5}`, series("A", 0.1, 1, 2.1, 3), Fail, "value = 2.1 ± 0.1, published above 2.5"},
+		{"published/above-straddles", `published: {metric: value, where: {size: 2}, above: 2.05}`, series("A", 0.1, 1, 2.1, 3), Inconclusive, "0/1 points above 2.05"},
+		{"published/below-one-fails", `published: {metric: value, below: 2.5}`, series("A", 0.1, 1, 2.1, 3), Fail, "2/3 points below 2.5"},
+		{"published/between", `published: {metric: value, above: 0.5, below: 4}`, series("A", 0.1, 1, 2.1, 3), Pass, "3/3 points in (0.5, 4)"},
+		// compare with a ratio: A against ratio × B
+		{"ratio/lower/pass", `compare: {metric: value, series: variant, a: A, b: B, ratio: 0.5}`, cat(series("A", 0.1, 1, 2), series("B", 0.1, 3, 5)), Pass, "value: A < 0.5 × B at 2/2 points"},
+		{"ratio/lower/fail", `compare: {metric: value, series: variant, a: A, b: B, ratio: 0.5}`, cat(series("A", 0.1, 1, 2), series("B", 0.1, 3, 3)), Fail, "B 1.5 ± 0.05"},
+		{"ratio/unmatched", `compare: {metric: value, series: variant, a: A, b: B, op: higher, ratio: 10}`, cat(series("A", 0, 50)), Inconclusive, "no point has both"},
+		{"ratio/higher/mean", `compare: {metric: value, series: variant, a: A, b: B, op: higher, ratio: 10, over: mean}`, cat(series("A", 0, 50, 70), series("B", 0, 4, 6)), Pass, "mean paired difference 10 × B−A"},
 	}
 	schema := bench.New().Schema()
 	for _, c := range cases {
@@ -209,6 +220,12 @@ func TestEvaluatePairedClaims(t *testing.T) {
 		{"instances/fail", paired + `, per_instance: true}`, pairedJobs([]float64{0.5, 0.01, 0.6}, 0.3), Fail, "worse on 2)"},
 		{"instances/ties", paired + `, per_instance: true}`, pairedJobs([]float64{0.5, 0, 0.6}, 0), Inconclusive, "1 undecided"},
 		{"instances/share", paired + `, per_instance: true, over: "share >= 0.6"}`, pairedJobs([]float64{0.5, 0.01, 0.6}, 0.3), Pass, "2/3 points"},
+		// ratio: the per-instance ratios A/B (0.94 to 0.99 here) against the bound.
+		{"ratio/mean/pass", paired + `, over: mean, ratio: 0.99}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Pass, "mean over 3 points of the paired ratio A/B = 0.9"},
+		{"ratio/mean/fail", paired + `, over: mean, ratio: 0.9}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Fail, "(want < 0.9)"},
+		{"ratio/every/higher", `compare: {metric: value, series: variant, a: B, b: A, op: higher, paired: true, ratio: 1.01}`, pairedJobs([]float64{0.5, 0.4}, 0.05), Pass, "B/A > 1.01 (paired ratios, same instances) at 2/2 points"},
+		{"ratio/instances", paired + `, per_instance: true, ratio: 0.99}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Pass, "A/B > 0.99 on no instance"},
+		{"ratio/instances/fail", paired + `, per_instance: true, ratio: 0.95}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Fail, "worse on 17)"},
 	}
 	schema := bench.New().Schema()
 	for _, c := range cases {
@@ -233,6 +250,13 @@ func TestEvaluatePairedClaims(t *testing.T) {
 	for _, bad := range []struct{ claim, want string }{
 		{`compare: {metric: value, series: variant, a: A, b: B, per_instance: true}`, "needs paired: true"},
 		{paired + `, per_instance: true, over: mean}`, "cannot be averaged"},
+		{paired + `, ratio: 0}`, "ratio must be a positive number"},
+		{paired + `, ratio: -2}`, "ratio must be a positive number"},
+		{paired + `, ratio: much}`, "want a number"},
+		{`published: {metric: value, value: 1, tol: 0.1, above: 0}`, "value and tol or bounds (above, below), not both"},
+		{`published: {metric: value, above: 2, below: 1}`, "above (2) must be less than below (1)"},
+		{`published: {metric: value, above: high}`, "want a number"},
+		{`published: {metric: value}`, "missing required key \"value\""},
 	} {
 		if _, err := testDecls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err = %v, want %q", bad.claim, err, bad.want)

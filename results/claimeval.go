@@ -209,9 +209,11 @@ func lowerAt(a, b est) Verdict {
 }
 
 // pairedDiffs returns, per point (every varying parameter but the series),
-// the mean and 95% CI of the paired differences A − B (B − A for "higher")
-// of the claim's metric over the replicates both series ran, matched by
-// replicate and seed, from the ok jobs. Points are in jobs order.
+// the mean and 95% CI of the claimed paired differences over the
+// replicates both series ran, matched by replicate and seed, from the ok
+// jobs: A − B (B − A for "higher"), or with a ratio A/B − ratio (ratio −
+// A/B for "higher"), so that a negative mean always supports the claim.
+// Points are in jobs order.
 func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est, detail map[string]string, signs map[string]signCount) {
 	f := jf.f
 	si, mi, ri, sdi, sti := f.Index(c.Series), f.Index(c.Metric), f.Index(ColReplicate), f.Index(ColSeed), f.Index(ColStatus)
@@ -246,18 +248,25 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 			p.b[rep] = v
 		}
 	}
+	sgn := claimSign(c)
 	diffs, detail, signs = map[string]est{}, map[string]string{}, map[string]signCount{}
 	kept := keys[:0]
 	for _, k := range keys {
 		p := points[k]
 		var ds []float64
 		for rep, a := range p.a {
-			if b, ok := p.b[rep]; ok {
-				if c.Op == "higher" {
-					ds = append(ds, b-a)
-				} else {
-					ds = append(ds, a-b)
+			b, ok := p.b[rep]
+			if !ok {
+				continue
+			}
+			if c.Ratio > 0 {
+				r := a / b
+				if math.IsNaN(r) || math.IsInf(r, 0) {
+					continue // B is 0 on this instance: no ratio
 				}
+				ds = append(ds, sgn*(r-c.Ratio))
+			} else {
+				ds = append(ds, sgn*(a-b))
 			}
 		}
 		if len(ds) == 0 {
@@ -282,10 +291,29 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 			ci = 0
 		}
 		diffs[k] = est{st.Mean, ci, true}
-		detail[k] = fmt.Sprintf("paired difference over %d replicates %s", len(ds), est{st.Mean, ci, true})
+		if c.Ratio > 0 {
+			detail[k] = fmt.Sprintf("paired ratio %s/%s over %d replicates %s", c.A, c.B, len(ds), ratioOf(c, diffs[k]))
+		} else {
+			detail[k] = fmt.Sprintf("paired difference over %d replicates %s", len(ds), diffs[k])
+		}
 		kept = append(kept, k)
 	}
 	return kept, diffs, detail, signs
+}
+
+// claimSign is +1 for a "lower" claim and −1 for a "higher" one: the sign
+// that makes a claimed difference negative.
+func claimSign(c *Claim) float64 {
+	if c.Op == "higher" {
+		return -1
+	}
+	return 1
+}
+
+// ratioOf turns a claimed paired difference of a ratio claim back into the
+// ratio A/B it stands for.
+func ratioOf(c *Claim, d est) est {
+	return est{c.Ratio + claimSign(c)*d.m, d.ci, d.ok}
 }
 
 // signCount counts a point's paired instances by the sign of the claimed
@@ -343,16 +371,25 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 	if c.Op == "higher" {
 		sign, rel = c.B+"−"+c.A, ">"
 	}
-	what := fmt.Sprintf("%s: %s %s %s (paired, same instances)", c.Metric, c.A, rel, c.B)
+	lhs, rhs, same := c.A, c.B, "paired, same instances"
+	shown := d // what the numbers show of each point: the differences, or the ratios
+	if c.Ratio > 0 {
+		sign, lhs, rhs, same = c.A+"/"+c.B, c.A+"/"+c.B, g4(c.Ratio), "paired ratios, same instances"
+		shown = map[string]est{}
+		for _, k := range keys {
+			shown[k] = ratioOf(c, d[k])
+		}
+	}
+	what := fmt.Sprintf("%s: %s %s %s (%s)", c.Metric, lhs, rel, rhs, same)
 	if c.PerInstance {
 		what = fmt.Sprintf("%s: %s %s %s on no instance and %s %s on some instance of every point (%s better on %d of %d instances, worse on %d)",
-			c.Metric, c.A, map[string]string{"<": ">", ">": "<"}[rel], c.B, rel, c.B, c.A, total.better, total.better+total.equal+total.worse, total.worse)
+			c.Metric, lhs, map[string]string{"<": ">", ">": "<"}[rel], rhs, rel, rhs, c.A, total.better, total.better+total.equal+total.worse, total.worse)
 	}
 	switch c.Over {
 	case OverEveryPoint, OverShare:
 		overPoints(c, &r, what, "undecided")
 		if c.Over == OverEveryPoint {
-			r.Numbers += "; " + pairedRange(sign, keys, d)
+			r.Numbers += "; " + pairedRange(sign, keys, shown)
 		}
 	case OverMean:
 		st := Describe(slices.Clone(means))
@@ -364,7 +401,11 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 			m.ci = 0
 		}
 		r.Verdict = lowerAt(m, zero)
-		r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired difference %s = %s (want < 0)", what, len(means), sign, m)
+		if c.Ratio > 0 {
+			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired ratio %s = %s (want %s %s)", what, len(means), sign, ratioOf(c, m), rel, rhs)
+		} else {
+			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired difference %s = %s (want < 0)", what, len(means), sign, m)
+		}
 	}
 	return r
 }
@@ -398,10 +439,17 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 	if c.Op == "higher" {
 		rel = ">"
 	}
+	bName := c.B // B, or ratio × B
+	if c.Ratio > 0 {
+		bName = g4(c.Ratio) + " × " + c.B
+	}
 	var diffs []float64
 	var ciAB []float64
 	for _, k := range keys {
 		a, b := cf.value(c.Metric, ra[k]), cf.value(c.Metric, rb[k])
+		if c.Ratio > 0 {
+			b.m, b.ci = c.Ratio*b.m, c.Ratio*b.ci
+		}
 		if !a.ok || !b.ok {
 			r.Points = append(r.Points, PointResult{k, Inconclusive, "no value"})
 			continue
@@ -415,9 +463,9 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 			diffs = append(diffs, a.m-b.m)
 		}
 		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
-		r.Points = append(r.Points, PointResult{k, v, fmt.Sprintf("%s %s vs %s %s", c.A, a, c.B, b)})
+		r.Points = append(r.Points, PointResult{k, v, fmt.Sprintf("%s %s vs %s %s", c.A, a, bName, b)})
 	}
-	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.A, rel, c.B)
+	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.A, rel, bName)
 	switch c.Over {
 	case OverEveryPoint, OverShare:
 		overPoints(c, &r, what, "overlapping CIs")
@@ -436,9 +484,9 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 			break
 		}
 		r.Verdict = lowerAt(est{d.m, d.ci, true}, est{0, 0, true})
-		sign := c.A + "−" + c.B
+		sign := c.A + "−" + bName
 		if c.Op == "higher" {
-			sign = c.B + "−" + c.A
+			sign = bName + "−" + c.A
 		}
 		r.Numbers = fmt.Sprintf("%s on average: mean paired difference %s = %s (95%% CI over %d points; want < 0)",
 			what, sign, d, len(diffs))
@@ -717,6 +765,10 @@ func (cf *claimFrame) published(c *Claim) ClaimResult {
 			r.Points = append(r.Points, PointResult{k, Inconclusive, "no value"})
 			continue
 		}
+		if c.Above != nil || c.Below != nil {
+			r.Points = append(r.Points, PointResult{k, withinBounds(e, c.Above, c.Below), fmt.Sprintf("%s = %s, published %s", c.Metric, e, boundsText(c.Above, c.Below))})
+			continue
+		}
 		dev := math.Abs(e.m - c.Value)
 		v := Inconclusive
 		switch {
@@ -735,8 +787,47 @@ func (cf *claimFrame) published(c *Claim) ClaimResult {
 	pass, fail, inc := count(r.Points)
 	r.Verdict = aggregate(pass, fail, inc)
 	r.Numbers = fmt.Sprintf("%d/%d points within tolerance", pass, len(r.Points))
+	if c.Above != nil || c.Below != nil {
+		r.Numbers = fmt.Sprintf("%d/%d points %s", pass, len(r.Points), boundsText(c.Above, c.Below))
+	}
 	if p := firstWith(r.Points, r.Verdict); p != nil {
 		r.Numbers += "; " + p.Point + ": " + p.Detail
 	}
 	return r
+}
+
+// withinBounds decides a value against published bounds: pass when its CI
+// lies strictly inside them, fail when it lies wholly outside one of them,
+// inconclusive when it straddles a bound.
+func withinBounds(e est, above, below *float64) Verdict {
+	v := Pass
+	if above != nil {
+		v = worse(v, lowerAt(est{*above, 0, true}, e))
+	}
+	if below != nil {
+		v = worse(v, lowerAt(e, est{*below, 0, true}))
+	}
+	return v
+}
+
+// worse returns the worse of two verdicts: fail, then inconclusive, then pass.
+func worse(a, b Verdict) Verdict {
+	switch {
+	case a == Fail || b == Fail:
+		return Fail
+	case a == Inconclusive || b == Inconclusive:
+		return Inconclusive
+	}
+	return Pass
+}
+
+// boundsText renders published bounds: "above 100", "below 1800", "in (a, b)".
+func boundsText(above, below *float64) string {
+	switch {
+	case above != nil && below != nil:
+		return fmt.Sprintf("in (%g, %g)", *above, *below)
+	case above != nil:
+		return fmt.Sprintf("above %g", *above)
+	}
+	return fmt.Sprintf("below %g", *below)
 }

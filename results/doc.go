@@ -162,10 +162,12 @@
 //	    text: "DLT rejects fewer tasks than OPR-MN at every load"
 //	    compare: {metric: reject_ratio, series: algorithm, a: EDF-DLT, b: EDF-OPR-MN,
 //	              op: lower, over: every_point,   # lower | higher; every_point | mean | "share >= 0.9" (or 90%)
-//	              paired: false}                  # true: decide on paired differences from jobs.parquet
+//	              paired: false,                  # true: decide on paired differences from jobs.parquet
+//	              ratio: 0.75}                    # optional: A against 0.75 × B ("more than 25% lower")
 //	  - monotone: {metric: value, in: size, direction: increasing, series: variant, strict: false}
 //	  - converge: {metric: reject_ratio, series: algorithm, a: X, b: Y, as: dc_ratio, eps: 0.01}
 //	  - published: {metric: value, where: {size: 3}, value: 3.0, tol: 0.5}
+//	  - published: {metric: value_max, below: 1800}  # or above:, or both: a bound, not a value
 //
 // Every claim has one of the four operators and an optional where:. Claims
 // read the summary: metric is a bare metric (its mean, uncertain by its
@@ -187,6 +189,11 @@
 //     (common random numbers: the same instance), their mean ± t·sd/√n
 //     decides as above against 0; the aggregation is the same, and mean
 //     averages the per-point mean differences.
+//   - compare with ratio: r compares A with r × B. Unpaired, B's mean and
+//     ci95 are scaled by r at each point. Paired, each instance gives the
+//     ratio A/B instead of A − B, and their mean (per point, then over the
+//     points for mean) is decided against r as the differences are against
+//     0: the mean of per-scenario ratios a paper plots "relative to B".
 //   - monotone, per series (group of the other parameters) sorted by in:
 //     fail when a consecutive step separates the wrong way; pass when every
 //     step of the mean goes the claimed way (or stays) and the first and
@@ -197,6 +204,9 @@
 //     fails, else inconclusive (the smallest as is reported alongside).
 //   - published, per selected row: |mean − value| + ci ≤ tol passes,
 //     |mean − value| − ci > tol fails, else inconclusive; no row → fail.
+//     With above and/or below instead of value and tol: mean ± ci wholly
+//     inside the bounds passes, wholly outside one of them fails, else
+//     inconclusive.
 //
 // Every result carries the numbers that decided it (ClaimResult.Numbers,
 // and per point in Points).
