@@ -83,13 +83,16 @@ type Claim struct {
 	// Of is the parameter whose best value is sought (argbest) and Goal
 	// says whether best is the lowest ("min") or highest ("max") metric.
 	Of, Goal string
+	// ExplainedBy, when set, names the sensitivity sweep whose claim passes
+	// under an alternative reading of the paper (explained_by:).
+	ExplainedBy *Explanation
 
 	File      string
 	Line, Col int
 }
 
 var (
-	claimKeys     = []string{"id", "source", "text", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished, ClaimArgBest}
+	claimKeys     = []string{"id", "source", "text", "explained_by", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished, ClaimArgBest}
 	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "ratio", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
@@ -143,6 +146,9 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 	}
 	if e, ok := m["text"]; ok {
 		c.Text, _ = p.str(e.v, join(key, "text"))
+	}
+	if e, ok := m["explained_by"]; ok {
+		c.ExplainedBy = p.explanation(e.v, join(key, "explained_by"))
 	}
 	var body kv
 	for _, k := range claimKinds {

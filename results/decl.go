@@ -490,6 +490,8 @@ type Decls struct {
 	Figures []*Figure
 	Claims  []*Claim
 	Verify  VerifySpec
+	// Calibrations are the sweep's calibrated: parameters.
+	Calibrations []*Calibration
 }
 
 // ParseDecls validates a sweep's figures:, claims: and verify: keys against
@@ -506,6 +508,9 @@ func ParseDecls(s *sweep.Sweep) (*Decls, error) {
 	}
 	if s.Verify != nil {
 		d.Verify = p.verify(s.Verify, join(s.Name, "verify"))
+	}
+	if s.Calibrated != nil {
+		d.Calibrations = p.calibrations(s.Calibrated, join(s.Name, "calibrated"), d.Claims)
 	}
 	if len(p.errs) > 0 {
 		slices.SortStableFunc(p.errs, func(a, b *sweep.Error) int {

@@ -44,6 +44,9 @@ type Sweep struct {
 	// Figures, Claims and Verify are kept raw for the results package; the
 	// sweep package does not look inside them.
 	Figures, Claims, Verify *yaml.Node
+	// Calibrated (calibrated:) is kept raw too: the parameters whose values
+	// were chosen against some of the sweep's claims (results.Calibration).
+	Calibrated *yaml.Node
 
 	model   simcore.Model
 	schema  simcore.Schema
@@ -112,7 +115,7 @@ const extKeys = "x-*"
 
 // The keys each mapping of the file format accepts.
 var (
-	sweepKeys = []string{"name", "model", "doc", "seed", "replicates", "params", "axes", "derive", "exclude", "figures", "claims", "verify", extKeys}
+	sweepKeys = []string{"name", "model", "doc", "seed", "replicates", "params", "axes", "derive", "exclude", "figures", "claims", "verify", "calibrated", extKeys}
 	axisKeys  = []string{"name", "values", "range", "when", "zip"}
 	rangeKeys = []string{"from", "to", "step", "num", "factor", "scale"}
 )
@@ -609,6 +612,9 @@ func (p *parser) sweep(n *yaml.Node, key string, suggest []string) *Sweep {
 	}
 	if kv, ok := get["verify"]; ok {
 		s.Verify = kv.v
+	}
+	if kv, ok := get["calibrated"]; ok {
+		s.Calibrated = kv.v
 	}
 	kv, ok := get["model"]
 	if !ok {

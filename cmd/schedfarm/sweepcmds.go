@@ -26,6 +26,9 @@ func (a *app) loadSweep(path string) (*sweep.File, error) {
 	if err := results.ValidateFile(f); err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
+	if err := results.CheckExplanations(f, a.registry()); err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
 	return f, nil
 }
 

@@ -1,0 +1,249 @@
+package results
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"schedfarm/simcore"
+	"schedfarm/sweep"
+)
+
+// Calibration is one entry of a sweep's calibrated: mapping: a parameter
+// whose value was chosen because it reproduces some of the sweep's claims.
+// Those claims are calibration, not reproductions: the scoreboard counts
+// them apart whatever their verdict.
+//
+//	calibrated:
+//	  hcpa_max_inflation:
+//	    against: [max-stretch-selfish-median, makespan-cafm-cra-*]
+//	    why: "3 was chosen because it reproduces the quoted quartiles"
+//
+// against lists claim ids of the same sweep (a * is a glob; each must match
+// a claim); why says how the value was chosen.
+type Calibration struct {
+	Param   string
+	Against []string
+	Why     string
+	// Line locates the parameter's key in the sweep file.
+	Line int
+}
+
+// Covers reports whether the calibration names the claim id.
+func (c *Calibration) Covers(id string) bool {
+	for _, pat := range c.Against {
+		if ok, _ := path.Match(pat, id); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Explanation is a failing claim's explained_by: a sensitivity sweep file
+// (Sweep, relative to the declaring file's folder) whose claim Claim
+// passes under the stated alternative Reading of the paper. The scoreboard
+// counts the failure as explained only when a sweep of that file ran in the
+// same suite run and that claim passed.
+type Explanation struct {
+	Sweep, Claim, Reading string
+}
+
+var explanationKeys = []string{"sweep", "claim", "reading"}
+
+// explanation parses a claim's explained_by mapping.
+func (p *declParser) explanation(n *yaml.Node, key string) *Explanation {
+	m, ok := p.mapping(n, key, explanationKeys)
+	if !ok {
+		return nil
+	}
+	e := &Explanation{}
+	before := len(p.errs)
+	for _, k := range explanationKeys {
+		v, ok := m[k]
+		if !ok {
+			p.errf(resolveNode(n), key, "", "missing required key %q", k)
+			continue
+		}
+		s, ok := p.str(v.v, join(key, k))
+		if !ok {
+			continue
+		}
+		if strings.TrimSpace(s) == "" {
+			p.errf(resolveNode(v.v), join(key, k), "", "%s must not be empty", k)
+		}
+		switch k {
+		case "sweep":
+			e.Sweep = s
+			if !filepath.IsLocal(s) || !strings.HasSuffix(s, ".yaml") || strings.Contains(s, `\`) {
+				p.errf(resolveNode(v.v), join(key, k), "name a sweep file of the same folder, e.g. fig3-rtgrid.yaml", "%q is not a relative .yaml path inside the folder", s)
+			}
+		case "claim":
+			e.Claim = s
+			if s != "" && !idRE.MatchString(s) {
+				p.errf(resolveNode(v.v), join(key, k), "", "bad claim id %q", s)
+			}
+		case "reading":
+			e.Reading = s
+		}
+	}
+	if len(p.errs) > before {
+		return nil
+	}
+	return e
+}
+
+var calibrationKeys = []string{"against", "why"}
+
+// calibrations parses a sweep's calibrated: mapping, parameter name →
+// {against, why}, against the sweep's claims.
+func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*Calibration {
+	n = resolveNode(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		p.errf(n, key, "", "want a mapping of parameter names to {against, why}, got %s", nodeKind(n))
+		return nil
+	}
+	var params []string
+	for _, pr := range p.schema.Params {
+		params = append(params, pr.Name)
+	}
+	var out []*Calibration
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if strings.HasPrefix(k.Value, "x-") {
+			continue
+		}
+		pk := join(key, k.Value)
+		if _, ok := p.schema.Param(k.Value); !ok {
+			p.errf(k, pk, didYouMeanOr(k.Value, params), "%q is not a parameter of the model", k.Value)
+			continue
+		}
+		if seen[k.Value] {
+			p.errf(k, pk, "", "parameter %q calibrated twice", k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		m, ok := p.mapping(v, pk, calibrationKeys)
+		if !ok {
+			continue
+		}
+		c := &Calibration{Param: k.Value, Line: k.Line}
+		before := len(p.errs)
+		if e, ok := m["why"]; !ok {
+			p.errf(resolveNode(v), pk, "say how the value was chosen", "missing required key \"why\"")
+		} else if c.Why, ok = p.str(e.v, join(pk, "why")); ok && strings.TrimSpace(c.Why) == "" {
+			p.errf(resolveNode(e.v), join(pk, "why"), "say how the value was chosen", "why must not be empty")
+		}
+		if e, ok := m["against"]; !ok {
+			p.errf(resolveNode(v), pk, "list the claim ids the value was chosen to reproduce", "missing required key \"against\"")
+		} else if items, ok := p.sequence(e.v, join(pk, "against")); ok {
+			if len(items) == 0 {
+				p.errf(resolveNode(e.v), join(pk, "against"), "list the claim ids the value was chosen to reproduce", "against is empty")
+			}
+			var ids []string
+			for _, c := range claims {
+				ids = append(ids, c.ID)
+			}
+			for j, it := range items {
+				s, ok := p.str(it, index(join(pk, "against"), j))
+				if !ok {
+					continue
+				}
+				if _, err := path.Match(s, ""); err != nil {
+					p.errf(it, index(join(pk, "against"), j), "", "bad pattern %q: %v", s, err)
+					continue
+				}
+				n := 0
+				for _, id := range ids {
+					if ok, _ := path.Match(s, id); ok {
+						n++
+					}
+				}
+				if n == 0 {
+					p.errf(it, index(join(pk, "against"), j), didYouMeanOr(s, ids), "%q matches no claim of the sweep", s)
+					continue
+				}
+				c.Against = append(c.Against, s)
+			}
+		}
+		if len(p.errs) == before {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Calibrated returns the calibration that names the claim id, or nil.
+func (d *Decls) Calibrated(id string) *Calibration {
+	for _, c := range d.Calibrations {
+		if c.Covers(id) {
+			return c
+		}
+	}
+	return nil
+}
+
+// CheckExplanations checks that every explained_by of the file's sweeps
+// names a sweep file that loads (relative to the declaring file's folder)
+// and that declares the named claim. The error is a sweep.ErrorList, each
+// at the claim's declaration. Declarations with errors of their own are
+// left to ValidateFile.
+func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
+	var errs sweep.ErrorList
+	loaded := map[string][]string{} // file → the claim ids its own sweeps declare
+	loadErr := map[string]error{}
+	for _, s := range f.Sweeps {
+		d, err := ParseDecls(s)
+		if err != nil {
+			continue
+		}
+		for _, c := range d.Claims {
+			e := c.ExplainedBy
+			if e == nil {
+				continue
+			}
+			target := filepath.Clean(filepath.Join(filepath.Dir(c.File), e.Sweep))
+			ids, seen := loaded[target]
+			if !seen && loadErr[target] == nil {
+				g, err := sweep.Load(target, models)
+				if err != nil {
+					loadErr[target] = err
+				} else {
+					for _, s2 := range g.Sweeps {
+						if filepath.Clean(s2.File) != target {
+							continue
+						}
+						d2, err := ParseDecls(s2)
+						if err != nil {
+							loadErr[target] = err
+							break
+						}
+						for _, c2 := range d2.Claims {
+							ids = append(ids, c2.ID)
+						}
+					}
+					if loadErr[target] == nil {
+						loaded[target] = ids
+					}
+				}
+			}
+			key := join(join(s.Name, "claims"), c.ID) + ".explained_by"
+			switch {
+			case loadErr[target] != nil:
+				errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Col: c.Col, Key: key,
+					Msg: fmt.Sprintf("sweep file %s does not load: %s", e.Sweep, strings.SplitN(loadErr[target].Error(), "\n", 2)[0]), Hint: "name a sweep file of the claim's folder"})
+			case !slices.Contains(ids, e.Claim):
+				errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Col: c.Col, Key: key,
+					Msg: fmt.Sprintf("%s declares no claim %q", e.Sweep, e.Claim), Hint: sweep.DidYouMean(e.Claim, ids)})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
