@@ -30,6 +30,17 @@ func TestCalibrationDecls(t *testing.T) {
 		{"calibrated:\n  noise: {against: [pub-1], why: x, by: me}\n", `unknown key "by"`},
 		{"calibrated: [noise]\n", `want a mapping of parameter names`},
 	}
+	for _, c := range []struct{ yaml, want string }{
+		{"  - {id: p, published: {metric: value, below: 3, precision: 0.1}}\n", `precision goes with value, not with bounds`},
+		{"  - {id: p, published: {metric: value, value: 3, tol: 1, precision: 0}}\n", `precision must be positive`},
+	} {
+		if _, err := testDecls(t, "claims:\n"+c.yaml); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %s", c.yaml, err, c.want)
+		}
+	}
+	if d, err := testDecls(t, "claims:\n  - {id: p, published: {metric: value, value: 3, tol: 1, precision: 0.05}}\n"); err != nil || *d.Claims[0].Precision != 0.05 {
+		t.Errorf("precision: %v", err)
+	}
 	for _, c := range cases {
 		_, err := testDecls(t, claims+c.yaml)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

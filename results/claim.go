@@ -80,6 +80,10 @@ type Claim struct {
 	// Above and Below, instead of Value and Tol, bound a published value
 	// on one side or both ("maximum makespans under 1800"); nil when unset.
 	Above, Below *float64
+	// Precision (published, optional) is the paper's own precision for
+	// Value (its stated bound or last printed digit): the scoreboard's
+	// tolerance for the cell instead of the one rule (10%, 10 points).
+	Precision *float64
 	// Of is the parameter whose best value is sought (argbest) and Goal
 	// says whether best is the lowest ("min") or highest ("max") metric.
 	Of, Goal string
@@ -96,7 +100,7 @@ var (
 	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "ratio", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
-	publishedKeys = []string{"metric", "where", "value", "tol", "above", "below"}
+	publishedKeys = []string{"metric", "where", "value", "tol", "above", "below", "precision"}
 	argBestKeys   = []string{"metric", "of", "in", "goal", "direction", "where"}
 	shareRE       = regexp.MustCompile(`^share\s*>=\s*([0-9]*\.?[0-9]+)(%?)$`)
 )
@@ -341,6 +345,9 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		_, hasTol := b["tol"]
 		_, hasAbove := b["above"]
 		_, hasBelow := b["below"]
+		if _, ok := b["precision"]; ok && (hasAbove || hasBelow) {
+			p.errf(at, join(bk, "precision"), "", "precision goes with value, not with bounds (above, below)")
+		}
 		switch {
 		case (hasAbove || hasBelow) && (hasValue || hasTol):
 			p.errf(at, bk, "keep value and tol, or above and/or below", "a published claim gives value and tol or bounds (above, below), not both")
@@ -353,6 +360,9 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 			c.Tol = number("tol")
 			if c.Tol < 0 {
 				p.errf(at, join(bk, "tol"), "", "tol must not be negative")
+			}
+			if c.Precision = bound("precision"); c.Precision != nil && *c.Precision <= 0 {
+				p.errf(at, join(bk, "precision"), "", "precision must be positive")
 			}
 		}
 	}

@@ -168,6 +168,19 @@
 //	  - converge: {metric: reject_ratio, series: algorithm, a: X, b: Y, as: dc_ratio, eps: 0.01}
 //	  - published: {metric: value, where: {size: 3}, value: 3.0, tol: 0.5}
 //	  - published: {metric: value_max, below: 1800}  # or above:, or both: a bound, not a value
+//	  - id: gap
+//	    explained_by: {sweep: alt.yaml, claim: gap-alt, reading: "the alternative reading"}
+//	    published: {metric: value, value: 0, tol: 0.5, precision: 0.25}
+//	calibrated:
+//	  noise: {against: [claim-id, other-*], why: "how the value was chosen"}
+//
+// A claim's explained_by (Explanation) names a sweep file of the same
+// folder and a claim it declares that passes under an alternative reading
+// of the paper; CheckExplanations checks that it exists. precision
+// (published with value) is the paper's own precision, the scoreboard's
+// tolerance for that number. A sweep's calibrated: (Calibration) lists
+// parameters whose value was chosen to reproduce some of its claims: those
+// claims are calibration, not reproductions (BuildScoreboard).
 //
 // Every claim has one of the four operators and an optional where:. Claims
 // read the summary: metric is a bare metric (its mean, uncertain by its
@@ -229,6 +242,18 @@
 // the metadata supplies the declarations, so a report can be rebuilt from
 // the folder alone. Figures whose table is absent (a golden folder holds
 // only summary.parquet) are listed as errors in the report.
+//
+// # Scoreboard
+//
+// A suite run's report (WriteSuiteReport) starts with a scoreboard, also
+// written as scoreboard-<run>.json (BuildScoreboard): per paper (the
+// sweeps of one config folder), the statements of the folder's CLAIMS.md
+// (encoded / cannot check), the claims pass, fail explained (explained_by
+// names a file whose sweep ran in the same run and whose claim passed),
+// fail unexplained, inconclusive and calibration (named by a calibrated:
+// of their sweep, whatever the verdict), and the published cells within
+// one rule: |ours − published| ≤ 10% of |published|, 10 points for a
+// metric in %, or the claim's precision.
 //
 // # Verification
 //

@@ -92,7 +92,13 @@ type Report struct {
 	FigureErrors         []string
 	Claims               []ClaimResult
 	FailedJobs           []FailedJob
-	Generated            time.Time
+	// SweepPath is the file that declared the sweep (an included file of a
+	// suite); Calibrations its calibrated: parameters; Cells its published
+	// numbers under the scoreboard's one tolerance rule.
+	SweepPath    string
+	Calibrations []*Calibration
+	Cells        []CellResult
+	Generated    time.Time
 }
 
 // FailedClaims returns the number of claims whose verdict is fail.
@@ -194,6 +200,8 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 		r.Figures = append(r.Figures, ff)
 	}
 	r.Claims = EvaluateClaims(sum, jobs, s.Schema(), decls.Claims)
+	r.SweepPath, r.Calibrations = s.File, decls.Calibrations
+	r.Cells = publishedCells(sum, s.Schema(), decls.Claims)
 	if err := r.write(); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

@@ -81,14 +81,24 @@ func WriteSuiteReport(resultsDir string, s *SuiteReport) (string, error) {
 	if s.Generated.IsZero() {
 		s.Generated = time.Now().UTC()
 	}
+	sb := BuildScoreboard(s)
+	js, err := sb.JSON()
+	if err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(resultsDir, ScoreboardName(s.Run)), js); err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
 	var md bytes.Buffer
-	s.markdown(resultsDir, &md)
+	s.markdown(resultsDir, sb, &md)
 	base := filepath.Join(resultsDir, SuiteReportName(s.Run))
 	if err := writeFileAtomic(base+".md", md.Bytes()); err != nil {
 		return "", fmt.Errorf("suite report: %w", err)
 	}
 	var h bytes.Buffer
-	if err := suiteTmpl.Execute(&h, s.view(resultsDir)); err != nil {
+	v := s.view(resultsDir)
+	v.Score = sb
+	if err := suiteTmpl.Execute(&h, v); err != nil {
 		return "", fmt.Errorf("suite report: %w", err)
 	}
 	if err := writeFileAtomic(base+".html", h.Bytes()); err != nil {
@@ -97,11 +107,12 @@ func WriteSuiteReport(resultsDir string, s *SuiteReport) (string, error) {
 	return base + ".html", nil
 }
 
-func (s *SuiteReport) markdown(resultsDir string, b *bytes.Buffer) {
+func (s *SuiteReport) markdown(resultsDir string, sb *Scoreboard, b *bytes.Buffer) {
 	jobs, ok, failed, mt, pass, fail, inc := s.totals()
 	fmt.Fprintf(b, "# Suite report: run %s\n\n", s.Run)
 	fmt.Fprintf(b, "File `%s`: %d sweeps, %d jobs (%d ok, %d failed), wall time %s, model wall time %s (sum of the jobs' duration_ms, which contention inflates), CPU time %s (sum of the jobs' cpu_ms, the thread's clock). Claims: %d pass, %d fail, %d inconclusive.\n\n",
 		s.File, len(s.Sweeps), jobs, ok, failed, s.Wall.Round(time.Millisecond), mt.ModelWall.Round(time.Millisecond), cpuText(mt.CPU, mt.CPUJobs, jobs), pass, fail, inc)
+	sb.markdown(b)
 	b.WriteString("## Per model\n\n| model | sweeps | jobs | failed | model wall time | CPU time | claims pass / fail / inconclusive |\n|---|---|---|---|---|---|---|\n")
 	for _, m := range s.models() {
 		fmt.Fprintf(b, "| %s | %d | %d | %d | %s | %s | %d / %d / %d |\n", m.Model, m.Sweeps, m.Jobs, m.Failed, m.ModelWall.Round(time.Millisecond), cpuText(m.CPU, m.CPUJobs, m.Jobs), m.Pass, m.Fail, m.Inc)
@@ -125,6 +136,7 @@ type suiteView struct {
 	S                                 *SuiteReport
 	Models                            []modelTotal
 	Rows                              []suiteRow
+	Score                             *Scoreboard
 	Jobs, OK, Failed, Pass, Fail, Inc int
 	ModelWall, CPU, Wall              string
 }
@@ -162,7 +174,13 @@ th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.
 </style></head><body>
 <h1>Suite report: run {{.S.Run}}</h1>
 <p>File <code>{{.S.File}}</code>: {{len .S.Sweeps}} sweeps, {{.Jobs}} jobs ({{.OK}} ok, {{.Failed}} failed), wall time {{.Wall}}, model wall time {{.ModelWall}} (sum of the jobs' duration_ms, which contention inflates), CPU time {{.CPU}} (sum of the jobs' cpu_ms, the thread's clock). Claims: {{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.</p>
-<h2>Per model</h2>
+{{with .Score}}<h2>Scoreboard</h2>
+<p>Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md. Fail, explained: by a sensitivity sweep of this run whose claim passed. Calibration: claims a declared <code>calibrated:</code> parameter was chosen to reproduce, not counted as reproductions. Published cells within tolerance: {{.Tolerance}}, calibration cells left out.</p>
+<table><tr><th>paper</th><th>statements</th><th>encoded / cannot check</th><th>claims</th><th>pass</th><th>fail, explained</th><th>fail, unexplained</th><th>inconclusive</th><th>calibration</th><th>published cells within tolerance</th></tr>
+{{range .Papers}}<tr><td>{{.Paper}}</td><td>{{if .RegisterError}}{{.RegisterError}}{{else}}{{.Statements}}{{end}}</td><td>{{.Encoded}} / {{.Uncheckable}}</td><td>{{.Claims}}</td><td>{{.Pass}}</td><td>{{.FailExplained}}</td><td>{{.FailUnexpl}}</td><td>{{.Inconclusive}}</td><td>{{.Calibration}}</td><td>{{if .Cells}}{{.CellsWithin}} / {{.Cells}}{{else}}–{{end}}{{if .CalibrationCells}} (+{{.CalibrationCells}} calibration){{end}}</td></tr>{{end}}
+</table>
+<ul>{{range .Papers}}{{range .ClaimList}}{{if eq .Status "fail-explained"}}<li>{{.Sweep}}/{{.ID}}: fail, explained by {{.By}}</li>{{else if eq .Status "calibration"}}<li>{{.Sweep}}/{{.ID}}: calibration ({{.By}}), verdict {{.Verdict}}</li>{{else if .Note}}<li>{{.Sweep}}/{{.ID}}: fail, unexplained ({{.Note}})</li>{{end}}{{end}}{{end}}</ul>
+{{end}}<h2>Per model</h2>
 <table><tr><th>model</th><th>sweeps</th><th>jobs</th><th>failed</th><th>model wall time</th><th>CPU time</th><th>claims pass / fail / inconclusive</th></tr>
 {{range .Models}}<tr><td>{{.Model}}</td><td>{{.Sweeps}}</td><td>{{.Jobs}}</td><td>{{.Failed}}</td><td>{{ms .ModelWall}}</td><td>{{cpu .}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td></tr>{{end}}
 </table>

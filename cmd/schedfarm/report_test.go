@@ -185,6 +185,15 @@ claims:
 	if a, b := strings.Index(string(text), "| suite-a | bench"), strings.Index(string(text), "| suite-b | bench"); a < 0 || b < 0 || b > a {
 		t.Errorf("suite report does not list suite-b (first in the file) before suite-a:\n%s", text)
 	}
+	// The scoreboard: one line per paper (the sweep files' folders), in the
+	// report and as scoreboard-<run>.json beside it.
+	if !strings.Contains(string(text), "## Scoreboard") || !strings.Contains(string(text), "| p1 | no register: CLAIMS.md not found beside the sweep files | 0 / 0 | 1 | 1 | 0 | 0 | 0 | 0 | – |") {
+		t.Errorf("suite report lacks the scoreboard:\n%s", text)
+	}
+	sbFile := filepath.Join(res, "scoreboard-"+strings.TrimSuffix(strings.TrimPrefix(filepath.Base(md[0]), "report-"), ".md")+".json")
+	if sb, err := os.ReadFile(sbFile); err != nil || !strings.Contains(string(sb), `"paper": "p2"`) || strings.Index(string(sb), `"paper": "p2"`) > strings.Index(string(sb), `"paper": "p1"`) {
+		t.Errorf("scoreboard.json (%v):\n%s", err, sb)
+	}
 	// Re-reporting the run from its folders (no sweep files at hand) works,
 	// and gives the same suite report.
 	run := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(md[0]), "report-"), ".md")

@@ -1,0 +1,309 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"schedfarm/simcore"
+)
+
+// Scoreboard statuses of a claim.
+const (
+	ScorePass          = "pass"
+	ScoreFailExplained = "fail-explained"
+	ScoreFailUnexpl    = "fail-unexplained"
+	ScoreInconclusive  = "inconclusive"
+	ScoreCalibration   = "calibration"
+)
+
+// The one tolerance rule for published table cells: a cell is within
+// tolerance when |ours − published| ≤ 10% of |published|, or ≤ 10 points
+// when the metric's unit is %, unless the claim gives the paper's own
+// precision (published: {..., precision: p}), then ≤ p.
+const (
+	CellRelTol    = 0.10
+	CellPointsTol = 10.0
+)
+
+// CellResult is one published number (a published claim with value, at
+// one summary row) under the one tolerance rule.
+type CellResult struct {
+	Claim     string  `json:"claim"`
+	Point     string  `json:"point,omitempty"`
+	Published float64 `json:"published"`
+	Ours      float64 `json:"ours"`
+	Tol       float64 `json:"tol"`
+	Within    bool    `json:"within"`
+}
+
+// publishedCells evaluates every published claim with a value (not bounds)
+// under the one tolerance rule, point estimate against published number.
+func publishedCells(sum *Frame, schema *simcore.Schema, claims []*Claim) []CellResult {
+	cf := newClaimFrame(sum, schema)
+	var out []CellResult
+	for _, c := range claims {
+		if c.Kind != ClaimPublished || c.Above != nil || c.Below != nil {
+			continue
+		}
+		tol := CellRelTol * math.Abs(c.Value)
+		if m, ok := metricOf(schema, c.Metric); ok && m.Unit == "%" {
+			tol = CellPointsTol
+		}
+		if c.Precision != nil {
+			tol = *c.Precision
+		}
+		for _, row := range c.Where.rows(cf.f) {
+			e := cf.value(c.Metric, row)
+			cell := CellResult{Claim: c.ID, Point: cf.key(row), Published: c.Value, Ours: e.m, Tol: tol}
+			if !e.ok {
+				cell.Ours = math.NaN()
+			}
+			cell.Within = e.ok && math.Abs(e.m-c.Value) <= tol
+			out = append(out, cell)
+		}
+	}
+	return out
+}
+
+// ScoreClaim is one claim on the scoreboard.
+type ScoreClaim struct {
+	Sweep   string  `json:"sweep"`
+	ID      string  `json:"id"`
+	Verdict Verdict `json:"verdict"`
+	Status  string  `json:"status"`
+	// By is the explanation (file:claim) of a fail-explained claim, or the
+	// calibrated parameter of a calibration claim.
+	By string `json:"by,omitempty"`
+	// Note says why a failure with explained_by is still unexplained.
+	Note string `json:"note,omitempty"`
+}
+
+// PaperScore is one paper's line of the scoreboard: the sweeps of one
+// config folder (configs/<paper>/).
+type PaperScore struct {
+	Paper string `json:"paper"`
+	// Register: statements in the folder's CLAIMS.md, those with claims
+	// (encoded) and those that cannot be checked; RegisterError when the
+	// register could not be read.
+	Statements    int      `json:"statements"`
+	Encoded       int      `json:"encoded"`
+	Uncheckable   int      `json:"uncheckable"`
+	RegisterError string   `json:"register_error,omitempty"`
+	Sweeps        []string `json:"sweeps"`
+	Claims        int      `json:"claims"`
+	Pass          int      `json:"pass"`
+	FailExplained int      `json:"fail_explained"`
+	FailUnexpl    int      `json:"fail_unexplained"`
+	Inconclusive  int      `json:"inconclusive"`
+	Calibration   int      `json:"calibration"`
+	// Cells: published numbers (not calibration) and those within the one
+	// tolerance rule; CalibrationCells were fitted and are not counted.
+	Cells            int          `json:"cells"`
+	CellsWithin      int          `json:"cells_within"`
+	CalibrationCells int          `json:"calibration_cells"`
+	ClaimList        []ScoreClaim `json:"claim_list"`
+}
+
+// Scoreboard is a suite run's per-paper account: scoreboard-<run>.json.
+type Scoreboard struct {
+	File      string       `json:"file"`
+	Tolerance string       `json:"tolerance"`
+	Papers    []PaperScore `json:"papers"`
+}
+
+// ScoreboardName is the base name of a suite run's scoreboard in the
+// results directory, beside its report: scoreboard-<run>.json.
+func ScoreboardName(run string) string { return "scoreboard-" + run + ".json" }
+
+// paperOf returns a sweep's paper: the folder of its sweep file.
+func paperOf(r *Report) string {
+	if r.SweepPath == "" {
+		return r.Model
+	}
+	return filepath.Base(filepath.Dir(r.SweepPath))
+}
+
+// BuildScoreboard groups the suite's sweeps by paper (their sweep file's
+// folder) and classifies every claim. A failure counts as explained only
+// when the sweep file its explained_by names ran in this suite and the
+// named claim passed there. The register of each paper is read from
+// <folder>/CLAIMS.md beside the sweep files, if present.
+func BuildScoreboard(s *SuiteReport) *Scoreboard {
+	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%), or the paper's own precision where a claim gives it", CellRelTol*100, CellPointsTol)}
+	byFile := map[string][]*Report{}
+	for _, r := range s.Sweeps {
+		if r.SweepPath != "" {
+			k := filepath.Clean(r.SweepPath)
+			byFile[k] = append(byFile[k], r)
+		}
+	}
+	idx := map[string]int{}
+	for _, r := range s.Sweeps {
+		name := paperOf(r)
+		i, ok := idx[name]
+		if !ok {
+			i = len(sb.Papers)
+			idx[name] = i
+			ps := PaperScore{Paper: name}
+			if r.SweepPath != "" {
+				ps.registerCounts(filepath.Join(filepath.Dir(r.SweepPath), "CLAIMS.md"))
+			}
+			sb.Papers = append(sb.Papers, ps)
+		}
+		ps := &sb.Papers[i]
+		ps.Sweeps = append(ps.Sweeps, r.Sweep)
+		for _, c := range r.Claims {
+			sc := ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict}
+			cal := r.calibration(c.ID)
+			switch {
+			case cal != nil:
+				sc.Status, sc.By = ScoreCalibration, cal.Param
+				ps.Calibration++
+			case c.Verdict == Pass:
+				sc.Status = ScorePass
+				ps.Pass++
+			case c.Verdict == Fail:
+				sc.Status = ScoreFailUnexpl
+				if c.Claim != nil && c.Claim.ExplainedBy != nil {
+					by, note := explained(c.Claim.ExplainedBy, r, byFile)
+					if note == "" {
+						sc.Status, sc.By = ScoreFailExplained, by
+					} else {
+						sc.Note = note
+					}
+				}
+				if sc.Status == ScoreFailExplained {
+					ps.FailExplained++
+				} else {
+					ps.FailUnexpl++
+				}
+			default:
+				sc.Status = ScoreInconclusive
+				ps.Inconclusive++
+			}
+			ps.Claims++
+			ps.ClaimList = append(ps.ClaimList, sc)
+		}
+		for _, cell := range r.Cells {
+			if r.calibration(cell.Claim) != nil {
+				ps.CalibrationCells++
+				continue
+			}
+			ps.Cells++
+			if cell.Within {
+				ps.CellsWithin++
+			}
+		}
+	}
+	return sb
+}
+
+// explained checks an explanation against the suite's sweeps: it returns
+// "file:claim" when the named claim ran and passed, else a note saying why
+// the failure stays unexplained.
+func explained(e *Explanation, r *Report, byFile map[string][]*Report) (by, note string) {
+	file := filepath.Clean(filepath.Join(filepath.Dir(r.SweepPath), e.Sweep))
+	by = filepath.ToSlash(filepath.Join(paperOf(r), e.Sweep)) + ":" + e.Claim
+	reps := byFile[file]
+	if len(reps) == 0 {
+		return by, "explained_by " + by + " did not run in this suite"
+	}
+	for _, x := range reps {
+		for _, c := range x.Claims {
+			if c.ID != e.Claim {
+				continue
+			}
+			if c.Verdict == Pass {
+				return x.Sweep + "/" + c.ID, ""
+			}
+			return by, fmt.Sprintf("explained_by %s ran but its claim is %s", by, c.Verdict)
+		}
+	}
+	return by, "explained_by " + by + ": no such claim in that file"
+}
+
+// calibration returns the calibration of the sweep that names the claim.
+func (r *Report) calibration(id string) *Calibration {
+	for _, c := range r.Calibrations {
+		if c.Covers(id) {
+			return c
+		}
+	}
+	return nil
+}
+
+// registerCounts reads a paper's claim register.
+func (ps *PaperScore) registerCounts(file string) {
+	f, err := os.Open(file)
+	if err != nil {
+		ps.RegisterError = "no register: " + filepath.Base(file) + " not found beside the sweep files"
+		return
+	}
+	defer f.Close()
+	reg, err := ParseRegister(f, filepath.ToSlash(file))
+	if err != nil {
+		ps.RegisterError = strings.SplitN(err.Error(), "\n", 2)[0]
+		return
+	}
+	ps.Statements = len(reg.Entries)
+	for _, e := range reg.Entries {
+		if len(e.Refs) > 0 {
+			ps.Encoded++
+		} else {
+			ps.Uncheckable++
+		}
+	}
+}
+
+// JSON renders the scoreboard, indented, with a final newline.
+func (sb *Scoreboard) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(sb, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// markdown writes the scoreboard as the suite report's first section.
+func (sb *Scoreboard) markdown(b *bytes.Buffer) {
+	b.WriteString("## Scoreboard\n\n")
+	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked. Claims: pass / fail explained (by a sensitivity sweep of this run whose claim passed) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` parameter was chosen to reproduce, not counted as reproductions). Published cells within tolerance: %s, calibration cells left out.\n\n", sb.Tolerance)
+	b.WriteString("| paper | statements | encoded / cannot check | claims | pass | fail, explained | fail, unexplained | inconclusive | calibration | published cells within tolerance |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range sb.Papers {
+		st := fmt.Sprint(p.Statements)
+		if p.RegisterError != "" {
+			st = mdEscape(p.RegisterError)
+		}
+		cells := "–"
+		if p.Cells > 0 {
+			cells = fmt.Sprintf("%d / %d", p.CellsWithin, p.Cells)
+		}
+		if p.CalibrationCells > 0 {
+			cells += fmt.Sprintf(" (+%d calibration)", p.CalibrationCells)
+		}
+		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, cells)
+	}
+	var notes []string
+	for _, p := range sb.Papers {
+		for _, c := range p.ClaimList {
+			switch {
+			case c.Status == ScoreFailExplained:
+				notes = append(notes, fmt.Sprintf("- %s/%s: fail, explained by %s", c.Sweep, c.ID, c.By))
+			case c.Status == ScoreCalibration:
+				notes = append(notes, fmt.Sprintf("- %s/%s: calibration (%s), verdict %s", c.Sweep, c.ID, c.By, c.Verdict))
+			case c.Note != "":
+				notes = append(notes, fmt.Sprintf("- %s/%s: fail, unexplained (%s)", c.Sweep, c.ID, c.Note))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(slices.Compact(notes), "\n") + "\n")
+	}
+	b.WriteString("\n")
+}
