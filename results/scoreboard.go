@@ -52,7 +52,7 @@ func publishedCells(sum *Frame, schema *simcore.Schema, claims []*Claim) []CellR
 			continue
 		}
 		tol := CellRelTol * math.Abs(c.Value)
-		if m, ok := metricOf(schema, c.Metric); ok && m.Unit == "%" {
+		if unitOf(schema, c.Metric) == "%" {
 			tol = CellPointsTol
 		}
 		if c.Precision != nil {
@@ -69,6 +69,18 @@ func publishedCells(sum *Frame, schema *simcore.Schema, claims []*Claim) []CellR
 		}
 	}
 	return out
+}
+
+// unitOf returns the unit of a summary column: a metric's, also for its
+// statistics (makespan_median is in makespan's unit).
+func unitOf(schema *simcore.Schema, col string) string {
+	if m, ok := metricOf(schema, col); ok {
+		return m.Unit
+	}
+	if cs, err := columns(schema, SummaryTable); err == nil {
+		return cs.units[col]
+	}
+	return ""
 }
 
 // ScoreClaim is one claim on the scoreboard.

@@ -123,6 +123,10 @@ func TestPublishedCells(t *testing.T) {
 	if len(cells) != 3 || cells[0].Within || cells[1].Within || !cells[2].Within || cells[2].Tol != 10 {
 		t.Fatalf("%% cells %+v", cells)
 	}
+	// A statistic of a metric in % is in %.
+	if u := unitOf(schema, "value_median"); u != "%" {
+		t.Errorf("unit of value_median %q, want %%", u)
+	}
 	// The paper's own precision replaces the rule.
 	claims[0].Value, claims[0].Precision = 110, new(float64)
 	*claims[0].Precision = 1.5
