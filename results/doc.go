@@ -253,7 +253,7 @@
 // fail unexplained, inconclusive and calibration (named by a calibrated:
 // of their sweep, whatever the verdict), and the published cells within
 // one rule: |ours − published| ≤ 10% of |published|, 10 points for a
-// metric in %, or the claim's precision.
+// metric in % (0.1 for a metric in unit "share"), or the claim's precision.
 //
 // # Verification
 //

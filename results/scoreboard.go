@@ -24,8 +24,9 @@ const (
 
 // The one tolerance rule for published table cells: a cell is within
 // tolerance when |ours − published| ≤ 10% of |published|, or ≤ 10 points
-// when the metric's unit is %, unless the claim gives the paper's own
-// precision (published: {..., precision: p}), then ≤ p.
+// when the metric's unit is % (0.1 when it is "share", a fraction of 1),
+// unless the claim gives the paper's own precision (published: {...,
+// precision: p}), then ≤ p.
 const (
 	CellRelTol    = 0.10
 	CellPointsTol = 10.0
@@ -52,8 +53,11 @@ func publishedCells(sum *Frame, schema *simcore.Schema, claims []*Claim) []CellR
 			continue
 		}
 		tol := CellRelTol * math.Abs(c.Value)
-		if unitOf(schema, c.Metric) == "%" {
+		switch unitOf(schema, c.Metric) {
+		case "%":
 			tol = CellPointsTol
+		case "share": // a fraction of 1 that the paper gives in %
+			tol = CellPointsTol / 100
 		}
 		if c.Precision != nil {
 			tol = *c.Precision
@@ -147,7 +151,7 @@ func paperOf(r *Report) string {
 // named claim passed there. The register of each paper is read from
 // <folder>/CLAIMS.md beside the sweep files, if present.
 func BuildScoreboard(s *SuiteReport) *Scoreboard {
-	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%), or the paper's own precision where a claim gives it", CellRelTol*100, CellPointsTol)}
+	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim gives it", CellRelTol*100, CellPointsTol)}
 	byFile := map[string][]*Report{}
 	for _, r := range s.Sweeps {
 		if r.SweepPath != "" {

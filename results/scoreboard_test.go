@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,6 +124,13 @@ func TestPublishedCells(t *testing.T) {
 	if len(cells) != 3 || cells[0].Within || cells[1].Within || !cells[2].Within || cells[2].Tol != 10 {
 		t.Fatalf("%% cells %+v", cells)
 	}
+	schema.Metrics[0].Unit = "share"
+	claims[0].Value = 0.05 // ours is 0 at size 3: within 10 points (0.1) of 5%
+	cells = publishedCells(sum, schema, claims)
+	if len(cells) != 3 || cells[0].Within || cells[1].Within || !cells[2].Within || math.Abs(cells[2].Tol-0.1) > 1e-12 {
+		t.Fatalf("share cells %+v", cells)
+	}
+	schema.Metrics[0].Unit = "%"
 	// A statistic of a metric in % is in %.
 	if u := unitOf(schema, "value_median"); u != "%" {
 		t.Errorf("unit of value_median %q, want %%", u)

@@ -81,7 +81,7 @@ var schema = simcore.Schema{
 		{Name: "avg_stretch", Kind: simcore.Float, Doc: "Σ C_i / Σ C*_i (seed 004 §3.2)"},
 		{Name: "makespan", Kind: simcore.Float, Unit: "s", Doc: "overall makespan max C_i"},
 		{Name: "max_stretch", Kind: simcore.Float, Doc: "max C_i / C*_i (unfairness, seed 004 §3.2)"},
-		{Name: "utilisation", Kind: simcore.Float, Doc: "busy processor-time / (P × makespan) (Table 2)"},
+		{Name: "utilisation", Kind: simcore.Float, Unit: "share", Doc: "busy processor-time / (P × makespan) (Table 2)"},
 		{Name: "sched_time_ms", Kind: simcore.Float, Unit: "ms", Measured: true, Doc: "wall-clock time to compute the schedule (§5.2.7)"},
 		{Name: "faster_ptgs", Kind: simcore.Int, Unit: "PTGs", Doc: "PTGs finishing before their dedicated-cluster C* (§5.2.1's HCPA-bound case)"},
 		{Name: "moved_tasks", Kind: simcore.Int, Unit: "tasks", Doc: "tasks the backfilling compaction started earlier"},
