@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -107,9 +108,12 @@ type PaperScore struct {
 	// Register: statements in the folder's CLAIMS.md, those with claims
 	// (encoded) and those that cannot be checked; RegisterError when the
 	// register could not be read.
-	Statements    int      `json:"statements"`
-	Encoded       int      `json:"encoded"`
-	Uncheckable   int      `json:"uncheckable"`
+	Statements  int `json:"statements"`
+	Encoded     int `json:"encoded"`
+	Uncheckable int `json:"uncheckable"`
+	// CheckedHere counts the encoded statements that a claim of this run
+	// checks (a reference matches a claim of a sweep that ran).
+	CheckedHere   int      `json:"checked_here"`
 	RegisterError string   `json:"register_error,omitempty"`
 	Sweeps        []string `json:"sweeps"`
 	Claims        int      `json:"claims"`
@@ -160,6 +164,7 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 		}
 	}
 	idx := map[string]int{}
+	var regs []*Register
 	for _, r := range s.Sweeps {
 		name := paperOf(r)
 		i, ok := idx[name]
@@ -167,10 +172,12 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 			i = len(sb.Papers)
 			idx[name] = i
 			ps := PaperScore{Paper: name}
+			var reg *Register
 			if r.SweepPath != "" {
-				ps.registerCounts(filepath.Join(filepath.Dir(r.SweepPath), "CLAIMS.md"))
+				reg = ps.registerCounts(filepath.Join(filepath.Dir(r.SweepPath), "CLAIMS.md"))
 			}
 			sb.Papers = append(sb.Papers, ps)
+			regs = append(regs, reg)
 		}
 		ps := &sb.Papers[i]
 		ps.Sweeps = append(ps.Sweeps, r.Sweep)
@@ -217,7 +224,30 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 			}
 		}
 	}
+	for i, reg := range regs {
+		if reg != nil {
+			sb.Papers[i].CheckedHere = checkedHere(reg, sb.Papers[i].ClaimList)
+		}
+	}
 	return sb
+}
+
+// checkedHere counts the register's entries that reference a claim of the list.
+func checkedHere(reg *Register, claims []ScoreClaim) int {
+	n := 0
+	for _, e := range reg.Entries {
+	refs:
+		for _, ref := range e.Refs {
+			name, pattern, _ := strings.Cut(ref, "/")
+			for _, c := range claims {
+				if ok, _ := path.Match(pattern, c.ID); ok && c.Sweep == name {
+					n++
+					break refs
+				}
+			}
+		}
+	}
+	return n
 }
 
 // explained checks an explanation against the suite's sweeps: it returns
@@ -254,18 +284,19 @@ func (r *Report) calibration(id string) *Calibration {
 	return nil
 }
 
-// registerCounts reads a paper's claim register.
-func (ps *PaperScore) registerCounts(file string) {
+// registerCounts reads a paper's claim register and returns it (nil when
+// it cannot be read; RegisterError says why).
+func (ps *PaperScore) registerCounts(file string) *Register {
 	f, err := os.Open(file)
 	if err != nil {
 		ps.RegisterError = "no register: " + filepath.Base(file) + " not found beside the sweep files"
-		return
+		return nil
 	}
 	defer f.Close()
-	reg, err := ParseRegister(f, filepath.ToSlash(file))
+	reg, err := ParseRegister(f, filepath.Base(file))
 	if err != nil {
 		ps.RegisterError = strings.SplitN(err.Error(), "\n", 2)[0]
-		return
+		return nil
 	}
 	ps.Statements = len(reg.Entries)
 	for _, e := range reg.Entries {
@@ -275,6 +306,7 @@ func (ps *PaperScore) registerCounts(file string) {
 			ps.Uncheckable++
 		}
 	}
+	return reg
 }
 
 // JSON renders the scoreboard, indented, with a final newline.
@@ -289,8 +321,8 @@ func (sb *Scoreboard) JSON() ([]byte, error) {
 // markdown writes the scoreboard as the suite report's first section.
 func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 	b.WriteString("## Scoreboard\n\n")
-	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked. Claims: pass / fail explained (by a sensitivity sweep of this run whose claim passed) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` parameter was chosen to reproduce, not counted as reproductions). Published cells within tolerance: %s, calibration cells left out.\n\n", sb.Tolerance)
-	b.WriteString("| paper | statements | encoded / cannot check | claims | pass | fail, explained | fail, unexplained | inconclusive | calibration | published cells within tolerance |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked, and those a claim of this run checks. Claims: pass / fail explained (by a sensitivity sweep of this run whose claim passed) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` parameter was chosen to reproduce, not counted as reproductions). Published cells within tolerance: %s, calibration cells left out.\n\n", sb.Tolerance)
+	b.WriteString("| paper | statements | encoded / cannot check | checked in this run | claims | pass | fail, explained | fail, unexplained | inconclusive | calibration | published cells within tolerance |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range sb.Papers {
 		st := fmt.Sprint(p.Statements)
 		if p.RegisterError != "" {
@@ -303,7 +335,7 @@ func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 		if p.CalibrationCells > 0 {
 			cells += fmt.Sprintf(" (+%d calibration)", p.CalibrationCells)
 		}
-		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, cells)
+		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, cells)
 	}
 	var notes []string
 	for _, p := range sb.Papers {

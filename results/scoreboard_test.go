@@ -19,7 +19,7 @@ func TestScoreboard(t *testing.T) {
 	if err := os.MkdirAll(paper, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	reg := "- **R1** — §1: \"A.\"\n  → `main/ok`\n- **R2** — §2: \"B.\"\n  → cannot check: no trace\n"
+	reg := "- **R1** — §1: \"A.\"\n  → `main/ok`\n- **R2** — §2: \"B.\"\n  → cannot check: no trace\n- **R3** — §3: \"C.\"\n  → `absent/c*`, `main/nope`\n"
 	if err := os.WriteFile(filepath.Join(paper, "CLAIMS.md"), []byte(reg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +50,8 @@ func TestScoreboard(t *testing.T) {
 		t.Fatalf("papers %+v", sb.Papers)
 	}
 	p := sb.Papers[0]
-	got := []int{p.Statements, p.Encoded, p.Uncheckable, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Cells, p.CellsWithin, p.CalibrationCells}
-	want := []int{2, 1, 1, 11, 2, 1, 5, 1, 2, 2, 1, 1}
+	got := []int{p.Statements, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Cells, p.CellsWithin, p.CalibrationCells}
+	want := []int{3, 2, 1, 1, 11, 2, 1, 5, 1, 2, 2, 1, 1}
 	if !equalInts(got, want) {
 		t.Errorf("p1 counts %v, want %v", got, want)
 	}
