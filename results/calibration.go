@@ -96,6 +96,16 @@ func (p *declParser) explanation(n *yaml.Node, key string) *Explanation {
 	return e
 }
 
+// sensitivity parses a sweep's sensitivity: the alternative reading (or
+// setting) of the paper the sweep runs, in words.
+func (p *declParser) sensitivity(n *yaml.Node, key string) string {
+	s, ok := p.str(n, key)
+	if ok && strings.TrimSpace(s) == "" {
+		p.errf(resolveNode(n), key, "say which reading of the paper the sweep runs", "sensitivity must not be empty")
+	}
+	return s
+}
+
 var calibrationKeys = []string{"against", "why"}
 
 // calibrations parses a sweep's calibrated: mapping, parameter name →

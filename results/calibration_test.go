@@ -49,6 +49,18 @@ func TestCalibrationDecls(t *testing.T) {
 	}
 }
 
+func TestSensitivityDecl(t *testing.T) {
+	d, err := testDecls(t, "sensitivity: \"the authors' simulator's bookkeeping\"\n")
+	if err != nil || d.Sensitivity != "the authors' simulator's bookkeeping" {
+		t.Fatalf("sensitivity %q, %v", d.Sensitivity, err)
+	}
+	for yaml, want := range map[string]string{"sensitivity: \" \"\n": "sensitivity must not be empty", "sensitivity: [a]\n": "want a string"} {
+		if _, err := testDecls(t, yaml); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", yaml, err, want)
+		}
+	}
+}
+
 func TestExplainedByDecl(t *testing.T) {
 	d, err := testDecls(t, "claims:\n  - {id: a, explained_by: {sweep: alt.yaml, claim: b, reading: \"the other reading\"}, monotone: {metric: value, in: size}}\n")
 	if err != nil {

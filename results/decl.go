@@ -492,6 +492,9 @@ type Decls struct {
 	Verify  VerifySpec
 	// Calibrations are the sweep's calibrated: parameters.
 	Calibrations []*Calibration
+	// Sensitivity, when set, says which alternative reading of the paper
+	// the sweep runs: its claims are sensitivity, not reproductions.
+	Sensitivity string
 }
 
 // ParseDecls validates a sweep's figures:, claims: and verify: keys against
@@ -511,6 +514,9 @@ func ParseDecls(s *sweep.Sweep) (*Decls, error) {
 	}
 	if s.Calibrated != nil {
 		d.Calibrations = p.calibrations(s.Calibrated, join(s.Name, "calibrated"), d.Claims)
+	}
+	if s.Sensitivity != nil {
+		d.Sensitivity = p.sensitivity(s.Sensitivity, join(s.Name, "sensitivity"))
 	}
 	if len(p.errs) > 0 {
 		slices.SortStableFunc(p.errs, func(a, b *sweep.Error) int {

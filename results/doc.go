@@ -173,6 +173,7 @@
 //	    published: {metric: value, value: 0, tol: 0.5, precision: 0.25}
 //	calibrated:
 //	  noise: {against: [claim-id, other-*], why: "how the value was chosen"}
+//	sensitivity: "the alternative reading this sweep runs"
 //
 // A claim's explained_by (Explanation) names a sweep file of the same
 // folder and a claim it declares that passes under an alternative reading
@@ -180,7 +181,9 @@
 // (published with value) is the paper's own precision, the scoreboard's
 // tolerance for that number. A sweep's calibrated: (Calibration) lists
 // parameters whose value was chosen to reproduce some of its claims: those
-// claims are calibration, not reproductions (BuildScoreboard).
+// claims are calibration, not reproductions (BuildScoreboard). A sweep's
+// sensitivity: says which alternative reading it runs: its claims are
+// sensitivity, neither reproductions nor failures.
 //
 // Every claim has one of the four operators and an optional where:. Claims
 // read the summary: metric is a bare metric (its mean, uncertain by its
@@ -250,8 +253,9 @@
 // sweeps of one config folder), the statements of the folder's CLAIMS.md
 // (encoded / cannot check), the claims pass, fail explained (explained_by
 // names a file whose sweep ran in the same run and whose claim passed),
-// fail unexplained, inconclusive and calibration (named by a calibrated:
-// of their sweep, whatever the verdict), and the published cells within
+// fail unexplained, inconclusive, calibration (named by a calibrated:
+// of their sweep, whatever the verdict) and sensitivity (claims of a
+// sensitivity: sweep), and the published cells within
 // one rule: |ours − published| ≤ 10% of |published|, 10 points for a
 // metric in % (0.1 for a metric in unit "share"), or the claim's precision.
 //

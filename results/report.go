@@ -98,7 +98,9 @@ type Report struct {
 	SweepPath    string
 	Calibrations []*Calibration
 	Cells        []CellResult
-	Generated    time.Time
+	// Sensitivity is the sweep's sensitivity: (its claims are counted apart).
+	Sensitivity string
+	Generated   time.Time
 }
 
 // FailedClaims returns the number of claims whose verdict is fail.
@@ -200,7 +202,7 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 		r.Figures = append(r.Figures, ff)
 	}
 	r.Claims = EvaluateClaims(sum, jobs, s.Schema(), decls.Claims)
-	r.SweepPath, r.Calibrations = s.File, decls.Calibrations
+	r.SweepPath, r.Calibrations, r.Sensitivity = s.File, decls.Calibrations, decls.Sensitivity
 	r.Cells = publishedCells(sum, s.Schema(), decls.Claims)
 	if err := r.write(); err != nil {
 		return nil, fmt.Errorf("report: %w", err)

@@ -21,6 +21,7 @@ const (
 	ScoreFailUnexpl    = "fail-unexplained"
 	ScoreInconclusive  = "inconclusive"
 	ScoreCalibration   = "calibration"
+	ScoreSensitivity   = "sensitivity"
 )
 
 // The one tolerance rule for published table cells: a cell is within
@@ -122,6 +123,9 @@ type PaperScore struct {
 	FailUnexpl    int      `json:"fail_unexplained"`
 	Inconclusive  int      `json:"inconclusive"`
 	Calibration   int      `json:"calibration"`
+	// Sensitivity counts the claims of sensitivity sweeps (an alternative
+	// reading): neither reproductions nor failures.
+	Sensitivity int `json:"sensitivity"`
 	// Cells: published numbers (not calibration) and those within the one
 	// tolerance rule; CalibrationCells were fitted and are not counted.
 	Cells            int          `json:"cells"`
@@ -185,6 +189,9 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 			sc := ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict}
 			cal := r.calibration(c.ID)
 			switch {
+			case r.Sensitivity != "":
+				sc.Status = ScoreSensitivity
+				ps.Sensitivity++
 			case cal != nil:
 				sc.Status, sc.By = ScoreCalibration, cal.Param
 				ps.Calibration++
@@ -214,6 +221,9 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 			ps.ClaimList = append(ps.ClaimList, sc)
 		}
 		for _, cell := range r.Cells {
+			if r.Sensitivity != "" {
+				continue // not the paper's reading
+			}
 			if r.calibration(cell.Claim) != nil {
 				ps.CalibrationCells++
 				continue
@@ -321,8 +331,8 @@ func (sb *Scoreboard) JSON() ([]byte, error) {
 // markdown writes the scoreboard as the suite report's first section.
 func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 	b.WriteString("## Scoreboard\n\n")
-	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked, and those a claim of this run checks. Claims: pass / fail explained (by a sensitivity sweep of this run whose claim passed) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` parameter was chosen to reproduce, not counted as reproductions). Published cells within tolerance: %s, calibration cells left out.\n\n", sb.Tolerance)
-	b.WriteString("| paper | statements | encoded / cannot check | checked in this run | claims | pass | fail, explained | fail, unexplained | inconclusive | calibration | published cells within tolerance |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked, and those a claim of this run checks. Claims: pass / fail explained (by a sensitivity sweep of this run whose claim passed) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` parameter was chosen to reproduce, not counted as reproductions) / sensitivity (claims of sweeps declared `sensitivity:`, an alternative reading; neither reproductions nor failures). Published cells within tolerance: %s, calibration and sensitivity cells left out.\n\n", sb.Tolerance)
+	b.WriteString("| paper | statements | encoded / cannot check | checked in this run | claims | pass | fail, explained | fail, unexplained | inconclusive | calibration | sensitivity | published cells within tolerance |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range sb.Papers {
 		st := fmt.Sprint(p.Statements)
 		if p.RegisterError != "" {
@@ -335,7 +345,7 @@ func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 		if p.CalibrationCells > 0 {
 			cells += fmt.Sprintf(" (+%d calibration)", p.CalibrationCells)
 		}
-		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, cells)
+		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, cells)
 	}
 	var notes []string
 	for _, p := range sb.Papers {

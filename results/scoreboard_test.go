@@ -41,8 +41,9 @@ func TestScoreboard(t *testing.T) {
 		},
 		Cells: []CellResult{{Claim: "ok", Within: true}, {Claim: "bad", Within: false}, {Claim: "cal-pass", Within: true}},
 	}
-	alt := &Report{Sweep: "alt", Model: "m", SweepPath: filepath.Join(paper, "alt.yaml"),
-		Claims: []ClaimResult{{ID: "holds", Verdict: Pass}, {ID: "fails", Verdict: Fail}}}
+	// The explanation is a sensitivity sweep: its claims are counted apart.
+	alt := &Report{Sweep: "alt", Model: "m", SweepPath: filepath.Join(paper, "alt.yaml"), Sensitivity: "another reading",
+		Claims: []ClaimResult{{ID: "holds", Verdict: Pass}, {ID: "fails", Verdict: Fail}}, Cells: []CellResult{{Claim: "holds", Within: true}}}
 	other := &Report{Sweep: "q", Model: "m2", SweepPath: filepath.Join(root, "configs", "p2", "q.yaml"),
 		Claims: []ClaimResult{{ID: "x", Verdict: Pass}}}
 	sb := BuildScoreboard(&SuiteReport{File: "suite.yaml", Sweeps: []*Report{main, alt, other}})
@@ -50,8 +51,8 @@ func TestScoreboard(t *testing.T) {
 		t.Fatalf("papers %+v", sb.Papers)
 	}
 	p := sb.Papers[0]
-	got := []int{p.Statements, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Cells, p.CellsWithin, p.CalibrationCells}
-	want := []int{3, 2, 1, 1, 11, 2, 1, 5, 1, 2, 2, 1, 1}
+	got := []int{p.Statements, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, p.Cells, p.CellsWithin, p.CalibrationCells}
+	want := []int{3, 2, 1, 1, 11, 1, 1, 4, 1, 2, 2, 2, 1, 1}
 	if !equalInts(got, want) {
 		t.Errorf("p1 counts %v, want %v", got, want)
 	}
@@ -61,7 +62,7 @@ func TestScoreboard(t *testing.T) {
 	}
 	for id, w := range map[string]string{"main/cal-pass": ScoreCalibration, "main/cal-fail": ScoreCalibration, "main/ok": ScorePass,
 		"main/bad": ScoreFailUnexpl, "main/bad-explained": ScoreFailExplained, "main/bad-alt-fails": ScoreFailUnexpl,
-		"main/bad-not-run": ScoreFailUnexpl, "main/bad-no-claim": ScoreFailUnexpl, "alt/fails": ScoreFailUnexpl} {
+		"main/bad-not-run": ScoreFailUnexpl, "main/bad-no-claim": ScoreFailUnexpl, "alt/fails": ScoreSensitivity, "alt/holds": ScoreSensitivity} {
 		if status[id].Status != w {
 			t.Errorf("%s: %q, want %q", id, status[id].Status, w)
 		}

@@ -45,8 +45,10 @@ type Sweep struct {
 	// sweep package does not look inside them.
 	Figures, Claims, Verify *yaml.Node
 	// Calibrated (calibrated:) is kept raw too: the parameters whose values
-	// were chosen against some of the sweep's claims (results.Calibration).
-	Calibrated *yaml.Node
+	// were chosen against some of the sweep's claims (results.Calibration);
+	// so is Sensitivity (sensitivity:), the alternative reading a
+	// sensitivity sweep runs.
+	Calibrated, Sensitivity *yaml.Node
 
 	model   simcore.Model
 	schema  simcore.Schema
@@ -115,7 +117,7 @@ const extKeys = "x-*"
 
 // The keys each mapping of the file format accepts.
 var (
-	sweepKeys = []string{"name", "model", "doc", "seed", "replicates", "params", "axes", "derive", "exclude", "figures", "claims", "verify", "calibrated", extKeys}
+	sweepKeys = []string{"name", "model", "doc", "seed", "replicates", "params", "axes", "derive", "exclude", "figures", "claims", "verify", "calibrated", "sensitivity", extKeys}
 	axisKeys  = []string{"name", "values", "range", "when", "zip"}
 	rangeKeys = []string{"from", "to", "step", "num", "factor", "scale"}
 )
@@ -615,6 +617,9 @@ func (p *parser) sweep(n *yaml.Node, key string, suggest []string) *Sweep {
 	}
 	if kv, ok := get["calibrated"]; ok {
 		s.Calibrated = kv.v
+	}
+	if kv, ok := get["sensitivity"]; ok {
+		s.Sensitivity = kv.v
 	}
 	kv, ok := get["model"]
 	if !ok {
