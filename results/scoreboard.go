@@ -275,6 +275,9 @@ func explained(e *Explanation, r *Report, byFile map[string][]*Report) (by, note
 			if c.ID != e.Claim {
 				continue
 			}
+			if x.calibration(c.ID) != nil {
+				return by, "explained_by " + by + " is itself calibration (a value chosen so that it passes)"
+			}
 			if c.Verdict == Pass {
 				return x.Sweep + "/" + c.ID, ""
 			}

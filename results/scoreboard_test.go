@@ -37,6 +37,7 @@ func TestScoreboard(t *testing.T) {
 			{ID: "bad-alt-fails", Verdict: Fail, Claim: expl("alt.yaml", "fails")},
 			{ID: "bad-not-run", Verdict: Fail, Claim: expl("other.yaml", "holds")},
 			{ID: "bad-no-claim", Verdict: Fail, Claim: expl("alt.yaml", "nope")},
+			{ID: "bad-by-calibration", Verdict: Fail, Claim: expl("main.yaml", "cal-pass")},
 			{ID: "undecided", Verdict: Inconclusive},
 		},
 		Cells: []CellResult{{Claim: "ok", Within: true}, {Claim: "bad", Within: false}, {Claim: "cal-pass", Within: true}},
@@ -52,7 +53,7 @@ func TestScoreboard(t *testing.T) {
 	}
 	p := sb.Papers[0]
 	got := []int{p.Statements, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, p.Cells, p.CellsWithin, p.CalibrationCells}
-	want := []int{3, 2, 1, 1, 11, 1, 1, 4, 1, 2, 2, 2, 1, 1}
+	want := []int{3, 2, 1, 1, 12, 1, 1, 5, 1, 2, 2, 2, 1, 1}
 	if !equalInts(got, want) {
 		t.Errorf("p1 counts %v, want %v", got, want)
 	}
@@ -76,12 +77,15 @@ func TestScoreboard(t *testing.T) {
 	if c := status["main/bad-alt-fails"]; !strings.Contains(c.Note, "its claim is fail") {
 		t.Errorf("note %q", c.Note)
 	}
+	if c := status["main/bad-by-calibration"]; c.Status != ScoreFailUnexpl || !strings.Contains(c.Note, "is itself calibration") {
+		t.Errorf("explained by a calibrated claim: %+v", c)
+	}
 	if q := sb.Papers[1]; q.RegisterError == "" || q.Pass != 1 {
 		t.Errorf("p2 %+v", q)
 	}
 	// The same suite without the sensitivity sweep: the explanation no longer counts.
 	sb = BuildScoreboard(&SuiteReport{Sweeps: []*Report{main}})
-	if p := sb.Papers[0]; p.FailExplained != 0 || p.FailUnexpl != 5 || p.Pass != 1 || p.Calibration != 2 {
+	if p := sb.Papers[0]; p.FailExplained != 0 || p.FailUnexpl != 6 || p.Pass != 1 || p.Calibration != 2 {
 		t.Errorf("without alt.yaml: %+v", p)
 	}
 }
