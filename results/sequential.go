@@ -1,10 +1,15 @@
 package results
 
-import "math"
+import (
+	"fmt"
+	"math"
+
+	"go.yaml.in/yaml/v3"
+)
 
 // Sequential decisions.
 //
-// A claim decided sequentially is
+// A claim that declares alpha or margin (see Claim.Alpha, Claim.Margin) is
 // decided on an anytime-valid confidence sequence instead of a fixed-n 95%
 // interval: a sequence of intervals CS_n for the mean difference such that,
 // whatever the true mean μ, P(μ ∉ CS_n for some n ≥ 1) ≤ α. A verdict read
@@ -97,3 +102,140 @@ func (d seqDiff) decide(margin float64) (v Verdict, equiv bool) {
 
 // est is the sequence as a value with its half-width, for the numbers.
 func (d seqDiff) est() est { return est{d.mean, d.half, true} }
+
+// describeSeq renders a sequential decision's numbers for a point.
+func describeSeq(what string, d seqDiff, alpha, margin float64, equiv bool) string {
+	s := fmt.Sprintf("%s over %d replicates %s (anytime-valid %g%% CS)", what, d.n, d.est(), 100*(1-alpha))
+	if math.IsInf(d.half, 1) {
+		s = fmt.Sprintf("%s over %d replicates: mean %s, too few for a sequential decision (need %d)", what, d.n, g4(d.mean), seqMinN)
+	}
+	if equiv {
+		s += fmt.Sprintf("; equivalent: within ±%g", margin)
+	}
+	return s
+}
+
+// sequential reports whether the claim is decided sequentially (it
+// declares alpha or margin).
+func (c *Claim) sequential() bool { return c.Alpha > 0 || c.Margin > 0 }
+
+// alpha returns the claim's declared α, or DefaultAlpha.
+func (c *Claim) alpha() float64 {
+	if c.Alpha > 0 {
+		return c.Alpha
+	}
+	return DefaultAlpha
+}
+
+// sequential reads a compare claim's alpha and margin and checks that the
+// claim can be decided sequentially: point by point (not over: mean, whose
+// interval is over points, not replicates), on intervals (not
+// per_instance), and unpaired only on a metric of the model (a summary
+// column has no standard deviation).
+func (p *declParser) sequential(c *Claim, b map[string]kv, bk string) {
+	if e, ok := b["alpha"]; ok {
+		if x, ok := p.number(e.v, join(bk, "alpha")); ok {
+			if x <= 0 || x >= 0.5 {
+				p.errf(resolveNode(e.v), join(bk, "alpha"), "e.g. 0.05 (95% intervals) or 0.01", "alpha must be in (0, 0.5), got %g", x)
+			}
+			c.Alpha = x
+		}
+	}
+	if e, ok := b["margin"]; ok {
+		if x, ok := p.number(e.v, join(bk, "margin")); ok {
+			if x <= 0 || math.IsInf(x, 0) {
+				p.errf(resolveNode(e.v), join(bk, "margin"), "", "margin must be a positive number (no difference larger than margin counts as equivalent)")
+			}
+			c.Margin = x
+		}
+	}
+	if !c.sequential() {
+		return
+	}
+	var at *yaml.Node
+	for _, k := range []string{"alpha", "margin"} {
+		if e, ok := b[k]; ok {
+			at = e.k
+			break
+		}
+	}
+	switch {
+	case c.Over == OverMean:
+		p.errf(at, bk, "use over: every_point or over: share >= P", "alpha and margin decide each point sequentially; over: mean is not supported")
+	case c.PerInstance:
+		p.errf(at, bk, "drop per_instance", "alpha and margin decide on a confidence sequence; per_instance decides by dominance")
+	case !c.Paired && c.Metric != "":
+		if _, isMetric := metricOf(p.schema, c.Metric); !isMetric {
+			p.errf(at, bk, "", "a sequential compare needs a metric of the model (its mean and standard deviation), not %q", c.Metric)
+		}
+	}
+}
+
+// seqPoint decides one point of a sequential claim from its differences'
+// estimate (the mean and the sequence's half-width) and writes its detail.
+func seqPoint(c *Claim, d est, n int, what string) PointResult {
+	sd := seqDiff{d.m, d.ci, n}
+	v, equiv := sd.decide(c.Margin)
+	return PointResult{Verdict: v, Detail: describeSeq(what, sd, c.alpha(), c.Margin, equiv)}
+}
+
+// seqUnpaired returns the sequential estimate of the claimed difference
+// between two summary rows (A − B, or B − A for "higher"; B scaled by the
+// ratio): the difference of the means, with the confidence sequence of a
+// difference of independent means, of variance s_A² + s_B², at the fewer
+// of the two replicate counts.
+func (cf *claimFrame) seqUnpaired(c *Claim, ra, rb int) (seqDiff, bool) {
+	f := cf.f
+	mi, si, ni := f.Index(c.Metric+"_mean"), f.Index(c.Metric+"_std"), f.Index(ColN)
+	ma, okA := f.cellFloat(mi, ra)
+	mb, okB := f.cellFloat(mi, rb)
+	na, okNA := f.cellFloat(ni, ra)
+	nb, okNB := f.cellFloat(ni, rb)
+	if !okA || !okB || !okNA || !okNB {
+		return seqDiff{}, false
+	}
+	sa, ok := f.cellFloat(si, ra)
+	if !ok {
+		sa = math.NaN()
+	}
+	sb, ok := f.cellFloat(si, rb)
+	if !ok {
+		sb = math.NaN()
+	}
+	if c.Ratio > 0 {
+		mb, sb = c.Ratio*mb, c.Ratio*sb
+	}
+	n := int(min(na, nb))
+	return seqOf(claimSign(c)*(ma-mb), math.Hypot(sa, sb), n, c.alpha()), true
+}
+
+// seqSign names the claimed difference of a sequential claim: A−B (B−A for
+// "higher"), or with a ratio A/B−ratio (ratio−A/B).
+func seqSign(c *Claim) string {
+	a, b := c.A, c.B
+	if c.Ratio > 0 {
+		a, b = c.A+"/"+c.B, g4(c.Ratio)
+	}
+	if c.Op == "higher" {
+		a, b = b, a
+	}
+	return a + "−" + b
+}
+
+// seqUnpairedPoint decides one unpaired point of a sequential claim; the
+// detail is the means' and the sequence's.
+func (cf *claimFrame) seqUnpairedPoint(c *Claim, ra, rb int, means string) (Verdict, string) {
+	sd, ok := cf.seqUnpaired(c, ra, rb)
+	if !ok {
+		return Inconclusive, means + "; no replicate count or mean for a sequential decision"
+	}
+	what := seqSign(c)
+	if c.Ratio > 0 {
+		what = c.A + "−" + g4(c.Ratio) + "×" + c.B
+		if c.Op == "higher" {
+			what = g4(c.Ratio) + "×" + c.B + "−" + c.A
+		}
+	}
+	v, equiv := sd.decide(c.Margin)
+	return v, means + "; " + describeSeq(what, sd, c.alpha(), c.Margin, equiv)
+}

@@ -3,7 +3,10 @@ package results
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"schedfarm/simcore/bench"
 )
 
 // seqRounds are the looks of the simulated design: a first round of 10
@@ -149,5 +152,131 @@ func TestCSHalfWidth(t *testing.T) {
 	}
 	if w := csHalfWidth(seqMinN-1, 1, 0.05); !math.IsInf(w, 1) {
 		t.Errorf("below seqMinN: half-width %g, want +Inf", w)
+	}
+}
+
+// seqJobs builds a jobs frame of one point with reps paired replicates in
+// which B's value is A's plus delta plus a jitter of ±s alternating by
+// replicate: the differences A − B have mean −delta (even reps) and
+// standard deviation s·√(n/(n−1)), so the verdicts are known in advance.
+func seqJobs(delta, s float64, reps int) *Frame {
+	var size, rep []int64
+	var seed []uint64
+	var variant, status []string
+	var value []float64
+	for r := 0; r < reps; r++ {
+		instance := float64((r*7)%13) * 5
+		j := s
+		if r%2 == 1 {
+			j = -s
+		}
+		for _, v := range []struct {
+			name string
+			x    float64
+		}{{"A", 100 + instance}, {"B", 100 + instance + delta + j}} {
+			size, rep, seed = append(size, 1), append(rep, int64(r)), append(seed, uint64(r))
+			variant, status, value = append(variant, v.name), append(status, StatusOK), append(value, v.x)
+		}
+	}
+	return frameOf(nil, "size", size, "variant", variant, "replicate", rep, "seed", seed, "status", status, "value", value)
+}
+
+func TestSequentialClaims(t *testing.T) {
+	const paired = `compare: {metric: value, series: variant, a: A, b: B, paired: true`
+	schema := bench.New().Schema()
+	sum := claimSummary(cat(series("A", 3, 10), series("B", 3, 10.5)))
+	cases := []struct {
+		name, claim string
+		jobs        *Frame
+		want        Verdict
+		detail      string
+	}{
+		// The fixed 95% interval passes at 40 replicates (half-width 0.32);
+		// the confidence sequence (0.50) does not: the price of being valid
+		// at every round.
+		{"fixed/pass", paired + `}`, seqJobs(0.4, 1, 40), Pass, "paired difference over 40 replicates -0.4 ± 0.32"},
+		{"seq/undecided", paired + `, alpha: 0.05}`, seqJobs(0.4, 1, 40), Inconclusive, "paired A−B over 40 replicates -0.4 ± 0.50"},
+		{"seq/pass", paired + `, alpha: 0.05}`, seqJobs(0.6, 1, 40), Pass, "(anytime-valid 95% CS)"},
+		{"seq/fail", paired + `, alpha: 0.05}`, seqJobs(-0.6, 1, 40), Fail, "paired A−B over 40 replicates 0.6 ± 0.50"},
+		{"seq/alpha-0.05", paired + `, alpha: 0.05}`, seqJobs(0.55, 1, 40), Pass, "(anytime-valid 95% CS)"},
+		{"seq/alpha-0.01", paired + `, alpha: 0.01}`, seqJobs(0.55, 1, 40), Inconclusive, "-0.55 ± 0.585 (anytime-valid 99% CS)"},
+		{"seq/too-few", paired + `, alpha: 0.05}`, seqJobs(5, 1, 10), Inconclusive, "too few for a sequential decision (need 20)"},
+		// A true 0: undecided forever without a margin, equivalent with one.
+		{"seq/zero", paired + `, alpha: 0.05}`, seqJobs(0, 1, 400), Inconclusive, "400 replicates 0 ± 0.17"},
+		{"seq/equivalent", paired + `, margin: 0.3}`, seqJobs(0, 1, 400), Fail, "equivalent: within ±0.3"},
+		{"seq/pass-within-margin", paired + `, margin: 0.3}`, seqJobs(0.2, 1, 400), Pass, "-0.2 ± 0.17"},
+		{"seq/higher", `compare: {metric: value, series: variant, a: B, b: A, op: higher, paired: true, alpha: 0.05}`, seqJobs(0.6, 1, 40), Pass, "paired A−B over 40"},
+		{"seq/ratio", paired + `, ratio: 1.01, margin: 0.001}`, seqJobs(0.6, 1, 40), Pass, "paired A/B−1.01 over 40"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := testDecls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := EvaluateClaims(sum, c.jobs, &schema, d.Claims)[0]
+			if r.Verdict != c.want || len(r.Points) != 1 || !strings.Contains(r.Points[0].Detail, c.detail) {
+				t.Errorf("verdict %s (%s), want %s with detail %q", r.Verdict, r.Numbers, c.want, c.detail)
+				for _, p := range r.Points {
+					t.Logf("  %s: %s %s", p.Point, p.Verdict, p.Detail)
+				}
+			}
+		})
+	}
+
+	// The claim's numbers say how it was decided.
+	if d, err := testDecls(t, "claims:\n  - {id: c, "+paired+", alpha: 0.01}}\n"); err != nil {
+		t.Fatal(err)
+	} else if r := EvaluateClaims(sum, seqJobs(0.6, 1, 40), &schema, d.Claims)[0]; !strings.Contains(r.Numbers, "(paired, same instances, anytime-valid 99% CS) at 1/1 points") {
+		t.Errorf("numbers %q do not name the sequence", r.Numbers)
+	}
+
+	// Unpaired: the means, standard deviations and replicate counts of the
+	// summary; the difference of independent means has variance sA² + sB².
+	unpaired := func(mb, sb float64, n int64) *Frame {
+		return frameOf(nil, "size", []int64{1, 1}, "variant", []string{"A", "B"}, "value_mean", []float64{10, mb},
+			"value_ci95", []float64{0.1, 0.1}, "value_std", []float64{1, sb}, "n", []int64{n, n})
+	}
+	const cmp = `compare: {metric: value, series: variant, a: A, b: B`
+	for _, c := range []struct {
+		name, claim string
+		sum         *Frame
+		want        Verdict
+		detail      string
+	}{
+		{"unpaired/fixed", cmp + `}`, unpaired(10.4, 1, 100), Pass, "A 10 ± 0.1 vs B 10.4 ± 0.1"},
+		{"unpaired/undecided", cmp + `, alpha: 0.05}`, unpaired(10.4, 1, 100), Inconclusive, "A−B over 100 replicates -0.4 ± 0.458"},
+		{"unpaired/pass", cmp + `, alpha: 0.05}`, unpaired(11, 1, 100), Pass, "(anytime-valid 95% CS)"},
+		{"unpaired/equivalent", cmp + `, margin: 0.8}`, unpaired(10.05, 1, 100), Fail, "equivalent: within ±0.8"},
+		{"unpaired/no-std", cmp + `, alpha: 0.05}`, unpaired(11, math.NaN(), 100), Inconclusive, "too few for a sequential decision"},
+		{"unpaired/ratio-higher", cmp + `, op: higher, ratio: 0.5, alpha: 0.05}`, unpaired(10, 2, 100), Pass, "0.5×B−A over 100 replicates -5 ± 0.458"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := testDecls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := EvaluateClaims(c.sum, nil, &schema, d.Claims)[0]
+			if r.Verdict != c.want || len(r.Points) != 1 || !strings.Contains(r.Points[0].Detail, c.detail) {
+				t.Errorf("verdict %s (%s), want %s with detail %q", r.Verdict, r.Numbers, c.want, c.detail)
+				for _, p := range r.Points {
+					t.Logf("  %s: %s %s", p.Point, p.Verdict, p.Detail)
+				}
+			}
+		})
+	}
+
+	for _, bad := range []struct{ claim, want string }{
+		{paired + `, alpha: 0.7}`, "alpha must be in (0, 0.5)"},
+		{paired + `, alpha: 0}`, "alpha must be in (0, 0.5)"},
+		{paired + `, margin: -1}`, "margin must be a positive number"},
+		{paired + `, margin: wide}`, "want a number"},
+		{paired + `, over: mean, alpha: 0.05}`, "over: mean is not supported"},
+		{paired + `, per_instance: true, margin: 1}`, "per_instance decides by dominance"},
+		{`compare: {metric: value_median, series: variant, a: A, b: B, alpha: 0.05}`, "needs a metric of the model"},
+	} {
+		if _, err := testDecls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: err = %v, want %q", bad.claim, err, bad.want)
+		}
 	}
 }
