@@ -68,6 +68,16 @@ type Claim struct {
 	// the mean of the per-instance ratios (a paper's "relative to B,
 	// averaged over the scenarios") and it is compared with Ratio.
 	Ratio float64
+	// Alpha and Margin (compare), when either is declared, decide each
+	// point on an anytime-valid confidence sequence at level 1 − Alpha
+	// (DefaultAlpha when only Margin is given) instead of the fixed 95%
+	// interval, so the verdict stays valid however the replicates were
+	// added (see sequential.go). Margin, in the compared quantity's units
+	// (A − B, or A/B with a ratio), is the paper's practical equivalence
+	// ("no difference larger than m"): a sequence within (−m, m) decides
+	// the claim as failed, equivalent. It comes from the paper's wording or
+	// precision, never from the data. 0 when undeclared.
+	Alpha, Margin float64
 	// In is the parameter (monotone, argbest) and Direction
 	// increasing/decreasing; Strict requires every step to be significant.
 	In, Direction string
@@ -97,7 +107,7 @@ type Claim struct {
 
 var (
 	claimKeys     = []string{"id", "source", "text", "explained_by", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished, ClaimArgBest}
-	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "ratio", "where"}
+	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "ratio", "alpha", "margin", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
 	publishedKeys = []string{"metric", "where", "value", "tol", "above", "below", "precision"}
@@ -299,6 +309,7 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 				c.Ratio = x
 			}
 		}
+		p.sequential(c, b, bk)
 	case ClaimMonotone:
 		c.In = param("in", true)
 		c.Series = param("series", false)

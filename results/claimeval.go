@@ -290,6 +290,9 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 		if math.IsNaN(ci) {
 			ci = 0
 		}
+		if c.sequential() {
+			ci = csHalfWidth(len(ds), st.Std, c.alpha())
+		}
 		diffs[k] = est{st.Mean, ci, true}
 		if c.Ratio > 0 {
 			detail[k] = fmt.Sprintf("paired ratio %s/%s over %d replicates %s", c.A, c.B, len(ds), ratioOf(c, diffs[k]))
@@ -357,6 +360,10 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 	for _, k := range keys {
 		means = append(means, d[k].m)
 		v := lowerAt(d[k], zero)
+		if c.sequential() {
+			sp := seqPoint(c, d[k], signs[k].better+signs[k].equal+signs[k].worse, "paired "+seqSign(c))
+			v, detail[k] = sp.Verdict, sp.Detail
+		}
 		if c.PerInstance {
 			v = signs[k].verdict()
 			detail[k] = strings.Replace(signs[k].String(), "A better", c.A+" better", 1) + "; " + detail[k]
@@ -379,6 +386,9 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 		for _, k := range keys {
 			shown[k] = ratioOf(c, d[k])
 		}
+	}
+	if c.sequential() {
+		same += fmt.Sprintf(", anytime-valid %g%% CS", 100*(1-c.alpha()))
 	}
 	what := fmt.Sprintf("%s: %s %s %s (%s)", c.Metric, lhs, rel, rhs, same)
 	if c.PerInstance {
@@ -463,7 +473,11 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 			diffs = append(diffs, a.m-b.m)
 		}
 		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
-		r.Points = append(r.Points, PointResult{k, v, fmt.Sprintf("%s %s vs %s %s", c.A, a, bName, b)})
+		detail := fmt.Sprintf("%s %s vs %s %s", c.A, a, bName, b)
+		if c.sequential() {
+			v, detail = cf.seqUnpairedPoint(c, ra[k], rb[k], detail)
+		}
+		r.Points = append(r.Points, PointResult{k, v, detail})
 	}
 	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.A, rel, bName)
 	switch c.Over {
