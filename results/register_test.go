@@ -12,12 +12,8 @@ import (
 
 	"schedfarm/internal/datatest"
 	"schedfarm/simcore"
-	"schedfarm/simcore/batch"
 	"schedfarm/simcore/bench"
-	"schedfarm/simcore/divisible"
-	"schedfarm/simcore/dssp"
-	"schedfarm/simcore/ptg"
-	"schedfarm/simcore/stretch"
+	"schedfarm/simcore/models"
 	"schedfarm/sweep"
 )
 
@@ -265,10 +261,7 @@ func FuzzParseRegister(f *testing.F) {
 func TestClaimRegisters(t *testing.T) {
 	root := datatest.Root(t)
 	configs := filepath.Join(root, "configs")
-	models, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(simcore.Dirs{}), dssp.New(simcore.Dirs{}), ptg.New(simcore.Dirs{}), stretch.New(simcore.Dirs{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	models := models.All(simcore.Dirs{})
 	dirs, err := os.ReadDir(configs)
 	if err != nil {
 		t.Fatal(err)

@@ -24,12 +24,7 @@ import (
 	"schedfarm/broker"
 	"schedfarm/coordinator"
 	"schedfarm/simcore"
-	"schedfarm/simcore/batch"
-	"schedfarm/simcore/bench"
-	"schedfarm/simcore/divisible"
-	"schedfarm/simcore/dssp"
-	"schedfarm/simcore/ptg"
-	"schedfarm/simcore/stretch"
+	"schedfarm/simcore/models"
 	"schedfarm/simcore/workload"
 )
 
@@ -224,13 +219,8 @@ func (a *app) dataDirs() simcore.Dirs {
 	return out
 }
 
-func buildRegistry(data simcore.DataDir) *simcore.Registry {
-	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(data), dssp.New(data), ptg.New(data), stretch.New(data))
-	if err != nil {
-		panic(err) // two models with one name: a build mistake
-	}
-	return reg
-}
+// buildRegistry returns every model built into this binary.
+func buildRegistry(data simcore.DataDir) *simcore.Registry { return models.All(data) }
 
 func (a *app) connConfig(name string) broker.ConnConfig {
 	v := a.v
