@@ -167,17 +167,24 @@ func (c *cluster) log(name string) string {
 
 // runEnv is run with environment variables added to the test's.
 func (c *cluster) runEnv(env []string, timeout time.Duration, args ...string) (string, error) {
+	out, errb, _, err := c.execute(timeout, env, args...)
+	if err != nil {
+		return out, fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, errb)
+	}
+	return out, nil
+}
+
+// execute runs a command of the binary with the cluster's flags and
+// environment, plus env, and stops it after timeout (timedOut).
+func (c *cluster) execute(timeout time.Duration, env []string, args ...string) (stdout, stderr string, timedOut bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.bin, append(args, c.flags...)...)
 	cmd.Env = append(append(os.Environ(), c.env...), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
-		return out.String(), fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.String(), nil
+	err = cmd.Run()
+	return out.String(), errb.String(), ctx.Err() != nil, err
 }
 
 // kill sends a signal to a named process and waits for it to exit.

@@ -1,8 +1,6 @@
 package farmtest
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -42,18 +40,12 @@ func (r result) String() string {
 // returns how it ended; the test fails if it outlives timeout.
 func (c *cluster) runResult(timeout time.Duration, env []string, args ...string) result {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, c.bin, append(args, c.flags...)...)
-	cmd.Env = append(append(os.Environ(), c.env...), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	stdout, stderr, timedOut, err := c.execute(timeout, env, args...)
+	r := result{stdout: stdout, stderr: stderr, took: time.Since(start)}
 	var ee *exec.ExitError
 	switch {
-	case ctx.Err() != nil:
+	case timedOut:
 		c.t.Fatalf("schedfarm %s did not end within %v:\n%s", strings.Join(args, " "), timeout, r)
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
