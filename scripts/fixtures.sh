@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Derives the small trace fixtures under testdata/traces/ from whole logs of
+# Derives the small trace fixtures under internal/datatest/testdata/traces/ from whole logs of
 # the Parallel Workloads Archive: each keeps the log's header (with its
 # acknowledgements), adds one line saying what the fixture is, and keeps the
 # first N job lines. gzip -n makes the bytes reproducible; SHA256SUMS pins them
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${1:-data}
-out=testdata/traces
+out=internal/datatest/testdata/traces
 mkdir -p "$out"
 fixture() { # file jobs
   local src="$data/traces/$1" n=$2 base=${1%.gz}

@@ -68,12 +68,12 @@ func declares(gomod, mod string) bool {
 	return false
 }
 
-// Fixtures is the repository's testdata/ folder as a data directory: it
-// holds small files derived from the real logs (testdata/traces/), present
-// in every clone.
+// Fixtures is this package's testdata/ folder as a data directory: it
+// holds small files derived from the real logs (traces/, made by
+// scripts/fixtures.sh), present in every clone.
 func Fixtures(tb testing.TB) simcore.Dirs {
 	tb.Helper()
-	return simcore.Dirs{filepath.Join(Root(tb), "testdata")}
+	return simcore.Dirs{filepath.Join(Root(tb), "internal", "datatest", "testdata")}
 }
 
 // Data is the data-directory list tests read whole logs from: the

@@ -41,7 +41,7 @@ func TestDeclares(t *testing.T) {
 	}
 }
 
-// TestFixturesPinned: every fixture under testdata/traces has the SHA-256
+// TestFixturesPinned: every fixture under this package's testdata/traces has the SHA-256
 // that testdata/traces/SHA256SUMS records (scripts/fixtures.sh writes
 // both), and every fixture is listed: a changed fixture would silently
 // change the schedules that tests pin on it.

@@ -13,7 +13,7 @@ import (
 
 // ctcTrace is the whole CTC log (in the data directory: `schedfarm traces
 // fetch CTC-SP2-1996-3.1-cln`); ctcFixture is its first 5,000 jobs,
-// committed under testdata/traces.
+// committed under internal/datatest/testdata/traces.
 const (
 	ctcTrace   = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 	ctcFixture = "traces/CTC-SP2-1996-3.1-cln.first5000.swf.gz"

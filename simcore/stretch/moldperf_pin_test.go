@@ -22,7 +22,7 @@ type moldPinCase struct {
 }
 
 // fixtureFiles are the first 2,000 jobs of the logs of traceFiles,
-// committed under testdata/traces: the pinned instances take the first
+// committed under internal/datatest/testdata/traces: the pinned instances take the first
 // 1,500, so their hashes are those of the whole logs.
 var fixtureFiles = map[string]string{
 	"sdsc": "traces/SDSC-Par-1996-3.1-cln.first2000.swf.gz",
