@@ -380,6 +380,16 @@ type RunRecord struct {
 	// message and why; empty until decided (a run resumed before its
 	// packing was decided sends one job per message).
 	Packing []PackChoice `json:"packing,omitempty"`
+	// Rounds are the replicates the coordinator added to the points of
+	// adaptive sweeps (replicates: {min, max}) whose claims were undecided,
+	// in order: the run's jobs are its sweep file's expansion followed by
+	// its rounds' (sweep.File.ExpandRun). Stored before a round's jobs are
+	// published.
+	Rounds []sweep.Round `json:"rounds,omitempty"`
+	// Adaptive says how the adaptive replicates ended (every claim
+	// decided, the cap reached with claims undecided, the job limit), set
+	// when the run's last round is evaluated.
+	Adaptive string `json:"adaptive,omitempty"`
 }
 
 // PackChoice is the coordinator's packing of one sweep's jobs into

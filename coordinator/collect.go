@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +28,8 @@ type CollectOptions struct {
 	// reported and have no row.
 	Partial    bool
 	Provenance results.Provenance
+	// Sweeps, when not empty, collects only the sweeps named.
+	Sweeps []string
 }
 
 // SweepCollected reports the collection of one sweep of a run.
@@ -60,9 +63,12 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 	if err != nil {
 		return nil, fmt.Errorf("collect run %s: %w", run, err)
 	}
-	jobs, err := f.Expand(rec.MaxJobs)
+	jobs, err := f.ExpandRun(rec.MaxJobs, rec.Rounds)
 	if err != nil {
 		return nil, fmt.Errorf("collect run %s: %w", run, err)
+	}
+	if len(opts.Sweeps) > 0 {
+		jobs = slices.DeleteFunc(jobs, func(j sweep.Job) bool { return !slices.Contains(opts.Sweeps, j.Sweep) })
 	}
 	fails, err := ListFailures(ctx, farm, run)
 	if err != nil {
@@ -123,6 +129,9 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 
 	var out []SweepCollected
 	for pos, s := range f.Sweeps {
+		if len(opts.Sweeps) > 0 && !slices.Contains(opts.Sweeps, s.Name) {
+			continue
+		}
 		var mine []sweep.Job
 		ids := map[string]bool{}
 		for i := range jobs {
@@ -198,7 +207,12 @@ func writeRunInfo(dir string, rec broker.RunRecord, sweepName string, pos int, p
 	host, _ := os.Hostname()
 	info := RunInfo{Run: rec.ID, Sweep: sweepName, File: rec.File, Position: pos, Status: string(rec.Status), Created: rec.Created,
 		Finished: rec.Finished, Total: rec.Total, Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed,
-		Owner: rec.Owner, CollectedBy: host, Packing: packing}
+		Owner: rec.Owner, CollectedBy: host, Packing: packing, Adaptive: rec.Adaptive}
+	for _, rd := range rec.Rounds {
+		if rd.Sweep == sweepName {
+			info.Rounds = append(info.Rounds, rd)
+		}
+	}
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return err

@@ -98,6 +98,10 @@ type runEntry struct {
 	// publishing is set while a submission or a resume publishes its jobs.
 	key        string
 	publishing bool
+	// adaptive: the run has sweeps with adaptive replicates. rounding is
+	// set while a round is evaluated or published, roundsDone once the
+	// rounds are over (see rounds.go).
+	adaptive, rounding, roundsDone bool
 }
 
 // lookup returns the state of a job of a run (a copy), or nil. Writers
@@ -394,23 +398,36 @@ func (c *Coordinator) putRun(ctx context.Context, rec broker.RunRecord) error {
 	return nil
 }
 
+// expand returns a run's jobs: its sweep file's expansion and its rounds
+// of adaptive replicates.
 func (c *Coordinator) expand(rec broker.RunRecord) ([]sweep.Job, error) {
 	f, err := sweep.Parse(rec.File, []byte(rec.Text), c.reg)
 	if err != nil {
 		return nil, err
 	}
-	return f.Expand(rec.MaxJobs)
+	return f.ExpandRun(rec.MaxJobs, rec.Rounds)
+}
+
+// hasAdaptive reports whether a run's sweep file has sweeps with adaptive
+// replicates.
+func (c *Coordinator) hasAdaptive(rec broker.RunRecord) bool {
+	f, err := sweep.Parse(rec.File, []byte(rec.Text), c.reg)
+	if err != nil {
+		return false
+	}
+	return f.Adaptive()
 }
 
 // addRun registers a run and its jobs in memory. skip, when non-nil, marks
 // the jobs already done by earlier runs.
 func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[uuid.UUID]bool) {
+	adaptive := c.hasAdaptive(rec)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.aliases++
 	e := &runEntry{rec: rec, alias: strconv.FormatInt(int64(c.aliases), 36), ids: make(map[uuid.UUID]int32, len(jobs)),
 		status: make([]uint8, len(jobs)), sweepOf: make([]int32, len(jobs)), attempts: make([]uint8, len(jobs)),
-		key: submissionKey(rec.Text, rec.MaxJobs, rec.Force)}
+		key: submissionKey(rec.Text, rec.MaxJobs, rec.Force), adaptive: adaptive}
 	for i := range jobs {
 		j := &jobs[i]
 		if _, dup := e.ids[j.ID]; dup {
@@ -719,6 +736,10 @@ func (c *Coordinator) settle(ctx context.Context, run string) {
 	c.mu.Lock()
 	r := c.runs[run]
 	if r == nil || r.rec.Status != broker.RunRunning || r.counts.Skipped+r.counts.Done+r.counts.Failed < r.counts.Total {
+		c.mu.Unlock()
+		return
+	}
+	if c.startRound(ctx, run, r) {
 		c.mu.Unlock()
 		return
 	}

@@ -78,6 +78,15 @@ type Claim struct {
 	// the claim as failed, equivalent. It comes from the paper's wording or
 	// precision, never from the data. 0 when undeclared.
 	Alpha, Margin float64
+	// Anytime is set on the claims of a sweep with adaptive replicates
+	// (replicates: {min, max}) that read a model metric per point: every
+	// interval they decide on is the anytime-valid confidence sequence at
+	// level 1 − α instead of the fixed 95% interval (compare claims as with
+	// alpha:; monotone, converge, argbest and published claims on each
+	// point's mean), so that the coordinator adding replicates until they
+	// are decided does not inflate their error rate. Over: mean and
+	// per_instance claims keep their own tests and do not drive rounds.
+	Anytime bool
 	// In is the parameter (monotone, argbest) and Direction
 	// increasing/decreasing; Strict requires every step to be significant.
 	In, Direction string

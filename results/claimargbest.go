@@ -55,7 +55,7 @@ func (cf *claimFrame) argBest(c *Claim) ClaimResult {
 		var ins []string
 		byIn := map[string][]cand{}
 		for _, row := range rows {
-			v := cf.value(c.Metric, row)
+			v := cf.valueFor(c, row)
 			if !v.ok {
 				continue
 			}

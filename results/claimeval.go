@@ -456,7 +456,7 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 	var diffs []float64
 	var ciAB []float64
 	for _, k := range keys {
-		a, b := cf.value(c.Metric, ra[k]), cf.value(c.Metric, rb[k])
+		a, b := cf.valueFor(c, ra[k]), cf.valueFor(c, rb[k])
 		if c.Ratio > 0 {
 			b.m, b.ci = c.Ratio*b.m, c.Ratio*b.ci
 		}
@@ -641,7 +641,7 @@ func (cf *claimFrame) monotone(c *Claim) ClaimResult {
 		var vals []est
 		var at []string
 		for _, row := range rows {
-			if v := cf.value(c.Metric, row); v.ok {
+			if v := cf.valueFor(c, row); v.ok {
 				vals = append(vals, v)
 				at = append(at, cf.f.cellLabel(pi, row))
 			}
@@ -739,7 +739,7 @@ func (cf *claimFrame) converge(c *Claim) ClaimResult {
 			if e[0] < 0 || e[1] < 0 {
 				continue
 			}
-			a, b := cf.value(c.Metric, e[0]), cf.value(c.Metric, e[1])
+			a, b := cf.valueFor(c, e[0]), cf.valueFor(c, e[1])
 			if a.ok && b.ok {
 				ds = append(ds, diff{at, est{a.m - b.m, math.Hypot(a.ci, b.ci), true}})
 			}
@@ -773,7 +773,7 @@ func (cf *claimFrame) converge(c *Claim) ClaimResult {
 func (cf *claimFrame) published(c *Claim) ClaimResult {
 	var r ClaimResult
 	for _, row := range c.Where.rows(cf.f) {
-		e := cf.value(c.Metric, row)
+		e := cf.valueFor(c, row)
 		k := cf.key(row)
 		if !e.ok {
 			r.Points = append(r.Points, PointResult{k, Inconclusive, "no value"})

@@ -508,6 +508,11 @@ func ParseDecls(s *sweep.Sweep) (*Decls, error) {
 	}
 	if s.Claims != nil {
 		d.Claims = p.claims(s.Claims, join(s.Name, "claims"))
+		if s.MaxReplicates > 0 {
+			for _, c := range d.Claims {
+				c.Anytime = anytimeFor(p.schema, c)
+			}
+		}
 	}
 	if s.Verify != nil {
 		d.Verify = p.verify(s.Verify, join(s.Name, "verify"))

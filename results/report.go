@@ -41,6 +41,11 @@ type RunInfo struct {
 	// Packing is how the farm sent the sweep's jobs: k jobs per message,
 	// and why. Results do not depend on it.
 	Packing *Packing `json:"packing,omitempty"`
+	// Rounds are the rounds of adaptive replicates the coordinator added
+	// to this sweep, and Adaptive how the run's rounds ended (see
+	// broker.RunRecord).
+	Rounds   []sweep.Round `json:"rounds,omitempty"`
+	Adaptive string        `json:"adaptive,omitempty"`
 }
 
 // Packing is the coordinator's packing of a sweep's jobs into messages.
@@ -379,6 +384,13 @@ func (r *Report) provenance() [][2]string {
 			[2]string{"end", r.Run.Finished.UTC().Format(time.RFC3339)},
 			[2]string{"wall time", r.Wall.Round(time.Millisecond).String()},
 		)
+	}
+	if r.Run != nil && (len(r.Run.Rounds) > 0 || r.Run.Adaptive != "") {
+		added := 0
+		for _, rd := range r.Run.Rounds {
+			added += len(rd.Points) * (rd.To - rd.From)
+		}
+		rows = append(rows, [2]string{"adaptive replicates", fmt.Sprintf("%d round(s) added %d jobs; %s", len(r.Run.Rounds), added, r.Run.Adaptive)})
 	}
 	rows = append(rows,
 		[2]string{"jobs", fmt.Sprintf("%d: %d ok, %d failed", r.Jobs, r.OK, r.Failed)},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"schedfarm/simcore"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -117,7 +119,41 @@ func describeSeq(what string, d seqDiff, alpha, margin float64, equiv bool) stri
 
 // sequential reports whether the claim is decided sequentially (it
 // declares alpha or margin).
-func (c *Claim) sequential() bool { return c.Alpha > 0 || c.Margin > 0 }
+func (c *Claim) sequential() bool {
+	return c.Alpha > 0 || c.Margin > 0 || c.Anytime && c.Kind == ClaimCompare
+}
+
+// anytimeFor reports whether a claim of a sweep with adaptive replicates
+// is decided on confidence sequences (Claim.Anytime): it reads a model
+// metric point by point.
+func anytimeFor(schema *simcore.Schema, c *Claim) bool {
+	if c.Kind == ClaimCompare && (c.Over == OverMean || c.PerInstance) {
+		return false
+	}
+	if c.Kind == ClaimCompare && c.Paired {
+		return true
+	}
+	_, isMetric := metricOf(schema, c.Metric)
+	return isMetric
+}
+
+// valueFor is value for a claim: with Anytime, the interval is the
+// anytime-valid confidence sequence of the point's mean at the claim's α
+// (infinite below seqMinN replicates or without a standard deviation).
+func (cf *claimFrame) valueFor(c *Claim, r int) est {
+	e := cf.value(c.Metric, r)
+	if !e.ok || !c.Anytime {
+		return e
+	}
+	n, okN := cf.f.cellFloat(cf.f.Index(ColN), r)
+	s, okS := cf.f.cellFloat(cf.f.Index(c.Metric+"_std"), r)
+	if !okN || !okS {
+		e.ci = math.Inf(1)
+		return e
+	}
+	e.ci = csHalfWidth(int(n), s, c.alpha())
+	return e
+}
 
 // alpha returns the claim's declared α, or DefaultAlpha.
 func (c *Claim) alpha() float64 {

@@ -217,6 +217,7 @@ func (s *Sweep) appendJobs(jobs []Job) ([]Job, error) {
 				Params:       p,
 				Replicate:    r,
 				Seed:         seed,
+				Point:        w.ordinal,
 			})
 		}
 		return nil

@@ -31,6 +31,11 @@ type Job struct {
 	// (copy it with maps.Clone to change a job's parameters).
 	Params    simcore.Params `json:"params"`
 	Replicate int            `json:"replicate"`
+	// Point is the job's point: its ordinal in the sweep's walk over the
+	// axes (excluded points count too), the same for every replicate of
+	// the point. Rounds of adaptive replicates name points by it. It is
+	// not sent over the wire.
+	Point int `json:"-"`
 	// Seed is the instance seed: derived from the master seed, the replicate
 	// and the workload parameters only (see InstanceSeed).
 	Seed uint64 `json:"seed"`

@@ -38,6 +38,12 @@ type Sweep struct {
 	Doc        string
 	Seed       uint64
 	Replicates int
+	// MaxReplicates, when positive, makes the replicates adaptive
+	// (replicates: {min: Replicates, max: MaxReplicates}): the run starts
+	// with Replicates per point and the coordinator adds replicates, in
+	// complete rounds, to the points that undecided claims read, up to
+	// MaxReplicates (see Round). 0 for a fixed count.
+	MaxReplicates int
 	// File, Line and Col locate the sweep's mapping in its file.
 	File      string
 	Line, Col int
@@ -598,13 +604,7 @@ func (p *parser) sweep(n *yaml.Node, key string, suggest []string) *Sweep {
 		p.errf(n, s.key, "any fixed integer, e.g. the paper's year and month", "missing required key \"seed\" (the master seed)")
 	}
 	if kv, ok := get["replicates"]; ok {
-		if r, ok := p.integer(kv.v, join(s.key, "replicates")); ok {
-			if r < 1 || r > maxReplicates {
-				p.errf(p.resolve(kv.v), join(s.key, "replicates"), "", "replicates must be between 1 and %d, got %d", maxReplicates, r)
-			} else {
-				s.Replicates = int(r)
-			}
-		}
+		p.replicates(s, kv.v, join(s.key, "replicates"))
 	}
 	if kv, ok := get["figures"]; ok {
 		s.Figures = kv.v
@@ -680,6 +680,51 @@ func (p *parser) sweep(n *yaml.Node, key string, suggest []string) *Sweep {
 
 // param looks up a parameter name of the sweep's model, reporting an
 // unknown one with the closest declared name.
+// replicates reads replicates: N (a fixed count) or replicates: {min: M,
+// max: X} (adaptive: M per point to start with, at most X).
+func (p *parser) replicates(s *Sweep, n *yaml.Node, key string) {
+	n = p.resolve(n)
+	if n.Kind != yaml.MappingNode {
+		if r, ok := p.integer(n, key); ok {
+			if r < 1 || r > maxReplicates {
+				p.errf(n, key, "", "replicates must be between 1 and %d, got %d", maxReplicates, r)
+			} else {
+				s.Replicates = int(r)
+			}
+		}
+		return
+	}
+	pairs, ok := p.mapping(n, key, []string{"min", "max"}, nil)
+	if !ok {
+		return
+	}
+	got := map[string]int64{}
+	for _, kv := range pairs {
+		name := kv.name
+		if r, ok := p.integer(kv.v, join(key, name)); ok {
+			if r < 1 || r > maxReplicates {
+				p.errf(p.resolve(kv.v), join(key, name), "", "replicates %s must be between 1 and %d, got %d", name, maxReplicates, r)
+				continue
+			}
+			got[name] = r
+		}
+	}
+	lo, okLo := got["min"]
+	hi, okHi := got["max"]
+	switch {
+	case !okLo || !okHi:
+		if len(got) == len(pairs) { // each key given was valid: one is missing
+			p.errf(n, key, "e.g. replicates: {min: 20, max: 320}", "adaptive replicates need both min and max")
+		}
+	case hi < lo:
+		p.errf(n, key, "swap them, or give a fixed count: replicates: N", "replicates max (%d) is below min (%d)", hi, lo)
+	case hi == lo:
+		s.Replicates = int(lo) // a fixed count written as a range
+	default:
+		s.Replicates, s.MaxReplicates = int(lo), int(hi)
+	}
+}
+
 func (p *parser) param(s *Sweep, k *yaml.Node, key string) (int, bool) {
 	for i, prm := range s.schema.Params {
 		if prm.Name == k.Value {

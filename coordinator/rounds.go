@@ -1,0 +1,339 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"schedfarm/broker"
+	"schedfarm/results"
+	"schedfarm/sweep"
+)
+
+// Adaptive replicates.
+//
+// A sweep with replicates: {min, max} is first published with min
+// replicates per point. When every job of the run is done, the
+// coordinator collects the adaptive sweeps, evaluates their claims
+// (decided on anytime-valid confidence sequences, results.Claim.Anytime)
+// and adds a round of replicates to the points the undecided claims read
+// (results.RoundPoints): a point of n replicates gets replicates n …
+// min(2n, max)−1. Rounds are stored in the run's record before their jobs
+// are published, and a decision reads complete rounds only, so the run's
+// final jobs, and its results, are the same whatever the number of
+// workers or the order jobs ran in. The rounds stop when every claim is
+// decided, when the undecided claims' points are at max, or at the run's
+// job limit; RunRecord.Adaptive says which.
+
+// startRound evaluates the next round of an adaptive run in the
+// background; settle calls it, with c.mu held, when every job of the run
+// is done. It returns false when the run has no round left to evaluate.
+func (c *Coordinator) startRound(ctx context.Context, run string, r *runEntry) bool {
+	if !r.adaptive || r.roundsDone {
+		return false
+	}
+	if !r.rounding {
+		r.rounding = true
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.nextRound(ctx, run)
+		}()
+	}
+	return true
+}
+
+// nextRound plans the run's next round and publishes it, or ends the
+// rounds; then settles the run.
+func (c *Coordinator) nextRound(ctx context.Context, run string) {
+	c.mu.Lock()
+	r := c.runs[run]
+	if r == nil {
+		c.mu.Unlock()
+		return
+	}
+	rec := r.rec
+	c.mu.Unlock()
+	rounds, note, err := c.planRound(ctx, rec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // stopping: the next coordinator evaluates the round again
+		}
+		// The results stand as they are: the run completes without more
+		// rounds rather than never.
+		c.log.Error("adaptive replicates: cannot evaluate the round; the run completes without more replicates", "run", run, "err", err)
+		note = "stopped: " + err.Error()
+	}
+	if len(rounds) == 0 {
+		c.endRounds(ctx, run, note)
+		return
+	}
+	if err := c.addRounds(ctx, run, rounds); err != nil {
+		c.log.Error("adaptive replicates: add round", "run", run, "err", err)
+		c.mu.Lock()
+		if r := c.runs[run]; r != nil {
+			r.rounding = false // settle tries again (every 5 s)
+		}
+		c.mu.Unlock()
+		return
+	}
+	c.settle(ctx, run)
+}
+
+// endRounds records how the rounds ended and lets the run complete.
+func (c *Coordinator) endRounds(ctx context.Context, run, note string) {
+	c.mu.Lock()
+	r := c.runs[run]
+	if r == nil {
+		c.mu.Unlock()
+		return
+	}
+	r.rec.Adaptive = note
+	r.roundsDone, r.rounding = true, false
+	c.mu.Unlock()
+	c.log.Info("adaptive replicates: done", "run", run, "rounds", len(r.rec.Rounds), "note", note)
+	c.settle(ctx, run)
+}
+
+// addRounds stores the rounds in the run's record, adds their jobs to the
+// run and publishes those not already done.
+func (c *Coordinator) addRounds(ctx context.Context, run string, rounds []sweep.Round) error {
+	c.mu.Lock()
+	r := c.runs[run]
+	if r == nil {
+		c.mu.Unlock()
+		return nil
+	}
+	rec := r.rec
+	c.mu.Unlock()
+	f, err := sweep.Parse(rec.File, []byte(rec.Text), c.reg)
+	if err != nil {
+		return err
+	}
+	before, err := f.ExpandRun(rec.MaxJobs, rec.Rounds)
+	if err != nil {
+		return err
+	}
+	rec.Rounds = append(slices.Clone(rec.Rounds), rounds...)
+	all, err := f.ExpandRun(rec.MaxJobs, rec.Rounds)
+	if err != nil {
+		return err
+	}
+	added := all[len(before):]
+	skip := map[uuid.UUID]bool{}
+	if !rec.Force {
+		c.mu.Lock()
+		for i := range added {
+			if _, ok := c.done[added[i].ID]; ok {
+				skip[added[i].ID] = true
+			}
+		}
+		c.mu.Unlock()
+	}
+	rec.Total += len(added)
+	rec.Skipped += len(skip)
+	rec.Status = broker.RunPublishing
+	// The record first: a coordinator that takes over re-expands the run
+	// with these rounds and publishes what is not done.
+	if err := c.putRun(ctx, rec); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	r.rec = rec
+	r.extend(added, skip)
+	r.publishing, r.rounding = true, false
+	k := 1
+	for _, ch := range rec.Packing {
+		for _, a := range added {
+			if ch.Sweep == a.Sweep {
+				k = max(k, ch.K)
+			}
+		}
+	}
+	c.mu.Unlock()
+	order, bySweep := toPublish(added, skip)
+	var units [][]*sweep.Job
+	for _, s := range order {
+		packs, _ := taperedPacksOf(bySweep[s], k)
+		units = append(units, packs...)
+	}
+	n, err := c.publish(ctx, run, units)
+	c.setPublishing(run, false)
+	if err != nil {
+		return fmt.Errorf("publish round: %d of %d jobs sent: %w", n, len(added)-len(skip), err)
+	}
+	c.log.Info("adaptive replicates: round published", "run", run, "rounds", len(rec.Rounds), "jobs", len(added), "skipped", len(skip), "published", n)
+	return c.markRunning(ctx, run)
+}
+
+// extend adds jobs to a run in memory (those in skip count as done
+// already). c.mu must be held.
+func (r *runEntry) extend(jobs []sweep.Job, skip map[uuid.UUID]bool) {
+	for i := range jobs {
+		j := &jobs[i]
+		if _, dup := r.ids[j.ID]; dup {
+			continue
+		}
+		idx := int32(len(r.status))
+		r.ids[j.ID] = idx
+		code := codeQueued
+		if skip[j.ID] {
+			code = codeDone
+			r.counts.Skipped++
+		}
+		r.status = append(r.status, code)
+		r.attempts = append(r.attempts, 0)
+		k := slices.Index(r.sweeps, j.Sweep)
+		if k < 0 {
+			r.sweeps = append(r.sweeps, j.Sweep)
+			k = len(r.sweeps) - 1
+		}
+		r.sweepOf = append(r.sweepOf, int32(k))
+		r.counts.Total++
+	}
+}
+
+// planRound collects the run's adaptive sweeps into a temporary folder,
+// evaluates their claims and returns the next rounds (none when the
+// rounds are over, with a note saying why).
+func (c *Coordinator) planRound(ctx context.Context, rec broker.RunRecord) ([]sweep.Round, string, error) {
+	f, err := sweep.Parse(rec.File, []byte(rec.Text), c.reg)
+	if err != nil {
+		return nil, "", err
+	}
+	jobs, err := f.ExpandRun(rec.MaxJobs, rec.Rounds)
+	if err != nil {
+		return nil, "", err
+	}
+	var names []string
+	for _, s := range f.Sweeps {
+		if s.MaxReplicates > 0 {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, "", nil
+	}
+	dir, err := os.MkdirTemp("", "schedfarm-round-*")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(dir)
+	collected, err := Collect(ctx, c.farm, c.reg, rec.ID, CollectOptions{ResultsDir: dir, Partial: true, Sweeps: names})
+	if err != nil {
+		return nil, "", err
+	}
+	dirs := map[string]string{}
+	for _, sc := range collected {
+		dirs[sc.Sweep] = sc.Dir
+	}
+	return PlanRound(f, jobs, dirs, rec.MaxJobs)
+}
+
+// PlanRound returns the next rounds of a run of f whose jobs are jobs
+// (its expansion and rounds so far), from the collected folders of its
+// adaptive sweeps (dirs, by sweep name): for each adaptive sweep, the
+// points the undecided claims read that are below the sweep's maximum,
+// grouped by their replicate count n, get replicates n … min(2n, max)−1.
+// Rounds that would take the run over maxJobs are left out. With no
+// round, note says why the rounds are over.
+func PlanRound(f *sweep.File, jobs []sweep.Job, dirs map[string]string, maxJobs int) ([]sweep.Round, string, error) {
+	if maxJobs <= 0 {
+		maxJobs = sweep.DefaultMaxJobs
+	}
+	var rounds []sweep.Round
+	undecided, atCap := 0, 0
+	total := len(jobs)
+	limited := false
+	for _, s := range f.Sweeps {
+		if s.MaxReplicates == 0 {
+			continue
+		}
+		dir, ok := dirs[s.Name]
+		if !ok {
+			return nil, "", fmt.Errorf("sweep %s was not collected", s.Name)
+		}
+		sum, err := results.ReadTable(filepath.Join(dir, results.SummaryTable+".parquet"))
+		if err != nil {
+			return nil, "", err
+		}
+		jf, err := results.ReadTable(filepath.Join(dir, results.JobsTable+".parquet"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, "", err
+		}
+		decls, err := results.ParseDecls(s)
+		if err != nil {
+			return nil, "", err
+		}
+		res := results.EvaluateClaims(sum, jf, s.Schema(), decls.Claims)
+		for _, cr := range res {
+			if cr.Verdict == results.Inconclusive && cr.Claim.Anytime {
+				undecided++
+			}
+		}
+		ids := results.RoundPoints(sum, jf, s.Schema(), res)
+		pointOf := map[string]int{}
+		reps := map[int]int{}
+		for i := range jobs {
+			if j := &jobs[i]; j.Sweep == s.Name {
+				pointOf[j.ID.String()] = j.Point
+				reps[j.Point]++
+			}
+		}
+		byN := map[int][]int{} // replicate count → points
+		capped := map[int]bool{}
+		for _, id := range ids {
+			pt, ok := pointOf[id]
+			if !ok {
+				continue
+			}
+			n := reps[pt]
+			if n >= s.MaxReplicates {
+				if !capped[pt] {
+					capped[pt] = true
+					atCap++
+				}
+				continue
+			}
+			if !slices.Contains(byN[n], pt) {
+				byN[n] = append(byN[n], pt)
+			}
+		}
+		var ns []int
+		for n := range byN {
+			ns = append(ns, n)
+		}
+		slices.Sort(ns)
+		for _, n := range ns {
+			pts := byN[n]
+			slices.Sort(pts)
+			to := min(2*n, s.MaxReplicates)
+			if total+len(pts)*(to-n) > maxJobs {
+				limited = true
+				continue
+			}
+			total += len(pts) * (to - n)
+			rounds = append(rounds, sweep.Round{Sweep: s.Name, From: n, To: to, Points: pts})
+		}
+	}
+	if len(rounds) > 0 {
+		return rounds, "", nil
+	}
+	switch {
+	case limited:
+		return nil, fmt.Sprintf("the job limit (%d) stopped the rounds with %d claim(s) undecided", maxJobs, undecided), nil
+	case undecided == 0:
+		return nil, "every claim decided", nil
+	case atCap == 0:
+		return nil, strconv.Itoa(undecided) + " claim(s) undecided that more replicates cannot decide", nil
+	default:
+		return nil, fmt.Sprintf("the replicate cap reached with %d claim(s) undecided (%d point(s) at the maximum)", undecided, atCap), nil
+	}
+}
