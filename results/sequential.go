@@ -130,11 +130,11 @@ func anytimeFor(schema *simcore.Schema, c *Claim) bool {
 	if c.Kind == ClaimCompare && (c.Over == OverMean || c.PerInstance) {
 		return false
 	}
-	if c.Kind == ClaimCompare && c.Paired {
-		return true
-	}
-	_, isMetric := metricOf(schema, c.Metric)
-	return isMetric
+	m, isMetric := metricOf(schema, c.Metric)
+	// A measured metric (a scheduler's wall time) is not a function of the
+	// instance: a round decided on it would make the run's jobs depend on
+	// the machine.
+	return isMetric && !m.Measured
 }
 
 // valueFor is value for a claim: with Anytime, the interval is the

@@ -43,8 +43,25 @@ func (a *app) loadAndExpand(w io.Writer, path string, maxJobs int, extra string)
 	if err != nil {
 		return nil, nil, err
 	}
-	fmt.Fprintf(w, "%s: %d sweep(s), %d jobs%s\n", path, len(f.Sweeps), len(jobs), extra)
+	fmt.Fprintf(w, "%s: %d sweep(s), %d jobs%s%s\n", path, len(f.Sweeps), len(jobs), adaptiveNote(f, jobs), extra)
 	return f, jobs, nil
+}
+
+// adaptiveNote says, for a file with adaptive replicates, how many jobs
+// the rounds may add at most (every point to its sweep's max).
+func adaptiveNote(f *sweep.File, jobs []sweep.Job) string {
+	if !f.Adaptive() {
+		return ""
+	}
+	most := 0
+	for _, s := range f.Sweeps {
+		for i := range jobs {
+			if jobs[i].Sweep == s.Name && jobs[i].Replicate == 0 {
+				most += max(s.MaxReplicates, s.Replicates)
+			}
+		}
+	}
+	return fmt.Sprintf(" at first (adaptive replicates: at most %d)", most)
 }
 
 // expandSweep expands a sweep file within the job limit.
@@ -77,7 +94,7 @@ func (a *app) validateCmd() *cobra.Command {
 						err = checkData(a.registry(), a.dataDirs(), f, jobs)
 					}
 					if err == nil {
-						fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, %d sweep(s), %d jobs\n", path, len(f.Sweeps), len(jobs))
+						fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, %d sweep(s), %d jobs%s\n", path, len(f.Sweeps), len(jobs), adaptiveNote(f, jobs))
 						continue
 					}
 				}
