@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -24,11 +25,18 @@ import (
 //	    why: "3 was chosen because it reproduces the quoted quartiles"
 //
 // against lists claim ids of the same sweep (a * is a glob; each must match
-// a claim); why says how the value was chosen.
+// a claim); why says how the value was chosen. checked_on, optional, lists
+// held-out claims, "sweep-name/claim-id" (a glob too) of any sweep of the
+// suite, that run with the calibrated value but were not used to choose
+// it: they count as reproductions (or failures), and the scoreboard reports
+// them beside the calibration as its out-of-sample check.
+//
+//	    checked_on: [casanova2010-paper/utilisation-*]
 type Calibration struct {
-	Param   string
-	Against []string
-	Why     string
+	Param     string
+	Against   []string
+	CheckedOn []string
+	Why       string
 	// Line locates the parameter's key in the sweep file.
 	Line int
 }
@@ -106,7 +114,7 @@ func (p *declParser) sensitivity(n *yaml.Node, key string) string {
 	return s
 }
 
-var calibrationKeys = []string{"against", "why"}
+var calibrationKeys = []string{"against", "checked_on", "why"}
 
 // calibrations parses a sweep's calibrated: mapping, parameter name →
 // {against, why}, against the sweep's claims.
@@ -180,12 +188,55 @@ func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*
 				c.Against = append(c.Against, s)
 			}
 		}
+		if e, ok := m["checked_on"]; ok {
+			c.CheckedOn = p.heldOut(e.v, join(pk, "checked_on"), c)
+		}
 		if len(p.errs) == before {
 			out = append(out, c)
 		}
 	}
 	return out
 }
+
+// heldOut parses a calibration's checked_on: references "sweep/claim"; a
+// reference to the sweep's own claims must not name one it was fitted on.
+func (p *declParser) heldOut(n *yaml.Node, key string, c *Calibration) []string {
+	items, ok := p.sequence(n, key)
+	if !ok {
+		return nil
+	}
+	if len(items) == 0 {
+		p.errf(resolveNode(n), key, "list the held-out claims, or leave checked_on out", "checked_on is empty")
+	}
+	var out []string
+	for j, it := range items {
+		k := index(key, j)
+		s, ok := p.str(it, k)
+		if !ok {
+			continue
+		}
+		m := heldOutRE.FindStringSubmatch(s)
+		if m == nil {
+			p.errf(resolveNode(it), k, "e.g. casanova2010-paper/utilisation-*", "%q is not sweep-name/claim-id", s)
+			continue
+		}
+		if _, err := path.Match(m[2], ""); err != nil {
+			p.errf(resolveNode(it), k, "", "bad pattern %q: %v", m[2], err)
+			continue
+		}
+		if m[1] == p.key {
+			for _, a := range c.Against {
+				if a == m[2] {
+					p.errf(resolveNode(it), k, "a claim the value was chosen on cannot also check it", "%q is in against too", m[2])
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+var heldOutRE = regexp.MustCompile(`^([a-z0-9_-]+)/([A-Za-z0-9_.*-]+)$`)
 
 // Calibrated returns the calibration that names the claim id, or nil.
 func (d *Decls) Calibrated(id string) *Calibration {

@@ -20,6 +20,13 @@ func TestCalibrationDecls(t *testing.T) {
 	if len(d.Calibrations) != 1 || d.Calibrations[0].Param != "noise" || d.Calibrated("pub-2") == nil || d.Calibrated("grows") != nil {
 		t.Fatalf("calibrations %+v", d.Calibrations)
 	}
+	d, err = testDecls(t, claims+"calibrated:\n  noise: {against: [pub-1], checked_on: [t/pub-2, other/x-*], why: \"fitted on one\"}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := d.Calibrations[0]; strings.Join(c.CheckedOn, " ") != "t/pub-2 other/x-*" || d.Calibrated("pub-2") != nil {
+		t.Fatalf("checked_on %+v; a held-out claim must not be calibration", c)
+	}
 	cases := []struct{ yaml, want string }{
 		{"calibrated:\n  nois: {against: [pub-1], why: x}\n", `"nois" is not a parameter of the model; did you mean "noise"?`},
 		{"calibrated:\n  noise: {against: [pub-3], why: x}\n", `"pub-3" matches no claim of the sweep`},
@@ -29,6 +36,9 @@ func TestCalibrationDecls(t *testing.T) {
 		{"calibrated:\n  noise: {against: [], why: x}\n", `against is empty`},
 		{"calibrated:\n  noise: {against: [pub-1], why: x, by: me}\n", `unknown key "by"`},
 		{"calibrated: [noise]\n", `want a mapping of parameter names`},
+		{"calibrated:\n  noise: {against: [pub-1], checked_on: [pub-2], why: x}\n", `"pub-2" is not sweep-name/claim-id`},
+		{"calibrated:\n  noise: {against: [pub-1], checked_on: [t/pub-1], why: x}\n", `"pub-1" is in against too`},
+		{"calibrated:\n  noise: {against: [pub-1], checked_on: [], why: x}\n", `checked_on is empty`},
 	}
 	for _, c := range []struct{ yaml, want string }{
 		{"  - {id: p, published: {metric: value, below: 3, precision: 0.1}}\n", `precision goes with value, not with bounds`},

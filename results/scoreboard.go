@@ -132,6 +132,39 @@ type PaperScore struct {
 	CellsWithin      int          `json:"cells_within"`
 	CalibrationCells int          `json:"calibration_cells"`
 	ClaimList        []ScoreClaim `json:"claim_list"`
+	// Calibrations are the paper's calibrated parameters, each with the
+	// claims it was fitted on and its held-out check (checked_on).
+	Calibrations []CalibrationScore `json:"calibrations,omitempty"`
+}
+
+// CalibrationScore is one calibrated parameter on the scoreboard: the
+// claims its value was chosen on (calibration, not reproductions) and the
+// held-out claims of its checked_on, which ran with the value but did not
+// choose it (counted as reproductions or failures).
+type CalibrationScore struct {
+	Sweep   string       `json:"sweep"`
+	Param   string       `json:"param"`
+	Why     string       `json:"why"`
+	Fitted  []ScoreClaim `json:"fitted"`
+	HeldOut []ScoreClaim `json:"held_out"`
+	// Missing are checked_on references that matched no claim of this run
+	// (their sweep did not run, or a typo).
+	Missing []string `json:"missing,omitempty"`
+}
+
+// tally counts verdicts.
+func tally(cs []ScoreClaim) (pass, fail, inc int) {
+	for _, c := range cs {
+		switch c.Verdict {
+		case Pass:
+			pass++
+		case Fail:
+			fail++
+		default:
+			inc++
+		}
+	}
+	return
 }
 
 // Scoreboard is a suite run's per-paper account: scoreboard-<run>.json.
@@ -239,7 +272,49 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 			sb.Papers[i].CheckedHere = checkedHere(reg, sb.Papers[i].ClaimList)
 		}
 	}
+	for _, r := range s.Sweeps {
+		for _, cal := range r.Calibrations {
+			ps := &sb.Papers[idx[paperOf(r)]]
+			ps.Calibrations = append(ps.Calibrations, calibrationScore(r, cal, s.Sweeps))
+		}
+	}
 	return sb
+}
+
+// calibrationScore gathers a calibration's fitted claims and its held-out
+// check from the suite's sweeps.
+func calibrationScore(r *Report, cal *Calibration, all []*Report) CalibrationScore {
+	cs := CalibrationScore{Sweep: r.Sweep, Param: cal.Param, Why: cal.Why}
+	for _, c := range r.Claims {
+		if cal.Covers(c.ID) {
+			cs.Fitted = append(cs.Fitted, ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict, Status: ScoreCalibration, By: cal.Param})
+		}
+	}
+	for _, ref := range cal.CheckedOn {
+		name, pattern, _ := strings.Cut(ref, "/")
+		found := false
+		for _, x := range all {
+			if x.Sweep != name {
+				continue
+			}
+			for _, c := range x.Claims {
+				if ok, _ := path.Match(pattern, c.ID); !ok {
+					continue
+				}
+				found = true
+				sc := ScoreClaim{Sweep: x.Sweep, ID: c.ID, Verdict: c.Verdict, Status: string(c.Verdict)}
+				if other := x.calibration(c.ID); other != nil {
+					sc.Status, sc.By = ScoreCalibration, other.Param
+					sc.Note = "itself calibration: it cannot check " + cal.Param
+				}
+				cs.HeldOut = append(cs.HeldOut, sc)
+			}
+		}
+		if !found {
+			cs.Missing = append(cs.Missing, ref)
+		}
+	}
+	return cs
 }
 
 // checkedHere counts the register's entries that reference a claim of the list.
@@ -365,6 +440,32 @@ func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 	}
 	if len(notes) > 0 {
 		b.WriteString("\n" + strings.Join(slices.Compact(notes), "\n") + "\n")
+	}
+	var cals []string
+	for _, p := range sb.Papers {
+		for _, c := range p.Calibrations {
+			fp, ff, fi := tally(c.Fitted)
+			line := fmt.Sprintf("- %s `%s` (sweep %s): fitted on %d claim(s) (%d pass, %d fail, %d inconclusive); ", p.Paper, c.Param, c.Sweep, len(c.Fitted), fp, ff, fi)
+			var counted []ScoreClaim
+			for _, h := range c.HeldOut {
+				if h.Status != ScoreCalibration {
+					counted = append(counted, h)
+				}
+			}
+			if len(counted) == 0 {
+				line += "no held-out check"
+			} else {
+				hp, hf, hi := tally(counted)
+				line += fmt.Sprintf("held-out check on %d claim(s): %d pass, %d fail, %d inconclusive", len(counted), hp, hf, hi)
+			}
+			if len(c.Missing) > 0 {
+				line += fmt.Sprintf(" (%d checked_on reference(s) did not run: %s)", len(c.Missing), mdEscape(strings.Join(c.Missing, ", ")))
+			}
+			cals = append(cals, line)
+		}
+	}
+	if len(cals) > 0 {
+		b.WriteString("\nCalibrations: each value was chosen on the claims it was fitted on (counted as calibration above); its held-out check is claims that ran with it but did not choose it (counted above as pass or fail).\n\n" + strings.Join(cals, "\n") + "\n")
 	}
 	b.WriteString("\n")
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestScoreboard(t *testing.T) {
 		return &Claim{ExplainedBy: &Explanation{Sweep: file, Claim: claim, Reading: "r"}}
 	}
 	main := &Report{Sweep: "main", Model: "m", SweepPath: filepath.Join(paper, "main.yaml"),
-		Calibrations: []*Calibration{{Param: "k", Against: []string{"cal-*"}, Why: "fitted"}},
+		Calibrations: []*Calibration{{Param: "k", Against: []string{"cal-*"}, CheckedOn: []string{"main/ok", "q/x", "main/bad", "gone/y", "alt/holds"}, Why: "fitted"}},
 		Claims: []ClaimResult{
 			{ID: "ok", Verdict: Pass},
 			{ID: "cal-pass", Verdict: Pass},
@@ -82,6 +83,28 @@ func TestScoreboard(t *testing.T) {
 	}
 	if q := sb.Papers[1]; q.RegisterError == "" || q.Pass != 1 {
 		t.Errorf("p2 %+v", q)
+	}
+	// The calibration's fitted claims and its held-out check: the held-out
+	// claims keep their own status (main/ok stays a pass, counted above).
+	if len(p.Calibrations) != 1 {
+		t.Fatalf("calibrations %+v", p.Calibrations)
+	}
+	cs := p.Calibrations[0]
+	var fitted, held []string
+	for _, c := range cs.Fitted {
+		fitted = append(fitted, c.ID+":"+string(c.Verdict))
+	}
+	for _, c := range cs.HeldOut {
+		held = append(held, c.Sweep+"/"+c.ID+":"+string(c.Verdict))
+	}
+	if strings.Join(fitted, " ") != "cal-pass:pass cal-fail:fail" || strings.Join(held, " ") != "main/ok:pass q/x:pass main/bad:fail alt/holds:pass" ||
+		strings.Join(cs.Missing, " ") != "gone/y" {
+		t.Errorf("calibration: fitted %v, held out %v, missing %v", fitted, held, cs.Missing)
+	}
+	var md bytes.Buffer
+	sb.markdown(&md)
+	if !strings.Contains(md.String(), "fitted on 2 claim(s) (1 pass, 1 fail, 0 inconclusive); held-out check on 4 claim(s): 3 pass, 1 fail, 0 inconclusive (1 checked_on reference(s) did not run: gone/y)") {
+		t.Errorf("markdown:\n%s", md.String())
 	}
 	// The same suite without the sensitivity sweep: the explanation no longer counts.
 	sb = BuildScoreboard(&SuiteReport{Sweeps: []*Report{main}})
