@@ -31,7 +31,7 @@ import (
 // it: they count as reproductions (or failures), and the scoreboard reports
 // them beside the calibration as its out-of-sample check.
 //
-//	    checked_on: [casanova2010-paper/utilisation-*]
+//	checked_on: [casanova2010-paper/utilisation-*]
 type Calibration struct {
 	Param     string
 	Against   []string
