@@ -1,12 +1,15 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
+	"schedfarm/sweep"
 )
 
 // seqRounds are the looks of the simulated design: a first round of 10
@@ -278,5 +281,77 @@ func TestSequentialClaims(t *testing.T) {
 		if _, err := testDecls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err = %v, want %q", bad.claim, err, bad.want)
 		}
+	}
+}
+
+// TestRoundPoints: the points a round of adaptive replicates extends are
+// those the undecided claims read at their undecided points (groups), a
+// compare claim's two series only; decided claims and over: mean claims
+// extend nothing.
+func TestRoundPoints(t *testing.T) {
+	reg, err := simcore.NewRegistry(bench.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "name: t\nmodel: bench\nseed: 1\nreplicates: {min: 20, max: 80}\naxes:\n  - name: size\n    values: [1, 2, 4]\n  - name: variant\n    values: [EDF-DLT, FIFO-DLT, OPR-MN]\n" +
+		"claims:\n" +
+		"  - {id: grows, monotone: {metric: value, in: size, direction: increasing, series: variant}}\n" +
+		"  - {id: edf-below-fifo, compare: {metric: value, series: variant, a: EDF-DLT, b: FIFO-DLT, op: lower, over: every_point}}\n" +
+		"  - {id: fifo-below-opr-at-4, compare: {metric: value, series: variant, a: FIFO-DLT, b: OPR-MN, op: lower, over: every_point, where: {size: [4]}}}\n" +
+		"  - {id: opr-at-4, published: {metric: value, where: {size: 4, variant: OPR-MN}, value: 12, tol: 1}}\n" +
+		"  - {id: mean-claim, compare: {metric: value, series: variant, a: FIFO-DLT, b: OPR-MN, op: lower, over: mean}}\n"
+	f, err := sweep.Parse("t.yaml", []byte(text), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ParseDecls(f.Sweeps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The summary: every point at 20 replicates but (4, OPR-MN) at 10,
+	// below the fewest a sequence decides on.
+	sum := fixedSummary()
+	var n []int64
+	sizes, variants := sum.Col("size").([]int64), sum.Col("variant").([]string)
+	for r := range sizes {
+		if sizes[r] == 4 && variants[r] == "OPR-MN" {
+			n = append(n, 10)
+		} else {
+			n = append(n, 20)
+		}
+	}
+	sum.Names, sum.Types = append(sum.Names, ColN), append(sum.Types, Int64)
+	sum.Cols, sum.Nulls = append(sum.Cols, n), append(sum.Nulls, nil)
+	jobs := fixedJobs()
+	var ids []string
+	js, jv, jr := jobs.Col("size").([]int64), jobs.Col("variant").([]string), jobs.Col("replicate").([]int64)
+	for r := range js {
+		ids = append(ids, fmt.Sprintf("%d/%s/%d", js[r], jv[r], jr[r]))
+	}
+	jobs.Names, jobs.Types = append(jobs.Names, ColJobID), append(jobs.Types, String)
+	jobs.Cols, jobs.Nulls = append(jobs.Cols, ids), append(jobs.Nulls, nil)
+
+	res := EvaluateClaims(sum, jobs, f.Sweeps[0].Schema(), d.Claims)
+	verdicts := map[string]Verdict{}
+	for _, r := range res {
+		verdicts[r.ID] = r.Verdict
+	}
+	want := map[string]Verdict{"grows": Inconclusive, "edf-below-fifo": Pass, "fifo-below-opr-at-4": Inconclusive, "opr-at-4": Inconclusive}
+	for id, v := range want {
+		if verdicts[id] != v {
+			t.Errorf("%s: %s, want %s", id, verdicts[id], v)
+		}
+	}
+	got := map[string]int{}
+	for _, id := range RoundPoints(sum, jobs, f.Sweeps[0].Schema(), res) {
+		size, rest, _ := strings.Cut(id, "/")
+		variant, _, _ := strings.Cut(rest, "/")
+		got[size+"/"+variant]++
+	}
+	// OPR-MN's monotone group at every size, and FIFO-DLT at size 4 (the
+	// compare at size 4); all 20 replicates of each.
+	wantPts := map[string]int{"1/OPR-MN": 20, "2/OPR-MN": 20, "4/OPR-MN": 20, "4/FIFO-DLT": 20}
+	if fmt.Sprint(got) != fmt.Sprint(wantPts) {
+		t.Errorf("round points %v, want %v", got, wantPts)
 	}
 }
