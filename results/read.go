@@ -26,6 +26,8 @@ type Frame struct {
 	// Nulls marks null cells: Nulls[i] is nil when column i has no null,
 	// otherwise Nulls[i][row] is true for a null.
 	Nulls [][]bool
+	// Nullable tells, per column, whether the file declares it OPTIONAL.
+	Nullable []bool
 	// Meta is the file's key-value metadata.
 	Meta map[string]string
 }
@@ -113,8 +115,9 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 		Names: make([]string, len(cols)),
 		Types: make([]Type, len(cols)),
 		Cols:  make([]any, len(cols)),
-		Nulls: make([][]bool, len(cols)),
-		Meta:  make(map[string]string),
+		Nulls:    make([][]bool, len(cols)),
+		Nullable: make([]bool, len(cols)),
+		Meta:     make(map[string]string),
 	}
 	for _, kv := range pf.Metadata().KeyValueMetadata {
 		fr.Meta[kv.Key] = kv.Value
@@ -123,6 +126,7 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 	for i, c := range cols {
 		fr.Names[i] = c.Name
 		fr.Types[i] = c.Type
+		fr.Nullable[i] = c.Nullable
 		switch c.Type {
 		case Int64:
 			fr.Cols[i] = make([]int64, 0, n)
