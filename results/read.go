@@ -112,9 +112,9 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 	}
 	n := int(pf.NumRows())
 	fr := &Frame{
-		Names: make([]string, len(cols)),
-		Types: make([]Type, len(cols)),
-		Cols:  make([]any, len(cols)),
+		Names:    make([]string, len(cols)),
+		Types:    make([]Type, len(cols)),
+		Cols:     make([]any, len(cols)),
 		Nulls:    make([][]bool, len(cols)),
 		Nullable: make([]bool, len(cols)),
 		Meta:     make(map[string]string),
