@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"schedfarm/internal/datatest"
 	"schedfarm/results"
 	"schedfarm/simcore"
 	"schedfarm/simcore/models"
@@ -35,6 +37,7 @@ func (m memParts) Open(_ context.Context, name string) (io.ReadCloser, error) {
 // testRun is a run collected in-process from a sweep file of testdata/.
 type testRun struct {
 	reg  *simcore.Registry
+	data simcore.Dirs
 	dirs map[string]string // results folder by sweep name
 	all  []string          // the folders in file order
 }
@@ -48,13 +51,13 @@ func collectRun(tb testing.TB, file string) *testRun {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	reg := models.All(simcore.Dirs{"testdata"})
+	reg := models.All(datatest.Fixtures(tb))
 	f, err := sweep.Parse(file, text, reg)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	root := tb.TempDir()
-	run := &testRun{reg: reg, dirs: map[string]string{}}
+	run := &testRun{reg: reg, data: datatest.Fixtures(tb), dirs: map[string]string{}}
 	prov := results.Provenance{Version: "v0.0.0-test", VCSRevision: "0123abc", VCSModified: "false", GoVersion: "go-test"}
 	for _, s := range f.Sweeps {
 		jobs, err := s.Expand(0)
@@ -103,3 +106,5 @@ func (r *testRun) sweeps(tb testing.TB) []*Sweep {
 func testProvenance() results.Provenance {
 	return results.Provenance{Version: "v9.9.9-test", VCSRevision: "feedbeef", VCSModified: "false", GoVersion: "go-test"}
 }
+
+func sha256Of(b []byte) [32]byte { return sha256.Sum256(b) }
