@@ -28,16 +28,10 @@ func WriteFrame(w io.Writer, table string, f *Frame, meta map[string]string) err
 				continue
 			}
 			switch c := f.Cols[i].(type) {
-			case []int64:
-				tw.setInt(i, c[r])
+			case []int64, []float64, []string, []bool:
+				setSliceElem(tw, i, c, r)
 			case []uint64:
 				tw.setInt(i, int64(c[r]))
-			case []float64:
-				tw.setFloat(i, c[r])
-			case []string:
-				tw.setString(i, c[r])
-			case []bool:
-				tw.setBool(i, c[r])
 			case []time.Time:
 				tw.setInt(i, c[r].UnixMilli())
 			default:

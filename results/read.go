@@ -63,6 +63,29 @@ func (f *Frame) IsNull(i, r int) bool {
 	return f.Nulls[i] != nil && f.Nulls[i][r]
 }
 
+// Value returns the cell at (column c, row r) as a Go value: int64,
+// uint64, float64, string, bool or time.Time, nil for a null.
+func (f *Frame) Value(c, r int) any {
+	if f.IsNull(c, r) {
+		return nil
+	}
+	switch x := f.Cols[c].(type) {
+	case []int64:
+		return x[r]
+	case []uint64:
+		return x[r]
+	case []float64:
+		return x[r]
+	case []string:
+		return x[r]
+	case []bool:
+		return x[r]
+	case []time.Time:
+		return x[r]
+	}
+	return nil
+}
+
 func colLen(c any) int {
 	switch x := c.(type) {
 	case []int64:

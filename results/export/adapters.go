@@ -42,31 +42,17 @@ func ScheduleModels() []string {
 	return out
 }
 
-// cols fetches schedule-table columns by name and type, keeping the
-// first error.
+// cols fetches columns of a table by name and type, keeping the first
+// error.
 type cols struct {
-	f   *results.Frame
-	err error
+	f     *results.Frame
+	table string
+	err   error
 }
 
-func (c *cols) ints(name string) []int64 {
-	v, err := column[int64](c.f, ScheduleTable, name)
-	if c.err == nil {
-		c.err = err
-	}
-	return v
-}
-
-func (c *cols) floats(name string) []float64 {
-	v, err := column[float64](c.f, ScheduleTable, name)
-	if c.err == nil {
-		c.err = err
-	}
-	return v
-}
-
-func (c *cols) strings(name string) []string {
-	v, err := column[string](c.f, ScheduleTable, name)
+// get returns the named column of c's table as a []T (nil after an error).
+func get[T any](c *cols, name string) []T {
+	v, err := column[T](c.f, c.table, name)
 	if c.err == nil {
 		c.err = err
 	}
@@ -76,8 +62,9 @@ func (c *cols) strings(name string) []string {
 // batch: one row per job (job, submit, start, end, width, est_runtime) on
 // `nodes` nodes; the model does not number nodes, so Allocate does.
 func batchSchedule(base Schedule, p simcore.Params, _ func(string) any, f *results.Frame, rows []int) ([]*Schedule, error) {
-	c := cols{f: f}
-	job, submit, start, end, width, est := c.ints("job"), c.floats("submit"), c.floats("start"), c.floats("end"), c.ints("width"), c.floats("est_runtime")
+	c := cols{f: f, table: ScheduleTable}
+	job, width := get[int64](&c, "job"), get[int64](&c, "width")
+	submit, start, end, est := get[float64](&c, "submit"), get[float64](&c, "start"), get[float64](&c, "end"), get[float64](&c, "est_runtime")
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -95,9 +82,9 @@ func batchSchedule(base Schedule, p simcore.Params, _ func(string) any, f *resul
 // computation end, submitted at the task's arrival. Time units count as
 // seconds.
 func divisibleSchedule(base Schedule, p simcore.Params, _ func(string) any, f *results.Frame, rows []int) ([]*Schedule, error) {
-	c := cols{f: f}
-	task, part, node := c.ints("task"), c.ints("part"), c.ints("node")
-	arrival, deadline, start, end := c.floats("arrival"), c.floats("deadline"), c.floats("start"), c.floats("end")
+	c := cols{f: f, table: ScheduleTable}
+	task, part, node := get[int64](&c, "task"), get[int64](&c, "part"), get[int64](&c, "node")
+	arrival, deadline, start, end := get[float64](&c, "arrival"), get[float64](&c, "deadline"), get[float64](&c, "start"), get[float64](&c, "end")
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -114,9 +101,9 @@ func divisibleSchedule(base Schedule, p simcore.Params, _ func(string) any, f *r
 // dssp: one row per task of each night, on processor `processor`, times in
 // hours from the night's start; one schedule per night.
 func dsspSchedules(base Schedule, p simcore.Params, _ func(string) any, f *results.Frame, rows []int) ([]*Schedule, error) {
-	c := cols{f: f}
-	night, id, job, stage, task, proc, procs := c.ints("night"), c.ints("id"), c.ints("job"), c.ints("stage"), c.ints("task"), c.ints("processor"), c.ints("procs")
-	release, start, end := c.floats("release"), c.floats("start"), c.floats("end")
+	c := cols{f: f, table: ScheduleTable}
+	night, id, job, stage, task, proc, procs := get[int64](&c, "night"), get[int64](&c, "id"), get[int64](&c, "job"), get[int64](&c, "stage"), get[int64](&c, "task"), get[int64](&c, "processor"), get[int64](&c, "procs")
+	release, start, end := get[float64](&c, "release"), get[float64](&c, "start"), get[float64](&c, "end")
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -146,10 +133,10 @@ func dsspSchedules(base Schedule, p simcore.Params, _ func(string) any, f *resul
 // ptg: one row per task with its processor list; the platform is the
 // cluster's (or `procs` processors when set).
 func ptgSchedule(base Schedule, p simcore.Params, metric func(string) any, f *results.Frame, rows []int) ([]*Schedule, error) {
-	c := cols{f: f}
-	task, graph, local, procs := c.ints("task"), c.ints("ptg"), c.ints("local"), c.ints("processors")
-	release, start, end := c.floats("release"), c.floats("start"), c.floats("end")
-	list, preds := c.strings("proc_list"), c.strings("preds")
+	c := cols{f: f, table: ScheduleTable}
+	task, graph, local, procs := get[int64](&c, "task"), get[int64](&c, "ptg"), get[int64](&c, "local"), get[int64](&c, "processors")
+	release, start, end := get[float64](&c, "release"), get[float64](&c, "start"), get[float64](&c, "end")
+	list, preds := get[string](&c, "proc_list"), get[string](&c, "preds")
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -169,7 +156,7 @@ func ptgSchedule(base Schedule, p simcore.Params, metric func(string) any, f *re
 		s.Capacity = cl.Procs
 	}
 	for _, r := range rows {
-		ids, err := parseProcList(list[r])
+		ids, err := simcore.ParseProcSet(list[r], ",")
 		if err != nil {
 			return nil, fmt.Errorf("task %d: %w", task[r], err)
 		}
@@ -184,9 +171,9 @@ func ptgSchedule(base Schedule, p simcore.Params, metric func(string) any, f *re
 // (`node`), moldable ones only their count (node −1), which Allocate
 // numbers. m = 0 is the paper's 300 (sequential) or 512 (moldable).
 func stretchSchedule(base Schedule, p simcore.Params, _ func(string) any, f *results.Frame, rows []int) ([]*Schedule, error) {
-	c := cols{f: f}
-	task, procs, node, part := c.ints("task"), c.ints("processors"), c.ints("node"), c.ints("part")
-	release, start, end := c.floats("release"), c.floats("start"), c.floats("end")
+	c := cols{f: f, table: ScheduleTable}
+	task, procs, node, part := get[int64](&c, "task"), get[int64](&c, "processors"), get[int64](&c, "node"), get[int64](&c, "part")
+	release, start, end := get[float64](&c, "release"), get[float64](&c, "start"), get[float64](&c, "end")
 	if c.err != nil {
 		return nil, c.err
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"schedfarm/results"
 	"schedfarm/simcore"
@@ -96,29 +95,11 @@ func Schedules(s *Sweep) ([]*Schedule, error) {
 		return nil, fmt.Errorf("export %s: no %s.parquet: run the sweep with %s: true: %w", s.Name, ScheduleTable, ad.option, ErrNoSchedule)
 	}
 	jobs := s.Jobs
-	ids, err := column[string](jobs, results.JobsTable, results.ColJobID)
-	if err != nil {
-		return nil, err
-	}
-	idx, err := column[int64](jobs, results.JobsTable, results.ColJobIndex)
-	if err != nil {
-		return nil, err
-	}
-	reps, err := column[int64](jobs, results.JobsTable, results.ColReplicate)
-	if err != nil {
-		return nil, err
-	}
-	seeds, err := column[uint64](jobs, results.JobsTable, results.ColSeed)
-	if err != nil {
-		return nil, err
-	}
-	status, err := column[string](jobs, results.JobsTable, results.ColStatus)
-	if err != nil {
-		return nil, err
-	}
-	versions, err := column[string](jobs, results.JobsTable, results.ColModelVersion)
-	if err != nil {
-		return nil, err
+	c := cols{f: jobs, table: results.JobsTable}
+	ids, idx, reps := get[string](&c, results.ColJobID), get[int64](&c, results.ColJobIndex), get[int64](&c, results.ColReplicate)
+	seeds, status, versions := get[uint64](&c, results.ColSeed), get[string](&c, results.ColStatus), get[string](&c, results.ColModelVersion)
+	if c.err != nil {
+		return nil, c.err
 	}
 	rows, err := rowsByJob(s.Schedule)
 	if err != nil {
@@ -144,8 +125,8 @@ func Schedules(s *Sweep) ([]*Schedule, error) {
 			Params: formatParams(&s.Schema, params),
 		}
 		metric := func(name string) any {
-			if i := jobs.Index(name); i >= 0 && !jobs.IsNull(i, r) {
-				return cellAt(jobs.Cols[i], r)
+			if i := jobs.Index(name); i >= 0 {
+				return jobs.Value(i, r)
 			}
 			return nil
 		}
@@ -187,40 +168,14 @@ func paramsAt(f *results.Frame, schema *simcore.Schema, r int) (simcore.Params, 
 		if i < 0 {
 			return nil, fmt.Errorf("jobs.parquet has no column for parameter %q", sp.Name)
 		}
-		switch c := f.Cols[i].(type) {
-		case []int64:
-			p[sp.Name] = c[r]
-		case []float64:
-			p[sp.Name] = c[r]
-		case []string:
-			p[sp.Name] = c[r]
-		case []bool:
-			p[sp.Name] = c[r]
+		switch v := f.Value(i, r); v.(type) {
+		case int64, float64, string, bool:
+			p[sp.Name] = v
 		default:
 			return nil, fmt.Errorf("parameter %q: column of type %s", sp.Name, f.Types[i])
 		}
 	}
 	return p, nil
-}
-
-// cellAt returns row r of a Frame column as int64, uint64, float64,
-// string, bool or time.Time.
-func cellAt(col any, r int) any {
-	switch c := col.(type) {
-	case []int64:
-		return c[r]
-	case []uint64:
-		return c[r]
-	case []float64:
-		return c[r]
-	case []string:
-		return c[r]
-	case []bool:
-		return c[r]
-	case []time.Time:
-		return c[r]
-	}
-	return nil
 }
 
 // formatParams returns the parameters in schema order as text (floats in
@@ -330,49 +285,4 @@ func Validate(s *Schedule) error {
 // Batsim writes allocated_resources and evalys (procset's ProcSet.from_str)
 // reads it: maximal runs of consecutive ids as "a-b" (a single id alone),
 // separated by one space: [0 1 2 3 7] → "0-3 7".
-func IntervalSet(ids []int) string {
-	var b strings.Builder
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(strconv.Itoa(ids[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(ids[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
-}
-
-// parseProcList parses the ptg model's proc_list ("0-10,16"): ranges a-b
-// and single ids, comma-separated, into ascending ids.
-func parseProcList(s string) ([]int, error) {
-	var ids []int
-	if s == "" {
-		return ids, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			return nil, fmt.Errorf("proc_list %q: %w", s, err)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil {
-				return nil, fmt.Errorf("proc_list %q: %w", s, err)
-			}
-		}
-		for p := a; p <= b; p++ {
-			ids = append(ids, p)
-		}
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids), nil
-}
+func IntervalSet(ids []int) string { return simcore.FormatProcSet(ids, " ") }
