@@ -70,6 +70,7 @@ func TestExport(t *testing.T) {
 
 	wantExit(t, execute(t, "export", run, "--results-dir", res, "--format", "csv", "--out", out), exitUsage)
 	wantExit(t, execute(t, "export", run, "--results-dir", res, "--format", "swf"), exitUsage)
+	wantExit(t, execute(t, "export", run, "--results-dir", res, "--format", "parquet-dataset", "--table", "../jobs", "--out", out), exitUsage)
 	wantExit(t, execute(t, "export", "no-such-run", "--results-dir", res, "--format", "swf", "--out", out), exitUsage)
 	// Only the sweep without a schedule: nothing to export.
 	plain := parseCollected(t, o)[1].dir

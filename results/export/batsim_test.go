@@ -115,7 +115,7 @@ func TestBatsimFilesReadAsEvalys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Skipped) != 1 || !strings.Contains(w.Skipped[0], "t-bench") {
+	if len(w.Skipped) != 2 || !strings.Contains(w.Skipped[0], "t-batch-none") || !strings.Contains(w.Skipped[1], "t-bench") {
 		t.Errorf("skipped: %q", w.Skipped)
 	}
 	if w.Allocated == 0 {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"schedfarm/results"
@@ -77,6 +78,9 @@ var partitionRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 func WriteDataset(out string, sweeps []*Sweep, opt DatasetOptions) (*Written, error) {
 	if opt.Table == "" {
 		opt.Table = results.JobsTable
+	}
+	if !partitionRE.MatchString(opt.Table) || strings.HasPrefix(opt.Table, ".") {
+		return nil, fmt.Errorf("export: table %q: not a table name", opt.Table)
 	}
 	res := &Written{}
 	for _, sw := range sweeps {

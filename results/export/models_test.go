@@ -2,6 +2,7 @@ package export
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -12,6 +13,17 @@ func TestEveryScheduleModel(t *testing.T) {
 	seen := map[string]int{}
 	for _, sw := range run.sweeps(t) {
 		scheds, err := Schedules(sw)
+		switch sw.Name {
+		case "t-batch-off": // one job with its schedule, one without
+			if err != nil || len(scheds) != 1 || scheds[0].JobIndex != 1 {
+				t.Errorf("%s: %d schedules, %v", sw.Name, len(scheds), err)
+			}
+		case "t-batch-none":
+			if !errors.Is(err, ErrNoSchedule) || !strings.Contains(err.Error(), "schedule_table: false") {
+				t.Errorf("%s: want ErrNoSchedule naming the option, got %v", sw.Name, err)
+			}
+			continue
+		}
 		if sw.Model == "bench" {
 			if !errors.Is(err, ErrNoSchedule) {
 				t.Errorf("bench: want ErrNoSchedule, got %v", err)

@@ -82,8 +82,9 @@ func (s *Schedule) Name() string {
 // schedule option).
 var ErrNoSchedule = errors.New("no schedule table")
 
-// Schedules returns the schedules of the sweep's successful jobs, in
-// job_index order, each allocated (Allocate) and validated. A sweep whose
+// Schedules returns the schedules of the sweep's successful jobs that ran
+// with their model's schedule option on, in job_index order, each
+// allocated (Allocate) and validated. A sweep whose
 // model has no schedule adapter, or that ran without its schedule table,
 // is an error naming what to do.
 func Schedules(s *Sweep) ([]*Schedule, error) {
@@ -111,6 +112,7 @@ func Schedules(s *Sweep) ([]*Schedule, error) {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(idx[a], idx[b]) })
 	var out []*Schedule
+	off := 0
 	for _, r := range order {
 		if status[r] != results.StatusOK {
 			continue
@@ -118,6 +120,10 @@ func Schedules(s *Sweep) ([]*Schedule, error) {
 		params, err := paramsAt(jobs, &s.Schema, r)
 		if err != nil {
 			return nil, fmt.Errorf("export %s job %d: %w", s.Name, idx[r], err)
+		}
+		if on, ok := params[ad.option].(bool); ok && !on {
+			off++ // the job ran without its schedule
+			continue
 		}
 		base := Schedule{
 			Sweep: s.Name, Model: s.Model, ModelVersion: versions[r],
@@ -143,6 +149,9 @@ func Schedules(s *Sweep) ([]*Schedule, error) {
 			}
 		}
 		out = append(out, scheds...)
+	}
+	if len(out) == 0 && off > 0 {
+		return nil, fmt.Errorf("export %s: its %d successful job(s) ran with %s: false: %w", s.Name, off, ad.option, ErrNoSchedule)
 	}
 	return out, nil
 }
