@@ -327,7 +327,7 @@ func DecodePart(model simcore.Schema, objects map[string][]byte) ([]JobResult, e
 		r.Job = sweep.Job{ID: id, Index: int(idx[i]), Sweep: sw[i], Model: mo[i], ModelVersion: mv[i],
 			Params: make(simcore.Params, len(model.Params)), Replicate: int(rep[i]), Seed: seed[i]}
 		for _, p := range model.Params {
-			r.Job.Params[p.Name] = frameValue(jobs, jobs.Index(p.Name), i)
+			r.Job.Params[p.Name] = jobs.Value(jobs.Index(p.Name), i)
 		}
 		r.Worker, r.StartedAt, r.DurationMs, r.CPUMs = worker[i], started[i], dur[i], math.NaN()
 		if cpu != nil && !jobs.IsNull(jobs.Index(ColCPUMs), i) {
@@ -337,7 +337,7 @@ func DecodePart(model simcore.Schema, objects map[string][]byte) ([]JobResult, e
 		if r.Status == StatusOK {
 			r.Result = &simcore.Result{Metrics: make(map[string]any, len(model.Metrics))}
 			for _, m := range model.Metrics {
-				r.Result.Metrics[m.Name] = frameValue(jobs, jobs.Index(m.Name), i)
+				r.Result.Metrics[m.Name] = jobs.Value(jobs.Index(m.Name), i)
 			}
 		}
 		if _, dup := byID[id]; !dup {
@@ -387,7 +387,7 @@ func DecodePart(model simcore.Schema, objects map[string][]byte) ([]JobResult, e
 				res.Tables[name] = td
 			}
 			for _, c := range t.Columns {
-				td.Columns[c.Name] = appendAny(td.Columns[c.Name], frameValue(fr, fr.Index(c.Name), k))
+				td.Columns[c.Name] = appendAny(td.Columns[c.Name], fr.Value(fr.Index(c.Name), k))
 			}
 		}
 	}
@@ -410,28 +410,6 @@ func appendAny(s any, v any) any {
 		return append(a, x)
 	}
 	return s
-}
-
-// frameValue returns cell (column c, row r) as a Go value (nil for null).
-func frameValue(f *Frame, c, r int) any {
-	if f.IsNull(c, r) {
-		return nil
-	}
-	switch x := f.Cols[c].(type) {
-	case []int64:
-		return x[r]
-	case []uint64:
-		return x[r]
-	case []float64:
-		return x[r]
-	case []string:
-		return x[r]
-	case []bool:
-		return x[r]
-	case []time.Time:
-		return x[r]
-	}
-	return nil
 }
 
 // checkFrame checks that every column of l is in f with l's type.

@@ -19,10 +19,15 @@ type Frame struct {
 	// Cols holds one slice per column, by type: []int64 (Int64), []uint64
 	// (Uint64), []float64 (Float64), []string (String), []bool (Bool) or
 	// []time.Time (TimestampMs, in UTC). A null holds the zero value.
+	// Timestamps in microseconds or nanoseconds (as DuckDB, pandas and
+	// polars write them) are read too, into TimestampMs columns: their
+	// values keep the file's precision.
 	Cols []any
 	// Nulls marks null cells: Nulls[i] is nil when column i has no null,
 	// otherwise Nulls[i][row] is true for a null.
 	Nulls [][]bool
+	// Nullable tells, per column, whether the file declares it OPTIONAL.
+	Nullable []bool
 	// Meta is the file's key-value metadata.
 	Meta map[string]string
 }
@@ -56,6 +61,29 @@ func (f *Frame) Col(name string) any {
 // IsNull reports whether the cell at (column i, row r) is null.
 func (f *Frame) IsNull(i, r int) bool {
 	return f.Nulls[i] != nil && f.Nulls[i][r]
+}
+
+// Value returns the cell at (column c, row r) as a Go value: int64,
+// uint64, float64, string, bool or time.Time, nil for a null.
+func (f *Frame) Value(c, r int) any {
+	if f.IsNull(c, r) {
+		return nil
+	}
+	switch x := f.Cols[c].(type) {
+	case []int64:
+		return x[r]
+	case []uint64:
+		return x[r]
+	case []float64:
+		return x[r]
+	case []string:
+		return x[r]
+	case []bool:
+		return x[r]
+	case []time.Time:
+		return x[r]
+	}
+	return nil
 }
 
 func colLen(c any) int {
@@ -107,18 +135,21 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 	}
 	n := int(pf.NumRows())
 	fr := &Frame{
-		Names: make([]string, len(cols)),
-		Types: make([]Type, len(cols)),
-		Cols:  make([]any, len(cols)),
-		Nulls: make([][]bool, len(cols)),
-		Meta:  make(map[string]string),
+		Names:    make([]string, len(cols)),
+		Types:    make([]Type, len(cols)),
+		Cols:     make([]any, len(cols)),
+		Nulls:    make([][]bool, len(cols)),
+		Nullable: make([]bool, len(cols)),
+		Meta:     make(map[string]string),
 	}
 	for _, kv := range pf.Metadata().KeyValueMetadata {
 		fr.Meta[kv.Key] = kv.Value
 	}
+	units := make([]func(int64) time.Time, len(cols))
 	for i, c := range cols {
 		fr.Names[i] = c.Name
 		fr.Types[i] = c.Type
+		fr.Nullable[i] = c.Nullable
 		switch c.Type {
 		case Int64:
 			fr.Cols[i] = make([]int64, 0, n)
@@ -132,6 +163,7 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 			fr.Cols[i] = make([]bool, 0, n)
 		case TimestampMs:
 			fr.Cols[i] = make([]time.Time, 0, n)
+			units[i] = timestampDecoder(pf.Schema().Fields()[i])
 		}
 	}
 	row := 0
@@ -157,7 +189,7 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 			case []time.Time:
 				var t time.Time
 				if !v.IsNull() {
-					t = time.UnixMilli(v.Int64()).UTC()
+					t = units[i](v.Int64())
 				}
 				fr.Cols[i] = append(c, t)
 			}
@@ -223,7 +255,7 @@ func leafType(n parquet.Node) (Type, error) {
 				}
 			}
 		case *format.TimestampType:
-			if _, ok := x.Unit.Value.(*format.MilliSeconds); ok && t.Kind() == parquet.Int64 {
+			if t.Kind() == parquet.Int64 && timestampDecoder(n) != nil {
 				return TimestampMs, nil
 			}
 			return 0, fmt.Errorf("unsupported timestamp %s", x)
@@ -240,6 +272,32 @@ func leafType(n parquet.Node) (Type, error) {
 		return Bool, nil
 	}
 	return 0, fmt.Errorf("unsupported type %s", t)
+}
+
+// timestampDecoder returns the function that turns the INT64 values of a
+// TIMESTAMP column into UTC times, by the column's unit (MILLIS, what
+// schedfarm writes; MICROS, what DuckDB and Arrow write by default;
+// NANOS, pandas' default), or nil for another column. isAdjustedToUTC=false
+// (a "local" timestamp) is read as UTC: schedfarm's times are UTC, and a
+// tool that rewrote them without a zone kept the same numbers.
+func timestampDecoder(n parquet.Node) func(int64) time.Time {
+	l := n.Type().LogicalType()
+	if l == nil {
+		return nil
+	}
+	ts, ok := l.Value.(*format.TimestampType)
+	if !ok {
+		return nil
+	}
+	switch ts.Unit.Value.(type) {
+	case *format.MilliSeconds:
+		return func(v int64) time.Time { return time.UnixMilli(v).UTC() }
+	case *format.MicroSeconds:
+		return func(v int64) time.Time { return time.UnixMicro(v).UTC() }
+	case *format.NanoSeconds:
+		return func(v int64) time.Time { return time.Unix(0, v).UTC() }
+	}
+	return nil
 }
 
 // scanRows calls fn for every row of pf, in order. The row's values alias

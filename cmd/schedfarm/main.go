@@ -117,7 +117,7 @@ func newApp() *app {
 	a.root.AddCommand(
 		a.runCmd(), a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(),
 		a.collectCmd(), a.cancelCmd(), a.drainCmd(), a.validateCmd(), a.expandCmd(), a.modelsCmd(), a.versionCmd(),
-		a.reportCmd(), a.verifyCmd(), a.tracesCmd(), a.benchCmd(),
+		a.reportCmd(), a.verifyCmd(), a.exportCmd(), a.tracesCmd(), a.benchCmd(),
 	)
 	return a
 }

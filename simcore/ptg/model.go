@@ -361,32 +361,11 @@ func result(c Config, graphs []*dag.Graph, o *Outcome, elapsed float64) *simcore
 		for v := range n {
 			task[v], ptg[v], local[v], procs[v] = int64(v), int64(o.PTG[v]), int64(o.Local[v]), int64(o.Alloc[v])
 			start[v], end[v] = o.Start[v], o.End[v]
-			plist[v] = ranges(o.Procs[v])
+			plist[v] = simcore.FormatProcSet(o.Procs[v], ",")
 			preds[v] = strings.Join(pr[v], ",")
 		}
 		res.Tables["schedule"] = &simcore.TableData{Columns: map[string]any{"task": task, "ptg": ptg, "local": local,
 			"release": rel, "start": start, "end": end, "processors": procs, "proc_list": plist, "preds": preds}}
 	}
 	return res
-}
-
-// ranges writes sorted processor IDs compactly: 0-3,7.
-func ranges(ids []int) string {
-	var b strings.Builder
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(ids[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(ids[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
 }

@@ -1,0 +1,98 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"schedfarm/results"
+)
+
+// Format is an output format of export.
+type Format string
+
+// The formats.
+const (
+	FormatBatsim  Format = "batsim"
+	FormatSWF     Format = "swf"
+	FormatDataset Format = "parquet-dataset"
+)
+
+// Formats lists the formats in the order the help names them.
+var Formats = []Format{FormatBatsim, FormatSWF, FormatDataset}
+
+// Written reports what an export wrote.
+type Written struct {
+	// Files are the paths written, in order.
+	Files []string
+	// Skipped explains each sweep that had nothing to export.
+	Skipped []string
+	// Allocated counts the schedules whose processor ids Allocate chose.
+	Allocated int
+}
+
+// WriteScheduleFiles writes every schedule of the sweeps in the Batsim or
+// SWF format: out/<sweep>/<schedule name>_jobs.csv (Batsim's file name
+// pattern, <prefix>_jobs.csv) or out/<sweep>/<schedule name>.swf. Sweeps
+// without a schedule are skipped and listed; none at all is an error.
+func WriteScheduleFiles(out string, sweeps []*Sweep, format Format, prov results.Provenance) (*Written, error) {
+	var write func(io.Writer, *Schedule) error
+	var suffix string
+	switch format {
+	case FormatBatsim:
+		write, suffix = WriteBatsim, "_jobs.csv"
+	case FormatSWF:
+		write, suffix = func(w io.Writer, s *Schedule) error { return WriteSWF(w, s, prov) }, ".swf"
+	default:
+		return nil, fmt.Errorf("export: format %q is not a schedule format", format)
+	}
+	res := &Written{}
+	for _, sw := range sweeps {
+		scheds, err := Schedules(sw)
+		if errors.Is(err, ErrNoSchedule) {
+			res.Skipped = append(res.Skipped, err.Error())
+			continue
+		}
+		if err != nil {
+			return res, err
+		}
+		dir := filepath.Join(out, sw.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return res, fmt.Errorf("export: %w", err)
+		}
+		for _, s := range scheds {
+			path := filepath.Join(dir, s.Name()+suffix)
+			if err := writeFile(path, func(w io.Writer) error { return write(w, s) }); err != nil {
+				return res, err
+			}
+			res.Files = append(res.Files, path)
+			if s.Allocated {
+				res.Allocated++
+			}
+		}
+	}
+	if len(res.Files) == 0 {
+		return res, fmt.Errorf("export: no schedule in %d sweep(s) (models with one: %v, with their schedule option on)", len(sweeps), ScheduleModels())
+	}
+	return res, nil
+}
+
+// writeFile writes path through fn, removing it on error.
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	return nil
+}
