@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"schedfarm/coordinator"
+	"schedfarm/farmtest"
+	"schedfarm/results"
+	"schedfarm/simcore"
+	"schedfarm/statuspage"
+	"schedfarm/worker"
+)
+
+// pageError is the error of the status page test's failing jobs: markup
+// that must show as text.
+const pageError = `<b>x</b> & "quoted" <img src=x onerror="window.pwned=1"><script>window.pwned=1</script>`
+
+// pageModel is a model for the status page test: a job succeeds, fails
+// with pageError, or waits until gate is closed.
+type pageModel struct{ gate <-chan struct{} }
+
+func (pageModel) Name() string    { return "page" }
+func (pageModel) Version() string { return "1" }
+func (pageModel) Doc() string {
+	return "succeeds, fails with markup in its error, or waits for the test"
+}
+func (pageModel) Schema() simcore.Schema {
+	return simcore.Schema{
+		Params: []simcore.Param{
+			{Name: "mode", Kind: simcore.String, Enum: []string{"ok", "fail", "wait"}, Default: "ok", Doc: "what the job does"},
+			{Name: "k", Kind: simcore.Int, Default: int64(0), Doc: "a free parameter, to make points"},
+		},
+		Metrics: []simcore.Column{{Name: "v", Kind: simcore.Int, Doc: "k"}},
+	}
+}
+
+func (m pageModel) Run(ctx context.Context, p simcore.Params, _ uint64) (*simcore.Result, error) {
+	switch p.String("mode") {
+	case "fail":
+		return nil, errors.New(pageError)
+	case "wait":
+		select {
+		case <-m.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return &simcore.Result{Metrics: map[string]any{"v": p.Int("k")}}, nil
+}
+
+const pageSweep = `sweeps:
+  - name: page
+    model: page
+    seed: 1
+    axes:
+      - name: mode
+        values: [ok, fail, wait]
+      - name: k
+        values: [1, 2]
+`
+
+// browserTools returns node, the playwright-core package and Chromium, or
+// skips the test naming what is missing (fails in CI: .ci/run installs
+// them and sets SCHEDFARM_PLAYWRIGHT_CORE).
+func browserTools(t *testing.T) (node, playwright, chromium string) {
+	t.Helper()
+	var missing []string
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing = append(missing, "node (Node.js)")
+	}
+	playwright = os.Getenv("SCHEDFARM_PLAYWRIGHT_CORE")
+	if playwright == "" {
+		missing = append(missing, "SCHEDFARM_PLAYWRIGHT_CORE (the directory of the npm package playwright-core)")
+	} else if _, err := os.Stat(filepath.Join(playwright, "index.mjs")); err != nil {
+		missing = append(missing, fmt.Sprintf("playwright-core in SCHEDFARM_PLAYWRIGHT_CORE=%s (%v)", playwright, err))
+	}
+	chromium = os.Getenv("SCHEDFARM_CHROMIUM")
+	if chromium == "" {
+		chromium, err = exec.LookPath("chromium")
+		if err != nil {
+			missing = append(missing, "chromium (Debian package chromium, or SCHEDFARM_CHROMIUM)")
+		}
+	}
+	if len(missing) > 0 {
+		msg := "status page browser test: missing " + strings.Join(missing, ", ") + "; .ci/run installs them"
+		if os.Getenv("CI") == "true" || os.Getenv("SCHEDFARM_REQUIRE_BROWSER") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return node, playwright, chromium
+}
+
+// lockedBuffer is a buffer written by one goroutine and read by another.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var pageURL = regexp.MustCompile(`status page: (http://\S+/)`)
+
+// TestStatusPageInBrowser: `schedfarm status --serve` against a real farm,
+// watched in headless Chromium (testdata/statuspage.mjs). Mid-run the page
+// shows the progress, the failed jobs' error as text (markup from the wire
+// creates no element) and a worker's current job; when the coordinator is
+// stopped the page says it is unreachable and keeps the runs; when another
+// coordinator takes over it shows the failover; at the end the run is at
+// 100 % with the claim verdicts of its report. Screenshots mid-run and at
+// the end; SCHEDFARM_STATUS_PNG=FILE copies the last one there
+// (scripts/status-screenshot.sh makes docs/status.png so).
+func TestStatusPageInBrowser(t *testing.T) {
+	node, playwright, chromium := browserTools(t)
+	f := farmtest.New(t, farmtest.Settings())
+	gate := make(chan struct{})
+	var err error
+	if f.Registry, err = simcore.NewRegistry(pageModel{gate: gate}); err != nil {
+		t.Fatal(err)
+	}
+	noPacking := coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackOff}}
+	c1 := f.StartCoordinatorWith("coord-one", noPacking)
+	f.StartWorkers(3, "pw", worker.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	rep, err := c1.Submit(ctx, coordinator.SubmitRequest{File: "page.yaml", Text: pageSweep})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The real command, as a user runs it.
+	resultsDir := t.TempDir()
+	a := newApp()
+	var stderr lockedBuffer
+	a.root.SetArgs([]string{"status", "--serve", "127.0.0.1:0", "--nats", f.Server.ClientURL(), "--results-dir", resultsDir})
+	a.root.SetOut(io.Discard)
+	a.root.SetErr(&stderr)
+	served := make(chan error, 1)
+	go func() { served <- a.root.ExecuteContext(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("status --serve: %v\n%s", err, stderr.String())
+		}
+	}()
+	var url string
+	for url == "" {
+		if m := pageURL.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+			break
+		}
+		select {
+		case err := <-served:
+			t.Fatalf("status --serve stopped: %v\n%s", err, stderr.String())
+		case <-ctx.Done():
+			t.Fatalf("status --serve printed no address:\n%s", stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+
+	out := t.TempDir()
+	script, err := filepath.Abs(filepath.Join("testdata", "statuspage.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, node, script, url, out, pageError)
+	cmd.Env = append(os.Environ(), "PLAYWRIGHT_CORE="+playwright, "CHROMIUM="+chromium)
+	var nodeErr lockedBuffer
+	cmd.Stderr = &nodeErr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	steps := make(chan string)
+	go func() {
+		defer close(steps)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			steps <- strings.TrimSpace(sc.Text())
+		}
+	}()
+	// Each step the page reaches lets the test change the farm.
+	actions := []struct {
+		step string
+		do   func()
+	}{
+		{"mid", c1.Stop},
+		{"down", func() { f.StartCoordinatorWith("coord-two", noPacking) }},
+		{"up", func() {
+			writeClaims(t, filepath.Join(resultsDir, "page", rep.Run))
+			close(gate)
+		}},
+		{"ok", nil},
+	}
+	for _, act := range actions {
+		got, open := <-steps
+		if !open || got != act.step {
+			_ = cmd.Wait()
+			t.Fatalf("the page did not reach step %q (got %q):\n%s\nstatus --serve:\n%s", act.step, got, nodeErr.String(), stderr.String())
+		}
+		t.Logf("page: %s", got)
+		if act.do != nil {
+			act.do()
+			if _, err := io.WriteString(stdin, "next\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, nodeErr.String())
+	}
+	for _, name := range []string{"mid.png", "end.png"} {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("screenshot %s: not a PNG (%v)", name, err)
+		}
+	}
+	if dst := os.Getenv("SCHEDFARM_STATUS_PNG"); dst != "" {
+		b, err := os.ReadFile(filepath.Join(out, "end.png"))
+		if err == nil {
+			err = os.WriteFile(dst, b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The page's document is what `status --json` prints.
+	var doc statuspage.Document
+	o := execute(t, "status", "--json", "--nats", f.Server.ClientURL(), "--results-dir", resultsDir, rep.Run)
+	mustSucceed(t, o)
+	if err := json.Unmarshal([]byte(o.stdout), &doc); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, o.stdout)
+	}
+	if len(doc.Runs) != 1 || doc.Runs[0].Percent != 100 || doc.Runs[0].Failed != 2 || len(doc.Runs[0].Claims) != 1 || doc.Coordinator != "coord-two" {
+		t.Errorf("status --json: %s", o.stdout)
+	}
+}
+
+// writeClaims writes the claims.json a report of the page sweep would
+// write into dir, one claim with markup in its text.
+func writeClaims(t *testing.T, dir string) {
+	t.Helper()
+	claims := []results.ClaimResult{{ID: "v-is-k", Verdict: results.Pass, Numbers: "v = k at 4/4 points",
+		Text: `v <i>equals</i> k <img src=x onerror="window.pwned=1">`}}
+	b, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, results.ClaimsJSON), string(b))
+}
