@@ -227,16 +227,16 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "run %s finished in %s\n", rep.Run, elapsed.Round(time.Millisecond))
+	if line := efficiencyLine(p, workers); line != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), line)
+	}
 	if linger := a.v.GetDuration("serve-linger"); page != nil && linger > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "status page: the run is over; serving it %s more (--serve-linger)\n", linger)
 		select {
 		case <-ctx.Done():
 		case <-time.After(linger):
 		}
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "run %s finished in %s\n", rep.Run, elapsed.Round(time.Millisecond))
-	if line := efficiencyLine(p, workers); line != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), line)
 	}
 	stopCoord()
 	if err := coord.Wait(); err != nil {

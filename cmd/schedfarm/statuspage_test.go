@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -280,4 +281,96 @@ func writeClaims(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, results.ClaimsJSON), string(b))
+}
+
+// TestRunServe: `run --serve` serves the page while the run goes and, once
+// its report is written, for --serve-linger more, the document with the
+// run at 100 % and its claim verdicts.
+func TestRunServe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := newApp()
+	var stderr lockedBuffer
+	a.root.SetArgs([]string{"run", "--serve", "127.0.0.1:0", "--serve-linger", "10m", "--workers", "2",
+		"--state-dir", filepath.Join(dir, "state"), "--results-dir", filepath.Join(dir, "results"), smokeFile})
+	a.root.SetOut(io.Discard)
+	a.root.SetErr(&stderr)
+	ran := make(chan error, 1)
+	go func() { ran <- a.root.ExecuteContext(ctx) }()
+	var url string
+	var doc statuspage.Document
+	for {
+		if m := pageURL.FindStringSubmatch(stderr.String()); m != nil && url == "" {
+			url = m[1]
+		}
+		if url != "" {
+			doc = statuspage.Document{}
+			if err := getJSON(url+"status.json", &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Runs) == 1 && len(doc.Runs[0].Claims) > 0 {
+				break
+			}
+		}
+		select {
+		case err := <-ran:
+			t.Fatalf("run ended before its page showed the claims: %v\n%s", err, stderr.String())
+		case <-ctx.Done():
+			t.Fatalf("no claims on the page: %+v\n%s", doc, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	r := doc.Runs[0]
+	if r.Percent != 100 || r.Status != "complete" || r.Done != 100 || len(r.Claims) != 2 {
+		t.Errorf("the run on the page: %+v", r)
+	}
+	for _, c := range r.Claims {
+		if c.Sweep != "smoke" || c.Verdict != results.Pass {
+			t.Errorf("claim %+v: want smoke's claims passing", c)
+		}
+	}
+	if !strings.Contains(stderr.String(), "--serve-linger") {
+		t.Errorf("run does not say it keeps serving:\n%s", stderr.String())
+	}
+	cancel() // ends the linger
+	if err := <-ran; err != nil {
+		t.Errorf("run --serve: %v\n%s", err, stderr.String())
+	}
+}
+
+func getJSON(url string, out any) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// TestServeRefusals: --serve off loopback is refused unless
+// --serve-any-address, before anything starts; --serve and --json are
+// exclusive.
+func TestServeRefusals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"status", "--serve", "0.0.0.0:0"},
+		{"run", "--serve", "0.0.0.0:0", "--state-dir", filepath.Join(dir, "state"), smokeFile},
+	} {
+		o := execute(t, args...)
+		wantExit(t, o, exitUsage)
+		if !strings.Contains(o.err.Error(), "--serve-any-address") {
+			t.Errorf("%s: the error does not name --serve-any-address", o)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("run --serve on a refused address started anyway: %v", err)
+	}
+	o := execute(t, "status", "--json", "--serve", "127.0.0.1:0")
+	wantExit(t, o, exitUsage)
 }
