@@ -4,6 +4,7 @@
 package farmtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -242,4 +243,31 @@ func WaitRun(tb testing.TB, c *coordinator.Coordinator, run string, timeout time
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// SyncBuffer is a bytes.Buffer that goroutines (a farm's loggers, a
+// command's output) may write into while the test reads it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Len returns the number of bytes written so far.
+func (s *SyncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
 }

@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,34 +15,6 @@ import (
 
 //go:embed page.html
 var page string
-
-// ErrNotLoopback is returned by Listen for an address off the loopback
-// interface when it was not explicitly allowed.
-var ErrNotLoopback = errors.New("not a loopback address")
-
-// Listen opens the page's listener on addr (HOST:PORT). An address without
-// a host (":8080") binds to loopback only, as --pprof does; an address off
-// loopback is refused unless anyAddress: the page is served without
-// authentication to whoever reaches it.
-func Listen(addr string, anyAddress bool) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--serve %q: want HOST:PORT, e.g. 127.0.0.1:8080: %w", addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
-	if err != nil {
-		return nil, fmt.Errorf("--serve %s: %w", addr, err)
-	}
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !anyAddress {
-		ln.Close()
-		return nil, fmt.Errorf("--serve %s: %w (%s): the page is served without authentication; pass --serve-any-address to serve it there anyway",
-			addr, ErrNotLoopback, tcp.IP)
-	}
-	return ln, nil
-}
 
 // Handler serves the page at / and the document at /status.json, read
 // only (GET and HEAD). On a loopback listener (checkHost) it answers only

@@ -189,29 +189,6 @@ func TestWatcherKeepsLastAnswer(t *testing.T) {
 	}
 }
 
-func TestListen(t *testing.T) {
-	ln, err := Listen(":0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tcp := ln.Addr().(*net.TCPAddr); !tcp.IP.IsLoopback() {
-		t.Errorf(":0 bound %v, want loopback", tcp)
-	}
-	ln.Close()
-	if _, err := Listen("0.0.0.0:0", false); !errors.Is(err, ErrNotLoopback) || !strings.Contains(err.Error(), "--serve-any-address") {
-		t.Errorf("0.0.0.0:0: %v, want refused, naming --serve-any-address", err)
-	}
-	ln, err = Listen("0.0.0.0:0", true)
-	if err != nil {
-		t.Errorf("0.0.0.0:0 with anyAddress: %v", err)
-	} else {
-		ln.Close()
-	}
-	if _, err := Listen("8080", false); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
-		t.Errorf("8080: %v, want an error asking for HOST:PORT", err)
-	}
-}
-
 func TestHandler(t *testing.T) {
 	w := &Watcher{}
 	w.record(&Document{Coordinator: "c<1>", Runs: []Run{}}, nil, t0)
@@ -279,7 +256,7 @@ func TestPageWritesNoMarkup(t *testing.T) {
 }
 
 func TestServeStops(t *testing.T) {
-	ln, err := Listen("127.0.0.1:0", false)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -107,24 +107,6 @@ func browserTools(t *testing.T) (node, playwright, chromium string) {
 	return node, playwright, chromium
 }
 
-// lockedBuffer is a buffer written by one goroutine and read by another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 var pageURL = regexp.MustCompile(`status page: (http://\S+/)`)
 
 // TestStatusPageInBrowser: `schedfarm status --serve` against a real farm,
@@ -157,7 +139,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 	// The real command, as a user runs it.
 	resultsDir := t.TempDir()
 	a := newApp()
-	var stderr lockedBuffer
+	var stderr farmtest.SyncBuffer
 	a.root.SetArgs([]string{"status", "--serve", "127.0.0.1:0", "--nats", f.Server.ClientURL(), "--results-dir", resultsDir})
 	a.root.SetOut(io.Discard)
 	a.root.SetErr(&stderr)
@@ -191,7 +173,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 	}
 	cmd := exec.CommandContext(ctx, node, script, url, out, pageError)
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_CORE="+playwright, "CHROMIUM="+chromium)
-	var nodeErr lockedBuffer
+	var nodeErr farmtest.SyncBuffer
 	cmd.Stderr = &nodeErr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -292,7 +274,7 @@ func TestRunServe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	a := newApp()
-	var stderr lockedBuffer
+	var stderr farmtest.SyncBuffer
 	a.root.SetArgs([]string{"run", "--serve", "127.0.0.1:0", "--serve-linger", "10m", "--workers", "2",
 		"--state-dir", filepath.Join(dir, "state"), "--results-dir", filepath.Join(dir, "results"), smokeFile})
 	a.root.SetOut(io.Discard)
@@ -373,4 +355,42 @@ func TestServeRefusals(t *testing.T) {
 	}
 	o := execute(t, "status", "--json", "--serve", "127.0.0.1:0")
 	wantExit(t, o, exitUsage)
+}
+
+// TestListenLocal: a server without authentication binds to loopback when
+// no host is given, and off loopback only when allowed.
+func TestListenLocal(t *testing.T) {
+	tests := []struct {
+		addr, allowedBy string
+		allowed         bool
+		want            string // an error containing this, or "" for a listener
+		loopback        bool
+	}{
+		{":0", "serve-any-address", false, "", true},
+		{"127.0.0.1:0", "serve-any-address", false, "", true},
+		{"0.0.0.0:0", "serve-any-address", false, "add --serve-any-address", false},
+		{"0.0.0.0:0", "serve-any-address", true, "", false},
+		{"0.0.0.0:0", "", false, "", false}, // --pprof: always allowed, with a warning
+		{"8080", "serve-any-address", false, "want HOST:PORT, e.g. 127.0.0.1:8080", false},
+	}
+	for _, tc := range tests {
+		ln, err := listenLocal("serve", tc.addr, "127.0.0.1:8080", tc.allowedBy, tc.allowed)
+		if tc.want != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s (allowed by %q: %v): %v, want an error with %q", tc.addr, tc.allowedBy, tc.allowed, err, tc.want)
+			}
+			if err == nil {
+				ln.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s (allowed by %q: %v): %v", tc.addr, tc.allowedBy, tc.allowed, err)
+			continue
+		}
+		if got := ln.Addr().(*net.TCPAddr).IP.IsLoopback(); got != tc.loopback {
+			t.Errorf("%s bound %v, loopback %v, want %v", tc.addr, ln.Addr(), got, tc.loopback)
+		}
+		ln.Close()
+	}
 }
