@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -289,7 +288,7 @@ func TestRunServe(t *testing.T) {
 		}
 		if url != "" {
 			doc = statuspage.Document{}
-			if err := getJSON(url+"status.json", &doc); err != nil {
+			if err := farmtest.GetJSON(url+"status.json", &doc); err != nil {
 				t.Fatal(err)
 			}
 			if len(doc.Runs) == 1 && len(doc.Runs[0].Claims) > 0 {
@@ -320,18 +319,6 @@ func TestRunServe(t *testing.T) {
 	if err := <-ran; err != nil {
 		t.Errorf("run --serve: %v\n%s", err, stderr.String())
 	}
-}
-
-func getJSON(url string, out any) error {
-	resp, err := http.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
 }
 
 // TestServeRefusals: --serve off loopback is refused unless
