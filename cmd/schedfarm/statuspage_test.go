@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -114,7 +115,9 @@ var pageURL = regexp.MustCompile(`status page: (http://\S+/)`)
 // creates no element) and a worker's current job; when the coordinator is
 // stopped the page says it is unreachable and keeps the runs; when another
 // coordinator takes over it shows the failover; at the end the run is at
-// 100 % with the claim verdicts of its report. Screenshots mid-run and at
+// 100 % with the claim verdicts of its report; when `status --serve`
+// itself stops, the page says so and keeps the runs, and it is live again
+// once a new one serves the same address. Screenshots mid-run and at
 // the end; SCHEDFARM_STATUS_PNG=FILE copies the last one there
 // (scripts/status-screenshot.sh makes docs/status.png so).
 func TestStatusPageInBrowser(t *testing.T) {
@@ -137,33 +140,8 @@ func TestStatusPageInBrowser(t *testing.T) {
 
 	// The real command, as a user runs it.
 	resultsDir := t.TempDir()
-	a := newApp()
-	var stderr farmtest.SyncBuffer
-	a.root.SetArgs([]string{"status", "--serve", "127.0.0.1:0", "--nats", f.Server.ClientURL(), "--results-dir", resultsDir})
-	a.root.SetOut(io.Discard)
-	a.root.SetErr(&stderr)
-	served := make(chan error, 1)
-	go func() { served <- a.root.ExecuteContext(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("status --serve: %v\n%s", err, stderr.String())
-		}
-	}()
-	var url string
-	for url == "" {
-		if m := pageURL.FindStringSubmatch(stderr.String()); m != nil {
-			url = m[1]
-			break
-		}
-		select {
-		case err := <-served:
-			t.Fatalf("status --serve stopped: %v\n%s", err, stderr.String())
-		case <-ctx.Done():
-			t.Fatalf("status --serve printed no address:\n%s", stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	url, stopServe := startServe(t, ctx, "127.0.0.1:0", f.Server.ClientURL(), resultsDir)
+	defer func() { stopServe() }()
 
 	out := t.TempDir()
 	script, err := filepath.Abs(filepath.Join("testdata", "statuspage.mjs"))
@@ -204,13 +182,17 @@ func TestStatusPageInBrowser(t *testing.T) {
 			writeClaims(t, filepath.Join(resultsDir, "page", rep.Run))
 			close(gate)
 		}},
+		{"end", func() { stopServe() }},
+		{"server-down", func() {
+			_, stopServe = startServe(t, ctx, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"), f.Server.ClientURL(), resultsDir)
+		}},
 		{"ok", nil},
 	}
 	for _, act := range actions {
 		got, open := <-steps
 		if !open || got != act.step {
 			_ = cmd.Wait()
-			t.Fatalf("the page did not reach step %q (got %q):\n%s\nstatus --serve:\n%s", act.step, got, nodeErr.String(), stderr.String())
+			t.Fatalf("the page did not reach step %q (got %q):\n%s", act.step, got, nodeErr.String())
 		}
 		t.Logf("page: %s", got)
 		if act.do != nil {
@@ -248,6 +230,44 @@ func TestStatusPageInBrowser(t *testing.T) {
 	}
 	if len(doc.Runs) != 1 || doc.Runs[0].Percent != 100 || doc.Runs[0].Failed != 2 || len(doc.Runs[0].Claims) != 1 || doc.Coordinator != "coord-two" {
 		t.Errorf("status --json: %s", o.stdout)
+	}
+}
+
+// startServe runs `schedfarm status --serve addr` against the NATS server
+// at natsURL until stop is called (or ctx ends), and returns the page's URL.
+// stop waits for the command and fails the test if it failed; calling it
+// again does nothing.
+func startServe(t *testing.T, ctx context.Context, addr, natsURL, resultsDir string) (url string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	a := newApp()
+	var stderr farmtest.SyncBuffer
+	a.root.SetArgs([]string{"status", "--serve", addr, "--nats", natsURL, "--results-dir", resultsDir})
+	a.root.SetOut(io.Discard)
+	a.root.SetErr(&stderr)
+	served := make(chan error, 1)
+	go func() { served <- a.root.ExecuteContext(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("status --serve %s: %v\n%s", addr, err, stderr.String())
+			}
+		})
+	}
+	for {
+		if m := pageURL.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1], stop
+		}
+		select {
+		case err := <-served:
+			cancel()
+			t.Fatalf("status --serve %s stopped: %v\n%s", addr, err, stderr.String())
+		case <-ctx.Done():
+			t.Fatalf("status --serve %s printed no address:\n%s", addr, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
 

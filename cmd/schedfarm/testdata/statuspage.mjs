@@ -12,8 +12,11 @@
 //         a worker shows its current job (screenshot OUT_DIR/mid.png)
 //   down  the coordinator is stopped: the page says it is unreachable
 //   up    another coordinator answers: the page shows the failover
-//   ok    the run is complete at 100 %, with its claim verdicts
+//   end   the run is complete at 100 %, with its claim verdicts
 //         (screenshot OUT_DIR/end.png); the DOM checks passed
+//   server-down  the page's own server is stopped: the page says so and
+//         keeps the runs
+//   ok    a new server answers on the same address: the page is live again
 //
 // Any failed check prints "FAIL: why" on stderr and exits 1 (with
 // OUT_DIR/error.png).
@@ -109,6 +112,17 @@ try {
   check(/coord-one → coord-two/.test(failover), `failover event reads ${JSON.stringify(failover)}`);
   check(await page.locator('table.claims tr[data-verdict]').count() > 0, 'no claim verdicts shown');
   check(pageErrors.length === 0, 'errors in the page: ' + pageErrors.join('; '));
+  await step('end');
+
+  // server-down: the page's own server stopped; the page keeps the runs and asks again.
+  await page.waitForSelector('#conn[data-state="server-down"]', wait);
+  check((await page.textContent('#conn')).includes('status server unreachable since'), 'no "status server unreachable since" in the header');
+  check(await page.locator('article.run[data-status="complete"]').count() === 1, 'the runs vanished while the server was down');
+  await step('server-down');
+
+  // ok: a new server on the same address; the page is live again.
+  await page.waitForSelector('#conn[data-state="live"]', wait);
+  check(await page.locator('article.run[data-status="complete"][data-percent="100.0"]').count() === 1, 'the run is not back at 100 %');
   console.log('ok');
 } catch (e) {
   console.error('FAIL: ' + (e && e.message ? e.message : e));
