@@ -34,9 +34,11 @@ func (a *app) runCmd() *cobra.Command {
 			"Before anything starts, every data file the jobs to run read (traces, PTG and night files) must open\n" +
 			"from --data-dir: a missing one is bad input, named with the sweep file's line and where to get it.\n" +
 			"Jobs whose results are already in the state dir do not run and need no data (unless --force).\n" +
+			"--serve HOST:PORT serves the live status page meanwhile (docs/status.md).\n" +
 			"Exit status 1 when jobs failed (or, with --strict, a claim failed), 2 on bad input.",
 		Example: `  schedfarm run configs/smoke.yaml
-  schedfarm run --workers 2 --force configs/bench/overhead.yaml`,
+  schedfarm run --workers 2 --force configs/bench/overhead.yaml
+  schedfarm run --serve 127.0.0.1:8080 configs/quick-all.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
