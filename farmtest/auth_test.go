@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,7 +47,7 @@ func TestAccountsIsolateFarms(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := NewWithServer(t, Settings(), broker.ServerConfig{ConfigFile: conf})
-	var logs syncBuffer
+	var logs SyncBuffer
 	f.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.Auth = func(cc *broker.ConnConfig) { cc.User, cc.Password = "farm", farmPassword }
 
@@ -285,31 +284,6 @@ func TestCredsFile(t *testing.T) {
 	}
 	f.Auth = func(cc *broker.ConnConfig) { cc.CredsFile = farmCreds }
 	runThrough(t, f, "creds", 5)
-}
-
-// syncBuffer is a bytes.Buffer that the farm's goroutines may log into
-// while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Len()
 }
 
 // runThrough runs n bench jobs through the farm (one coordinator, one

@@ -65,7 +65,7 @@ type cluster struct {
 	env        []string // environment variables added for every process
 	mu         sync.Mutex
 	procs      map[string]*exec.Cmd
-	logs       map[string]*syncBuffer
+	logs       map[string]*SyncBuffer
 }
 
 func freePort(t *testing.T) int {
@@ -90,7 +90,7 @@ func newClusterEnv(t *testing.T, ackWait string, env []string) *cluster {
 		t.Skip("multi-process farm test (-short)")
 	}
 	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t), env: env,
-		procs: map[string]*exec.Cmd{}, logs: map[string]*syncBuffer{}}
+		procs: map[string]*exec.Cmd{}, logs: map[string]*SyncBuffer{}}
 	c.flags = []string{"--nats", fmt.Sprintf("nats://127.0.0.1:%d", c.port),
 		"--results-dir", filepath.Join(c.dir, "results"), "--log-level", "info"}
 	c.coordFlags = []string{"--ack-wait", ackWait, "--max-deliver", "5"}
@@ -129,7 +129,7 @@ func (c *cluster) startEnv(name string, env []string, args ...string) *exec.Cmd 
 	}
 	cmd := exec.Command(c.bin, args...)
 	cmd.Env = append(append(os.Environ(), c.env...), env...)
-	log := &syncBuffer{}
+	log := &SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)

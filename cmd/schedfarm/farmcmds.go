@@ -328,7 +328,14 @@ func (a *app) statusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status [RUN]",
 		Short: "Show runs (or one run) with their progress and failures, and the workers' liveness",
-		Args:  cobra.MaximumNArgs(1),
+		Long: "Shows runs (or one run) with their progress and failures, and the workers' liveness. --json prints the\n" +
+			"document the status page polls: each run also has its percent done, mean rate, ETA and the claim verdicts\n" +
+			"of its reports under --results-dir. --serve HOST:PORT serves the live status page (docs/status.md) until\n" +
+			"interrupted; it rides out a coordinator's restart and shows the failover.",
+		Example: `  schedfarm status
+  schedfarm status --json 0b6c2a8e-...
+  schedfarm status --serve 127.0.0.1:8080 --nats nats://queue.example:4222 --creds farm.creds`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			run := ""
@@ -338,11 +345,24 @@ func (a *app) statusCmd() *cobra.Command {
 					return &exitError{exitUsage, err}
 				}
 			}
+			if asJSON && a.v.GetString("serve") != "" {
+				return &exitError{exitUsage, errors.New("--json and --serve: choose one (the page's JSON is at /status.json)")}
+			}
+			ln, err := a.listenStatusPage()
+			if err != nil {
+				return err
+			}
+			if ln != nil {
+				defer ln.Close()
+			}
 			farm, err := a.connect(ctx, "schedfarm-status", false)
 			if err != nil {
 				return err
 			}
 			defer farm.NC.Close()
+			if ln != nil {
+				return <-a.serveStatusPage(ctx, cmd, ln, a.remoteStatus(farm, run))
+			}
 			st, err := a.client(cmd, farm).Status(ctx, run)
 			if err != nil {
 				return clientErr(err)
@@ -350,14 +370,15 @@ func (a *app) statusCmd() *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(st)
+				return enc.Encode(a.statusDocument(st))
 			}
 			printStatus(cmd.OutOrStdout(), st, run != "")
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output: the status page's document")
 	addClientFlags(cmd.Flags())
+	addServeFlags(cmd.Flags())
 	return cmd
 }
 

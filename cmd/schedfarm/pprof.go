@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -22,19 +21,9 @@ import (
 // bound address once the listener is up, so a bad address is an error of
 // the command, not a log line.
 func servePprof(addr string) (net.Addr, error) {
-	host, port, err := net.SplitHostPort(addr)
+	ln, err := listenLocal("pprof", addr, "127.0.0.1:6060", "", true)
 	if err != nil {
-		return nil, fmt.Errorf("--pprof %q: want HOST:PORT, e.g. 127.0.0.1:6060: %w", addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
-	if err != nil {
-		return nil, fmt.Errorf("--pprof %s: %w", addr, err)
-	}
-	if ip, ok := ln.Addr().(*net.TCPAddr); ok && !ip.IP.IsLoopback() {
-		slog.Warn("pprof profiles are served without authentication on a non-loopback address", "addr", ln.Addr().String())
+		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprofIndex)

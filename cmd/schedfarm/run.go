@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,9 +34,11 @@ func (a *app) runCmd() *cobra.Command {
 			"Before anything starts, every data file the jobs to run read (traces, PTG and night files) must open\n" +
 			"from --data-dir: a missing one is bad input, named with the sweep file's line and where to get it.\n" +
 			"Jobs whose results are already in the state dir do not run and need no data (unless --force).\n" +
+			"--serve HOST:PORT serves the live status page meanwhile (docs/status.md).\n" +
 			"Exit status 1 when jobs failed (or, with --strict, a claim failed), 2 on bad input.",
 		Example: `  schedfarm run configs/smoke.yaml
-  schedfarm run --workers 2 --force configs/bench/overhead.yaml`,
+  schedfarm run --workers 2 --force configs/bench/overhead.yaml
+  schedfarm run --serve 127.0.0.1:8080 configs/quick-all.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -65,7 +68,14 @@ func (a *app) runCmd() *cobra.Command {
 					return checkData(a.registry(), a.dataDirs(), f, c.Pending(jobs))
 				}
 			}
-			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir, strict, recheck)
+			page, err := a.listenStatusPage()
+			if err != nil {
+				return err
+			}
+			if page != nil {
+				defer page.Close()
+			}
+			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir, strict, recheck, page)
 		},
 	}
 	fl := cmd.Flags()
@@ -76,6 +86,8 @@ func (a *app) runCmd() *cobra.Command {
 	fl.BoolVar(&strict, "strict", false, "exit 1 when a claim of the sweep file fails")
 	addPackingFlag(fl)
 	addCoordinatorFlags(fl)
+	addServeFlags(fl)
+	fl.Duration("serve-linger", 5*time.Second, "with --serve: keep serving the page this long after the run's report is written, so that open pages show the claim verdicts")
 	return cmd
 }
 
@@ -89,8 +101,10 @@ func stateKept(stateDir string) bool {
 // runLocal runs f with an embedded server under stateDir. check, if not
 // nil, is called once the coordinator has loaded the state, before any
 // worker starts or anything is published: an error from it refuses the
-// run as bad input.
-func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, maxJobs int, force bool, workers int, stateDir string, strict bool, check func(*coordinator.Coordinator) error) error {
+// run as bad input. page, if not nil, is where the status page is served
+// from the coordinator's start until the run's report is written (and
+// --serve-linger more).
+func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, maxJobs int, force bool, workers int, stateDir string, strict bool, check func(*coordinator.Coordinator) error, page net.Listener) error {
 	if workers < 1 {
 		return &exitError{exitUsage, fmt.Errorf("--workers must be at least 1")}
 	}
@@ -132,6 +146,16 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 		if err := check(coord); err != nil {
 			return &exitError{exitUsage, err}
 		}
+	}
+	if page != nil {
+		pageCtx, stopPage := context.WithCancel(context.Background())
+		served := a.serveStatusPage(pageCtx, cmd, page, func(ctx context.Context) (*coordinator.Status, error) { return coord.Status(ctx, "") })
+		defer func() {
+			stopPage()
+			if err := <-served; err != nil {
+				a.logger().Warn("status page", "err", err)
+			}
+		}()
 	}
 
 	// Workers stop when the run is over or on Ctrl-C; on Ctrl-C they hand
@@ -208,6 +232,13 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 	fmt.Fprintf(cmd.ErrOrStderr(), "run %s finished in %s\n", rep.Run, elapsed.Round(time.Millisecond))
 	if line := efficiencyLine(p, workers); line != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), line)
+	}
+	if linger := a.v.GetDuration("serve-linger"); page != nil && linger > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "status page: the run is over; serving it %s more (--serve-linger)\n", linger)
+		select {
+		case <-ctx.Done():
+		case <-time.After(linger):
+		}
 	}
 	stopCoord()
 	if err := coord.Wait(); err != nil {

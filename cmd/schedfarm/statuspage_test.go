@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"schedfarm/coordinator"
+	"schedfarm/farmtest"
+	"schedfarm/results"
+	"schedfarm/simcore"
+	"schedfarm/statuspage"
+	"schedfarm/worker"
+)
+
+// pageError is the error of the status page test's failing jobs: markup
+// that must show as text.
+const pageError = `<b>x</b> & "quoted" <img src=x onerror="window.pwned=1"><script>window.pwned=1</script>`
+
+// pageModel is a model for the status page test: a job succeeds, fails
+// with pageError, or waits until gate is closed.
+type pageModel struct{ gate <-chan struct{} }
+
+func (pageModel) Name() string    { return "page" }
+func (pageModel) Version() string { return "1" }
+func (pageModel) Doc() string {
+	return "succeeds, fails with markup in its error, or waits for the test"
+}
+func (pageModel) Schema() simcore.Schema {
+	return simcore.Schema{
+		Params: []simcore.Param{
+			{Name: "mode", Kind: simcore.String, Enum: []string{"ok", "fail", "wait"}, Default: "ok", Doc: "what the job does"},
+			{Name: "k", Kind: simcore.Int, Default: int64(0), Doc: "a free parameter, to make points"},
+		},
+		Metrics: []simcore.Column{{Name: "v", Kind: simcore.Int, Doc: "k"}},
+	}
+}
+
+func (m pageModel) Run(ctx context.Context, p simcore.Params, _ uint64) (*simcore.Result, error) {
+	switch p.String("mode") {
+	case "fail":
+		return nil, errors.New(pageError)
+	case "wait":
+		select {
+		case <-m.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return &simcore.Result{Metrics: map[string]any{"v": p.Int("k")}}, nil
+}
+
+const pageSweep = `sweeps:
+  - name: page
+    model: page
+    seed: 1
+    axes:
+      - name: mode
+        values: [ok, fail, wait]
+      - name: k
+        values: [1, 2]
+`
+
+// browserTools returns node, the playwright-core package and Chromium, or
+// skips the test naming what is missing (fails in CI: .ci/run installs
+// them and sets SCHEDFARM_PLAYWRIGHT_CORE).
+func browserTools(t *testing.T) (node, playwright, chromium string) {
+	t.Helper()
+	var missing []string
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing = append(missing, "node (Node.js)")
+	}
+	playwright = os.Getenv("SCHEDFARM_PLAYWRIGHT_CORE")
+	if playwright == "" {
+		missing = append(missing, "SCHEDFARM_PLAYWRIGHT_CORE (the directory of the npm package playwright-core)")
+	} else if _, err := os.Stat(filepath.Join(playwright, "index.mjs")); err != nil {
+		missing = append(missing, fmt.Sprintf("playwright-core in SCHEDFARM_PLAYWRIGHT_CORE=%s (%v)", playwright, err))
+	}
+	chromium = os.Getenv("SCHEDFARM_CHROMIUM")
+	if chromium == "" {
+		chromium, err = exec.LookPath("chromium")
+		if err != nil {
+			missing = append(missing, "chromium (Debian package chromium, or SCHEDFARM_CHROMIUM)")
+		}
+	}
+	if len(missing) > 0 {
+		msg := "status page browser test: missing " + strings.Join(missing, ", ") + "; .ci/run installs them"
+		if os.Getenv("CI") == "true" || os.Getenv("SCHEDFARM_REQUIRE_BROWSER") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return node, playwright, chromium
+}
+
+var pageURL = regexp.MustCompile(`status page: (http://\S+/)`)
+
+// TestStatusPageInBrowser: `schedfarm status --serve` against a real farm,
+// watched in headless Chromium (testdata/statuspage.mjs). Mid-run the page
+// shows the progress, the failed jobs' error as text (markup from the wire
+// creates no element) and a worker's current job; when the coordinator is
+// stopped the page says it is unreachable and keeps the runs; when another
+// coordinator takes over it shows the failover; at the end the run is at
+// 100 % with the claim verdicts of its report; when `status --serve`
+// itself stops, the page says so and keeps the runs, and it is live again
+// once a new one serves the same address. Screenshots mid-run and at
+// the end; SCHEDFARM_STATUS_PNG=FILE copies the last one there
+// (scripts/status-screenshot.sh makes docs/status.png so).
+func TestStatusPageInBrowser(t *testing.T) {
+	node, playwright, chromium := browserTools(t)
+	f := farmtest.New(t, farmtest.Settings())
+	gate := make(chan struct{})
+	var err error
+	if f.Registry, err = simcore.NewRegistry(pageModel{gate: gate}); err != nil {
+		t.Fatal(err)
+	}
+	noPacking := coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackOff}}
+	c1 := f.StartCoordinatorWith("coord-one", noPacking)
+	f.StartWorkers(3, "pw", worker.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	rep, err := c1.Submit(ctx, coordinator.SubmitRequest{File: "page.yaml", Text: pageSweep})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The real command, as a user runs it.
+	resultsDir := t.TempDir()
+	url, stopServe := startServe(t, ctx, "127.0.0.1:0", f.Server.ClientURL(), resultsDir)
+	defer func() { stopServe() }()
+
+	out := t.TempDir()
+	script, err := filepath.Abs(filepath.Join("testdata", "statuspage.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, node, script, url, out, pageError)
+	cmd.Env = append(os.Environ(), "PLAYWRIGHT_CORE="+playwright, "CHROMIUM="+chromium)
+	var nodeErr farmtest.SyncBuffer
+	cmd.Stderr = &nodeErr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	steps := make(chan string)
+	go func() {
+		defer close(steps)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			steps <- strings.TrimSpace(sc.Text())
+		}
+	}()
+	// Each step the page reaches lets the test change the farm.
+	actions := []struct {
+		step string
+		do   func()
+	}{
+		{"mid", c1.Stop},
+		{"down", func() { f.StartCoordinatorWith("coord-two", noPacking) }},
+		{"up", func() {
+			writeClaims(t, filepath.Join(resultsDir, "page", rep.Run))
+			close(gate)
+		}},
+		{"end", func() { stopServe() }},
+		{"server-down", func() {
+			_, stopServe = startServe(t, ctx, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"), f.Server.ClientURL(), resultsDir)
+		}},
+		{"ok", nil},
+	}
+	for _, act := range actions {
+		got, open := <-steps
+		if !open || got != act.step {
+			_ = cmd.Wait()
+			t.Fatalf("the page did not reach step %q (got %q):\n%s", act.step, got, nodeErr.String())
+		}
+		t.Logf("page: %s", got)
+		if act.do != nil {
+			act.do()
+			if _, err := io.WriteString(stdin, "next\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, nodeErr.String())
+	}
+	for _, name := range []string{"mid.png", "end.png"} {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("screenshot %s: not a PNG (%v)", name, err)
+		}
+	}
+	if dst := os.Getenv("SCHEDFARM_STATUS_PNG"); dst != "" {
+		b, err := os.ReadFile(filepath.Join(out, "end.png"))
+		if err == nil {
+			err = os.WriteFile(dst, b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The page's document is what `status --json` prints.
+	var doc statuspage.Document
+	o := execute(t, "status", "--json", "--nats", f.Server.ClientURL(), "--results-dir", resultsDir, rep.Run)
+	mustSucceed(t, o)
+	if err := json.Unmarshal([]byte(o.stdout), &doc); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, o.stdout)
+	}
+	if len(doc.Runs) != 1 || doc.Runs[0].Percent != 100 || doc.Runs[0].Failed != 2 || len(doc.Runs[0].Claims) != 1 || doc.Coordinator != "coord-two" {
+		t.Errorf("status --json: %s", o.stdout)
+	}
+}
+
+// startServe runs `schedfarm status --serve addr` against the NATS server
+// at natsURL until stop is called (or ctx ends), and returns the page's URL.
+// stop waits for the command and fails the test if it failed; calling it
+// again does nothing.
+func startServe(t *testing.T, ctx context.Context, addr, natsURL, resultsDir string) (url string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	a := newApp()
+	var stderr farmtest.SyncBuffer
+	a.root.SetArgs([]string{"status", "--serve", addr, "--nats", natsURL, "--results-dir", resultsDir})
+	a.root.SetOut(io.Discard)
+	a.root.SetErr(&stderr)
+	served := make(chan error, 1)
+	go func() { served <- a.root.ExecuteContext(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("status --serve %s: %v\n%s", addr, err, stderr.String())
+			}
+		})
+	}
+	for {
+		if m := pageURL.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1], stop
+		}
+		select {
+		case err := <-served:
+			cancel()
+			t.Fatalf("status --serve %s stopped: %v\n%s", addr, err, stderr.String())
+		case <-ctx.Done():
+			t.Fatalf("status --serve %s printed no address:\n%s", addr, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// writeClaims writes the claims.json a report of the page sweep would
+// write into dir, one claim with markup in its text.
+func writeClaims(t *testing.T, dir string) {
+	t.Helper()
+	claims := []results.ClaimResult{{ID: "v-is-k", Verdict: results.Pass, Numbers: "v = k at 4/4 points",
+		Text: `v <i>equals</i> k <img src=x onerror="window.pwned=1">`}}
+	b, err := json.Marshal(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, results.ClaimsJSON), string(b))
+}
+
+// TestRunServe: `run --serve` serves the page while the run goes and, once
+// its report is written, for --serve-linger more, the document with the
+// run at 100 % and its claim verdicts.
+func TestRunServe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	a := newApp()
+	var stderr farmtest.SyncBuffer
+	a.root.SetArgs([]string{"run", "--serve", "127.0.0.1:0", "--serve-linger", "10m", "--workers", "2",
+		"--state-dir", filepath.Join(dir, "state"), "--results-dir", filepath.Join(dir, "results"), smokeFile})
+	a.root.SetOut(io.Discard)
+	a.root.SetErr(&stderr)
+	ran := make(chan error, 1)
+	go func() { ran <- a.root.ExecuteContext(ctx) }()
+	var url string
+	var doc statuspage.Document
+	for {
+		if m := pageURL.FindStringSubmatch(stderr.String()); m != nil && url == "" {
+			url = m[1]
+		}
+		if url != "" {
+			doc = statuspage.Document{}
+			if err := farmtest.GetJSON(url+"status.json", &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Runs) == 1 && len(doc.Runs[0].Claims) > 0 {
+				break
+			}
+		}
+		select {
+		case err := <-ran:
+			t.Fatalf("run ended before its page showed the claims: %v\n%s", err, stderr.String())
+		case <-ctx.Done():
+			t.Fatalf("no claims on the page: %+v\n%s", doc, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	r := doc.Runs[0]
+	if r.Percent != 100 || r.Status != "complete" || r.Done != 100 || len(r.Claims) != 2 {
+		t.Errorf("the run on the page: %+v", r)
+	}
+	for _, c := range r.Claims {
+		if c.Sweep != "smoke" || c.Verdict != results.Pass {
+			t.Errorf("claim %+v: want smoke's claims passing", c)
+		}
+	}
+	if !strings.Contains(stderr.String(), "--serve-linger") {
+		t.Errorf("run does not say it keeps serving:\n%s", stderr.String())
+	}
+	cancel() // ends the linger
+	if err := <-ran; err != nil {
+		t.Errorf("run --serve: %v\n%s", err, stderr.String())
+	}
+}
+
+// TestServeRefusals: --serve off loopback is refused unless
+// --serve-any-address, before anything starts; --serve and --json are
+// exclusive.
+func TestServeRefusals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"status", "--serve", "0.0.0.0:0"},
+		{"run", "--serve", "0.0.0.0:0", "--state-dir", filepath.Join(dir, "state"), smokeFile},
+	} {
+		o := execute(t, args...)
+		wantExit(t, o, exitUsage)
+		if !strings.Contains(o.err.Error(), "--serve-any-address") {
+			t.Errorf("%s: the error does not name --serve-any-address", o)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("run --serve on a refused address started anyway: %v", err)
+	}
+	o := execute(t, "status", "--json", "--serve", "127.0.0.1:0")
+	wantExit(t, o, exitUsage)
+}
+
+// TestListenLocal: a server without authentication binds to loopback when
+// no host is given, and off loopback only when allowed.
+func TestListenLocal(t *testing.T) {
+	tests := []struct {
+		addr, allowedBy string
+		allowed         bool
+		want            string // an error containing this, or "" for a listener
+		loopback        bool
+	}{
+		{":0", "serve-any-address", false, "", true},
+		{"127.0.0.1:0", "serve-any-address", false, "", true},
+		{"0.0.0.0:0", "serve-any-address", false, "add --serve-any-address", false},
+		{"0.0.0.0:0", "serve-any-address", true, "", false},
+		{"0.0.0.0:0", "", false, "", false}, // --pprof: always allowed, with a warning
+		{"8080", "serve-any-address", false, "want HOST:PORT, e.g. 127.0.0.1:8080", false},
+	}
+	for _, tc := range tests {
+		ln, err := listenLocal("serve", tc.addr, "127.0.0.1:8080", tc.allowedBy, tc.allowed)
+		if tc.want != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s (allowed by %q: %v): %v, want an error with %q", tc.addr, tc.allowedBy, tc.allowed, err, tc.want)
+			}
+			if err == nil {
+				ln.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s (allowed by %q: %v): %v", tc.addr, tc.allowedBy, tc.allowed, err)
+			continue
+		}
+		if got := ln.Addr().(*net.TCPAddr).IP.IsLoopback(); got != tc.loopback {
+			t.Errorf("%s bound %v, loopback %v, want %v", tc.addr, ln.Addr(), got, tc.loopback)
+		}
+		ln.Close()
+	}
+}
