@@ -102,6 +102,9 @@ type runEntry struct {
 	// set while a round is evaluated or published, roundsDone once the
 	// rounds are over (see rounds.go).
 	adaptive, rounding, roundsDone bool
+	// claims are the adaptive sweeps' claims as the last round decided
+	// them (RunProgress.RoundClaims).
+	claims []RoundClaim
 }
 
 // lookup returns the state of a job of a run (a copy), or nil. Writers

@@ -61,7 +61,7 @@ func (c *Coordinator) nextRound(ctx context.Context, run string) {
 	}
 	rec := r.rec
 	c.mu.Unlock()
-	rounds, note, err := c.planRound(ctx, rec)
+	rounds, note, verdicts, err := c.planRound(ctx, rec)
 	if err != nil {
 		if ctx.Err() != nil {
 			return // stopping: the next coordinator evaluates the round again
@@ -71,6 +71,11 @@ func (c *Coordinator) nextRound(ctx context.Context, run string) {
 		c.log.Error("adaptive replicates: cannot evaluate the round; the run completes without more replicates", "run", run, "err", err)
 		note = "stopped: " + err.Error()
 	}
+	c.mu.Lock()
+	if r := c.runs[run]; r != nil && verdicts != nil {
+		r.claims = verdicts
+	}
+	c.mu.Unlock()
 	if len(rounds) == 0 {
 		c.endRounds(ctx, run, note)
 		return
@@ -203,14 +208,14 @@ func (r *runEntry) extend(jobs []sweep.Job, skip map[uuid.UUID]bool) {
 // planRound collects the run's adaptive sweeps into a temporary folder,
 // evaluates their claims and returns the next rounds (none when the
 // rounds are over, with a note saying why).
-func (c *Coordinator) planRound(ctx context.Context, rec broker.RunRecord) ([]sweep.Round, string, error) {
+func (c *Coordinator) planRound(ctx context.Context, rec broker.RunRecord) ([]sweep.Round, string, []RoundClaim, error) {
 	f, err := sweep.Parse(rec.File, []byte(rec.Text), c.reg)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	jobs, err := f.ExpandRun(rec.MaxJobs, rec.Rounds)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	var names []string
 	for _, s := range f.Sweeps {
@@ -219,16 +224,16 @@ func (c *Coordinator) planRound(ctx context.Context, rec broker.RunRecord) ([]sw
 		}
 	}
 	if len(names) == 0 {
-		return nil, "", nil
+		return nil, "", nil, nil
 	}
 	dir, err := os.MkdirTemp("", "schedfarm-round-*")
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	defer os.RemoveAll(dir)
 	collected, err := Collect(ctx, c.farm, c.reg, rec.ID, CollectOptions{ResultsDir: dir, Partial: true, Sweeps: names})
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	dirs := map[string]string{}
 	for _, sc := range collected {
@@ -237,18 +242,28 @@ func (c *Coordinator) planRound(ctx context.Context, rec broker.RunRecord) ([]sw
 	return PlanRound(f, jobs, dirs, rec.MaxJobs)
 }
 
+// RoundClaim is a claim of an adaptive sweep as the last round's
+// evaluation decided it, shown by the run's progress while it runs.
+type RoundClaim struct {
+	Sweep   string          `json:"sweep"`
+	ID      string          `json:"id"`
+	Verdict results.Verdict `json:"verdict"`
+	Numbers string          `json:"numbers"`
+	Text    string          `json:"text"`
+}
+
 // PlanRound returns the next rounds of a run of f whose jobs are jobs
 // (its expansion and rounds so far), from the collected folders of its
 // adaptive sweeps (dirs, by sweep name): for each adaptive sweep, the
 // points the undecided claims read that are below the sweep's maximum,
 // grouped by their replicate count n, get replicates n … min(2n, max)−1.
 // Rounds that would take the run over maxJobs are left out. With no
-// round, note says why the rounds are over.
-func PlanRound(f *sweep.File, jobs []sweep.Job, dirs map[string]string, maxJobs int) ([]sweep.Round, string, error) {
+// round, note says why the rounds are over. verdicts are the adaptive
+// sweeps' claims as this evaluation decided them.
+func PlanRound(f *sweep.File, jobs []sweep.Job, dirs map[string]string, maxJobs int) (rounds []sweep.Round, note string, verdicts []RoundClaim, err error) {
 	if maxJobs <= 0 {
 		maxJobs = sweep.DefaultMaxJobs
 	}
-	var rounds []sweep.Round
 	undecided, atCap := 0, 0
 	total := len(jobs)
 	limited := false
@@ -258,21 +273,24 @@ func PlanRound(f *sweep.File, jobs []sweep.Job, dirs map[string]string, maxJobs 
 		}
 		dir, ok := dirs[s.Name]
 		if !ok {
-			return nil, "", fmt.Errorf("sweep %s was not collected", s.Name)
+			return nil, "", nil, fmt.Errorf("sweep %s was not collected", s.Name)
 		}
 		sum, err := results.ReadTable(filepath.Join(dir, results.SummaryTable+".parquet"))
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 		jf, err := results.ReadTable(filepath.Join(dir, results.JobsTable+".parquet"))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 		decls, err := results.ParseDecls(s)
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 		res := results.EvaluateClaims(sum, jf, s.Schema(), decls.Claims)
+		for _, cr := range res {
+			verdicts = append(verdicts, RoundClaim{Sweep: s.Name, ID: cr.ID, Verdict: cr.Verdict, Numbers: cr.Numbers, Text: cr.Text})
+		}
 		for _, cr := range res {
 			if cr.Verdict == results.Inconclusive && cr.Claim.Anytime {
 				undecided++
@@ -324,16 +342,17 @@ func PlanRound(f *sweep.File, jobs []sweep.Job, dirs map[string]string, maxJobs 
 		}
 	}
 	if len(rounds) > 0 {
-		return rounds, "", nil
+		return rounds, "", verdicts, nil
 	}
 	switch {
 	case limited:
-		return nil, fmt.Sprintf("the job limit (%d) stopped the rounds with %d claim(s) undecided", maxJobs, undecided), nil
+		note = fmt.Sprintf("the job limit (%d) stopped the rounds with %d claim(s) undecided", maxJobs, undecided)
 	case undecided == 0:
-		return nil, "every claim decided", nil
+		note = "every claim decided"
 	case atCap == 0:
-		return nil, strconv.Itoa(undecided) + " claim(s) undecided that more replicates cannot decide", nil
+		note = strconv.Itoa(undecided) + " claim(s) undecided that more replicates cannot decide"
 	default:
-		return nil, fmt.Sprintf("the replicate cap reached with %d claim(s) undecided (%d point(s) at the maximum)", undecided, atCap), nil
+		note = fmt.Sprintf("the replicate cap reached with %d claim(s) undecided (%d point(s) at the maximum)", undecided, atCap)
 	}
+	return nil, note, verdicts, nil
 }

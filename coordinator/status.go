@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,6 +48,13 @@ type RunProgress struct {
 	// run's results failed, while the run is not finished (filled by
 	// Status).
 	StoreErrors []WorkerStoreError `json:"store_errors,omitempty"`
+	// Rounds is the number of rounds of adaptive replicates added so far;
+	// RoundClaims the adaptive sweeps' claims as the last round's
+	// evaluation decided them (while the run is tracked in memory), and
+	// Adaptive how the rounds ended.
+	Rounds      int          `json:"rounds,omitempty"`
+	RoundClaims []RoundClaim `json:"round_claims,omitempty"`
+	Adaptive    string       `json:"adaptive,omitempty"`
 }
 
 // WorkerStoreError is a worker's failure to store a run's results.
@@ -108,7 +116,8 @@ func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, e
 	if r != nil {
 		p = RunProgress{ID: run, File: r.rec.File, Status: r.rec.Status, Created: r.rec.Created, Total: r.counts.Total,
 			Skipped: r.counts.Skipped, Done: r.counts.Done, Failed: r.counts.Failed, Redelivered: r.counts.Redeliver,
-			ModelMs: r.counts.ModelMs, Packing: r.rec.Packing}
+			ModelMs: r.counts.ModelMs, Packing: r.rec.Packing, Rounds: len(r.rec.Rounds), Adaptive: r.rec.Adaptive,
+			RoundClaims: slices.Clone(r.claims)}
 	}
 	c.mu.Unlock()
 	if r == nil {
@@ -118,7 +127,7 @@ func (c *Coordinator) Progress(ctx context.Context, run string) (*RunProgress, e
 		}
 		p = RunProgress{ID: run, File: rec.File, Status: rec.Status, Created: rec.Created, Total: rec.Total,
 			Skipped: rec.Skipped, Done: rec.Done, Failed: rec.Failed, Redelivered: rec.Redelivered, Packing: rec.Packing,
-			ModelMs: rec.ModelMs, Ended: rec.Finished}
+			ModelMs: rec.ModelMs, Ended: rec.Finished, Rounds: len(rec.Rounds), Adaptive: rec.Adaptive}
 	}
 	if p.Status != broker.RunCancelled { // a cancelled run's queued jobs were purged
 		p.Queued = p.Total - p.Skipped - p.Done - p.Failed

@@ -152,6 +152,14 @@ func TestAdaptiveReplicatesFailover(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	// The round's evaluation is on the run's progress while it runs.
+	p, err := c.Progress(context.Background(), rep.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Rounds == 0 || len(p.RoundClaims) != 2 || p.RoundClaims[0].ID != "size-1-lower" {
+		t.Errorf("progress after the first round: rounds %d, claims %+v", p.Rounds, p.RoundClaims)
+	}
 	c.Stop()
 	c2 := f.StartCoordinator("coord-b")
 	WaitRun(t, c2.Coordinator, rep.Run, 2*time.Minute)

@@ -65,6 +65,10 @@ type Run struct {
 	Claims []Claim `json:"claims,omitempty"`
 	// ClaimsError says why a claims.json could not be read.
 	ClaimsError string `json:"claims_error,omitempty"`
+	// ClaimsProvisional: no report exists yet, and Claims are the
+	// coordinator's evaluation at the last round of adaptive replicates
+	// (RunProgress.RoundClaims), which later rounds may decide further.
+	ClaimsProvisional bool `json:"claims_provisional,omitempty"`
 }
 
 // Claim is the verdict of one claim of one sweep of a run.
@@ -121,6 +125,12 @@ func Build(st *coordinator.Status, resultsDir string, now time.Time) *Document {
 			if r.Claims, err = readClaims(resultsDir, p.ID); err != nil {
 				r.ClaimsError = err.Error()
 			}
+		}
+		if len(r.Claims) == 0 && len(p.RoundClaims) > 0 {
+			for _, c := range p.RoundClaims {
+				r.Claims = append(r.Claims, Claim{Sweep: c.Sweep, ID: c.ID, Verdict: c.Verdict, Numbers: c.Numbers, Text: c.Text})
+			}
+			r.ClaimsProvisional = true
 		}
 		d.Runs = append(d.Runs, r)
 	}

@@ -115,6 +115,19 @@ func TestBuildReadsClaims(t *testing.T) {
 	if d.Workers == nil || !d.ObservedAt.Equal(t0) {
 		t.Errorf("workers %v (want [] not null), observed %v", d.Workers, d.ObservedAt)
 	}
+	// A running adaptive run without a report: the coordinator's last
+	// round's verdicts, marked provisional; a report, once written, wins.
+	live := coordinator.RunProgress{ID: "0b6c2a8e-1111-4222-8333-999999999999", Status: broker.RunRunning, Rounds: 2,
+		RoundClaims: []coordinator.RoundClaim{{Sweep: "s", ID: "c1", Verdict: results.Inconclusive}}}
+	withReport := live
+	withReport.ID = runA
+	d = Build(&coordinator.Status{Runs: []coordinator.RunProgress{live, withReport}}, root, t0)
+	if r := d.Runs[0]; !r.ClaimsProvisional || len(r.Claims) != 1 || r.Claims[0].ID != "c1" {
+		t.Errorf("round claims: %+v", r)
+	}
+	if r := d.Runs[1]; r.ClaimsProvisional || len(r.Claims) != 3 {
+		t.Errorf("a report's claims must win over the round's: %+v", r)
+	}
 }
 
 // TestWatcherEvents: outages and failovers as the watcher sees them, from
