@@ -66,8 +66,8 @@ func TestEvaluateClaims(t *testing.T) {
 		{"share/fail", `compare: {metric: value, series: variant, a: A, b: B, over: "share >= 90%"}`, cat(series("A", 0.1, 1, 2, 5, 4, 1), series("B", 0.1, 2, 3, 4, 5, 2)), Fail, "5 needed"},
 		{"share/inconclusive", `compare: {metric: value, series: variant, a: A, b: B, over: "share >= 0.8"}`, cat(series("A", 0.1, 1, 2, 2.95, 6, 1), series("B", 0.1, 2, 3, 3, 5, 2)), Inconclusive, "3/5 points"},
 		// compare, mean (paired over points)
-		{"mean/pass", `compare: {metric: value, series: variant, a: A, b: B, over: mean}`, cat(series("A", 1, 1, 2, 3, 4), series("B", 1, 2, 3.1, 3.9, 5)), Pass, "mean paired difference"},
-		{"mean/fail", `compare: {metric: value, series: variant, a: A, b: B, over: mean}`, cat(series("A", 1, 3, 4, 5, 6), series("B", 1, 2, 3.1, 3.9, 5)), Fail, "mean paired difference"},
+		{"mean/pass", `compare: {metric: value, series: variant, a: A, b: B, over: mean}`, cat(series("A", 1, 1, 2, 3, 4), series("B", 1, 2, 3.1, 3.9, 5)), Pass, "mean difference over 4 points A−B = -1 ± 0.1299 (95% CI over 4 points"},
+		{"mean/fail", `compare: {metric: value, series: variant, a: A, b: B, over: mean}`, cat(series("A", 1, 3, 4, 5, 6), series("B", 1, 2, 3.1, 3.9, 5)), Fail, "mean difference over 4 points"},
 		{"mean/inconclusive", `compare: {metric: value, series: variant, a: A, b: B, over: mean}`, cat(series("A", 1, 1, 4, 2, 6), series("B", 1, 2, 3, 4, 5)), Inconclusive, "want < 0"},
 		// monotone
 		{"monotone/pass", `monotone: {metric: value, in: size, series: variant}`, cat(series("A", 0.3, 1, 1.2, 2, 5), series("B", 0.1, 2, 3, 4, 5)), Pass, "2/2 series pass"},
@@ -111,7 +111,7 @@ func TestEvaluateClaims(t *testing.T) {
 		{"ratio/lower/pass", `compare: {metric: value, series: variant, a: A, b: B, ratio: 0.5}`, cat(series("A", 0.1, 1, 2), series("B", 0.1, 3, 5)), Pass, "value: A < 0.5 × B at 2/2 points"},
 		{"ratio/lower/fail", `compare: {metric: value, series: variant, a: A, b: B, ratio: 0.5}`, cat(series("A", 0.1, 1, 2), series("B", 0.1, 3, 3)), Fail, "B 1.5 ± 0.05"},
 		{"ratio/unmatched", `compare: {metric: value, series: variant, a: A, b: B, op: higher, ratio: 10}`, cat(series("A", 0, 50)), Inconclusive, "no point has both"},
-		{"ratio/higher/mean", `compare: {metric: value, series: variant, a: A, b: B, op: higher, ratio: 10, over: mean}`, cat(series("A", 0, 50, 70), series("B", 0, 4, 6)), Pass, "mean paired difference 10 × B−A"},
+		{"ratio/higher/mean", `compare: {metric: value, series: variant, a: A, b: B, op: higher, ratio: 10, over: mean}`, cat(series("A", 0, 50, 70), series("B", 0, 4, 6)), Pass, "mean difference over 2 points 10 × B−A"},
 	}
 	schema := bench.New().Schema()
 	for _, c := range cases {
@@ -213,6 +213,10 @@ func TestEvaluatePairedClaims(t *testing.T) {
 		{"higher", `compare: {metric: value, series: variant, a: B, b: A, op: higher, paired: true}`, pairedJobs([]float64{0.5, 0.4}, 0.05), Pass, "B > A"},
 		{"share", paired + `, over: "share >= 0.6"}`, pairedJobs([]float64{0.5, -0.4, 0.6}, 0.05), Pass, "2/3 points"},
 		{"mean", paired + `, over: mean}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Pass, "mean over 3 points"},
+		// The points are the design, not a sample: their mean's interval
+		// comes from their replicates, however much the points differ
+		// (across the three points alone it would be ±4.2, undecided).
+		{"mean/design", paired + `, over: mean}`, pairedJobs([]float64{0.05, 3, 0.2}, 0.01), Pass, "A−B = -1.083 ± 0.00"},
 		{"unmatched", `compare: {metric: value, series: variant, a: A, b: C, paired: true}`, pairedJobs([]float64{0.5}, 0.05), Inconclusive, "no replicate ran both"},
 		{"no-jobs", paired + `}`, nil, Inconclusive, "needs jobs.parquet"},
 		// per_instance: dominance over the instances, not a CI.
@@ -222,7 +226,7 @@ func TestEvaluatePairedClaims(t *testing.T) {
 		{"instances/share", paired + `, per_instance: true, over: "share >= 0.6"}`, pairedJobs([]float64{0.5, 0.01, 0.6}, 0.3), Pass, "2/3 points"},
 		// ratio: the per-instance ratios A/B (0.94 to 0.99 here) against the bound.
 		{"ratio/mean/pass", paired + `, over: mean, ratio: 0.99}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Pass, "mean over 3 points of the paired ratio A/B = 0.9"},
-		{"ratio/mean/fail", paired + `, over: mean, ratio: 0.9}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Fail, "(want < 0.9)"},
+		{"ratio/mean/fail", paired + `, over: mean, ratio: 0.9}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Fail, "(want < 0.9; 95% CI from the points' replicates)"},
 		{"ratio/every/higher", `compare: {metric: value, series: variant, a: B, b: A, op: higher, paired: true, ratio: 1.01}`, pairedJobs([]float64{0.5, 0.4}, 0.05), Pass, "B/A > 1.01 (paired ratios, same instances) at 2/2 points"},
 		{"ratio/instances", paired + `, per_instance: true, ratio: 0.99}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Pass, "A/B > 0.99 on no instance"},
 		{"ratio/instances/fail", paired + `, per_instance: true, ratio: 0.95}`, pairedJobs([]float64{0.5, 0.4, 0.6}, 0.05), Fail, "worse on 17)"},

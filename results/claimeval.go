@@ -44,9 +44,13 @@ type PointResult struct {
 }
 
 // est is a value with the half-width of its 95% confidence interval.
+// Means over replicates also carry their standard error se and the
+// degrees of freedom of their variance (n − 1); both 0 when unknown.
 type est struct {
 	m, ci float64
 	ok    bool
+	se    float64
+	dof   int
 }
 
 func (e est) String() string {
@@ -116,10 +120,10 @@ func (cf *claimFrame) value(metric string, r int) est {
 		if !ok {
 			ci = 0
 		}
-		return est{m, ci, true}
+		return est{m, ci, true, 0, 0}
 	}
 	m, ok := cf.f.cellFloat(cf.f.Index(metric), r)
-	return est{m, 0, ok}
+	return est{m, 0, ok, 0, 0}
 }
 
 // EvaluateClaims evaluates claims on a summary (summary.parquet of the
@@ -293,7 +297,10 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 		if c.sequential() {
 			ci = csHalfWidth(len(ds), st.Std, c.alpha())
 		}
-		diffs[k] = est{st.Mean, ci, true}
+		diffs[k] = est{st.Mean, ci, true, 0, 0}
+		if len(ds) >= 2 && !math.IsNaN(st.Std) {
+			diffs[k] = est{st.Mean, ci, true, st.Std / math.Sqrt(float64(len(ds))), len(ds) - 1}
+		}
 		if c.Ratio > 0 {
 			detail[k] = fmt.Sprintf("paired ratio %s/%s over %d replicates %s", c.A, c.B, len(ds), ratioOf(c, diffs[k]))
 		} else {
@@ -316,7 +323,7 @@ func claimSign(c *Claim) float64 {
 // ratioOf turns a claimed paired difference of a ratio claim back into the
 // ratio A/B it stands for.
 func ratioOf(c *Claim, d est) est {
-	return est{c.Ratio + claimSign(c)*d.m, d.ci, d.ok}
+	return est{c.Ratio + claimSign(c)*d.m, d.ci, d.ok, 0, 0}
 }
 
 // signCount counts a point's paired instances by the sign of the claimed
@@ -354,7 +361,7 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 		r.Numbers = fmt.Sprintf("no replicate ran both %s=%s and %s=%s", c.Series, c.A, c.Series, c.B)
 		return r
 	}
-	zero := est{0, 0, true}
+	zero := est{0, 0, true, 0, 0}
 	var means []float64
 	var total signCount
 	for _, k := range keys {
@@ -402,19 +409,16 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 			r.Numbers += "; " + pairedRange(sign, keys, shown)
 		}
 	case OverMean:
-		st := Describe(slices.Clone(means))
-		m := est{st.Mean, st.CI95, true}
-		if len(means) == 1 {
-			m = d[keys[0]]
+		ests := make([]est, len(keys))
+		for i, k := range keys {
+			ests[i] = d[k]
 		}
-		if math.IsNaN(m.ci) {
-			m.ci = 0
-		}
+		m := designMean(ests)
 		r.Verdict = lowerAt(m, zero)
 		if c.Ratio > 0 {
-			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired ratio %s = %s (want %s %s)", what, len(means), sign, ratioOf(c, m), rel, rhs)
+			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired ratio %s = %s (want %s %s; 95%% CI from the points' replicates)", what, len(means), sign, ratioOf(c, m), rel, rhs)
 		} else {
-			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired difference %s = %s (want < 0)", what, len(means), sign, m)
+			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired difference %s = %s (want < 0; 95%% CI from the points' replicates)", what, len(means), sign, m)
 		}
 	}
 	return r
@@ -455,6 +459,7 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 	}
 	var diffs []float64
 	var ciAB []float64
+	var diffEsts []est // the differences with their standard errors, for over: mean
 	for _, k := range keys {
 		a, b := cf.valueFor(c, ra[k]), cf.valueFor(c, rb[k])
 		if c.Ratio > 0 {
@@ -473,6 +478,7 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 			diffs = append(diffs, a.m-b.m)
 		}
 		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
+		diffEsts = append(diffEsts, cf.diffSE(c, ra[k], rb[k], diffs[len(diffs)-1]))
 		detail := fmt.Sprintf("%s %s vs %s %s", c.A, a, bName, b)
 		if c.sequential() {
 			v, detail = cf.seqUnpairedPoint(c, ra[k], rb[k], detail)
@@ -484,28 +490,77 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 	case OverEveryPoint, OverShare:
 		overPoints(c, &r, what, "overlapping CIs")
 	case OverMean:
-		d := est{ok: len(diffs) > 0}
-		switch {
-		case len(diffs) == 1:
-			d.m, d.ci = diffs[0], ciAB[0]
-		case len(diffs) > 1:
-			st := Describe(slices.Clone(diffs))
-			d.m, d.ci = st.Mean, st.CI95
-		}
-		if !d.ok {
+		if len(diffs) == 0 {
 			r.Verdict = Inconclusive
 			r.Numbers = "no paired values"
 			break
 		}
-		r.Verdict = lowerAt(est{d.m, d.ci, true}, est{0, 0, true})
+		d := designMean(diffEsts)
+		how := "95% CI from the points' replicates"
+		if d.ci < 0 {
+			// a summary column, or no replicate spread: the points' own
+			// scatter is all there is
+			st := Describe(slices.Clone(diffs))
+			d = est{st.Mean, st.CI95, true, 0, 0}
+			if len(diffs) == 1 {
+				d.ci = ciAB[0]
+			}
+			how = fmt.Sprintf("95%% CI over %d points", len(diffs))
+		}
+		if math.IsNaN(d.ci) {
+			d.ci = 0
+		}
+		r.Verdict = lowerAt(est{d.m, d.ci, true, 0, 0}, est{0, 0, true, 0, 0})
 		sign := c.A + "−" + bName
 		if c.Op == "higher" {
 			sign = bName + "−" + c.A
 		}
-		r.Numbers = fmt.Sprintf("%s on average: mean paired difference %s = %s (95%% CI over %d points; want < 0)",
-			what, sign, d, len(diffs))
+		r.Numbers = fmt.Sprintf("%s on average: mean difference over %d points %s = %s (%s; want < 0)",
+			what, len(diffs), sign, d, how)
 	}
 	return r
+}
+
+// designMean is the mean of per-point estimates, each point weighted
+// equally, with the 95% confidence interval of that mean from the points'
+// own replicates: the points are the sweep's fixed design (the paper's
+// grid of loads, clusters, sizes), not a sample of points, so the
+// uncertainty of their average is that of each point's mean,
+// se = sqrt(Σ se_k²)/K, with Σ(n_k − 1) degrees of freedom. ci is −1 when
+// a point has no standard error (a single replicate, or a summary column).
+func designMean(ps []est) est {
+	var sum, v float64
+	dof := 0
+	for _, p := range ps {
+		sum += p.m
+		v += p.se * p.se
+		dof += p.dof
+		if p.dof == 0 {
+			return est{sum / float64(len(ps)), -1, true, 0, 0} // recomputed by the caller
+		}
+	}
+	k := float64(len(ps))
+	se := math.Sqrt(v) / k
+	return est{sum / k, TQuantile975(max(dof, 1)) * se, true, se, dof}
+}
+
+// diffSE is an unpaired point's difference A − B (or B − A, d) with its
+// standard error from the two means' standard deviations and replicate
+// counts, when the summary has them (a model metric), else none.
+func (cf *claimFrame) diffSE(c *Claim, ra, rb int, d float64) est {
+	f := cf.f
+	si, ni := f.Index(c.Metric+"_std"), f.Index(ColN)
+	sa, okA := f.cellFloat(si, ra)
+	sb, okB := f.cellFloat(si, rb)
+	na, okNA := f.cellFloat(ni, ra)
+	nb, okNB := f.cellFloat(ni, rb)
+	if !okA || !okB || !okNA || !okNB || na < 2 || nb < 2 {
+		return est{d, 0, true, 0, 0}
+	}
+	if c.Ratio > 0 {
+		sb *= c.Ratio
+	}
+	return est{d, 0, true, math.Sqrt(sa*sa/na + sb*sb/nb), int(na+nb) - 2}
 }
 
 // overPoints aggregates a compare claim's per-point verdicts over every
@@ -741,7 +796,7 @@ func (cf *claimFrame) converge(c *Claim) ClaimResult {
 			}
 			a, b := cf.valueFor(c, e[0]), cf.valueFor(c, e[1])
 			if a.ok && b.ok {
-				ds = append(ds, diff{at, est{a.m - b.m, math.Hypot(a.ci, b.ci), true}})
+				ds = append(ds, diff{at, est{a.m - b.m, math.Hypot(a.ci, b.ci), true, 0, 0}})
 			}
 		}
 		if len(ds) == 0 {
@@ -816,10 +871,10 @@ func (cf *claimFrame) published(c *Claim) ClaimResult {
 func withinBounds(e est, above, below *float64) Verdict {
 	v := Pass
 	if above != nil {
-		v = worse(v, lowerAt(est{*above, 0, true}, e))
+		v = worse(v, lowerAt(est{*above, 0, true, 0, 0}, e))
 	}
 	if below != nil {
-		v = worse(v, lowerAt(e, est{*below, 0, true}))
+		v = worse(v, lowerAt(e, est{*below, 0, true, 0, 0}))
 	}
 	return v
 }

@@ -103,7 +103,7 @@ func (d seqDiff) decide(margin float64) (v Verdict, equiv bool) {
 }
 
 // est is the sequence as a value with its half-width, for the numbers.
-func (d seqDiff) est() est { return est{d.mean, d.half, true} }
+func (d seqDiff) est() est { return est{d.mean, d.half, true, 0, 0} }
 
 // describeSeq renders a sequential decision's numbers for a point.
 func describeSeq(what string, d seqDiff, alpha, margin float64, equiv bool) string {
