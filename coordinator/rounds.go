@@ -132,16 +132,7 @@ func (c *Coordinator) addRounds(ctx context.Context, run string, rounds []sweep.
 		return err
 	}
 	added := all[len(before):]
-	skip := map[uuid.UUID]bool{}
-	if !rec.Force {
-		c.mu.Lock()
-		for i := range added {
-			if _, ok := c.done[added[i].ID]; ok {
-				skip[added[i].ID] = true
-			}
-		}
-		c.mu.Unlock()
-	}
+	skip := c.alreadyDone(added, rec.Force)
 	rec.Total += len(added)
 	rec.Skipped += len(skip)
 	rec.Status = broker.RunPublishing

@@ -213,16 +213,7 @@ func (c *Coordinator) submit(ctx context.Context, req SubmitRequest, f *sweep.Fi
 		ID: req.Run, File: req.File, Text: req.Text, MaxJobs: req.MaxJobs, Force: req.Force,
 		Created: time.Now().UTC(), Total: uniqueJobs(jobs), Status: broker.RunPublishing, Owner: c.name,
 	}
-	skip := map[uuid.UUID]bool{}
-	if !req.Force {
-		c.mu.Lock()
-		for i := range jobs {
-			if _, ok := c.done[jobs[i].ID]; ok {
-				skip[jobs[i].ID] = true
-			}
-		}
-		c.mu.Unlock()
-	}
+	skip := c.alreadyDone(jobs, req.Force)
 	rec.Skipped = len(skip)
 	if err := c.putRun(ctx, rec); err != nil {
 		return nil, err
@@ -244,6 +235,23 @@ func (c *Coordinator) submit(ctx context.Context, req SubmitRequest, f *sweep.Fi
 	}
 	c.log.Info("run submitted", "run", rec.ID, "file", req.File, "jobs", len(jobs), "skipped", len(skip), "published", published)
 	return &SubmitReply{Run: rec.ID, Sweeps: names, Total: rec.Total, Skipped: len(skip), Published: published}, nil
+}
+
+// alreadyDone returns the jobs whose results the registry holds, which a
+// submission skips; none with force.
+func (c *Coordinator) alreadyDone(jobs []sweep.Job, force bool) map[uuid.UUID]bool {
+	skip := map[uuid.UUID]bool{}
+	if force {
+		return skip
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range jobs {
+		if _, ok := c.done[jobs[i].ID]; ok {
+			skip[jobs[i].ID] = true
+		}
+	}
+	return skip
 }
 
 // Pending returns the jobs whose results the registry does not hold: the

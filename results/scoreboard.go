@@ -154,17 +154,7 @@ type CalibrationScore struct {
 
 // tally counts verdicts.
 func tally(cs []ScoreClaim) (pass, fail, inc int) {
-	for _, c := range cs {
-		switch c.Verdict {
-		case Pass:
-			pass++
-		case Fail:
-			fail++
-		default:
-			inc++
-		}
-	}
-	return
+	return countBy(cs, func(c ScoreClaim) Verdict { return c.Verdict })
 }
 
 // Scoreboard is a suite run's per-paper account: scoreboard-<run>.json.

@@ -6,31 +6,24 @@ import (
 	"testing"
 )
 
-const adaptiveText = `sweeps:
-  - name: adaptive
-    model: toy
-    seed: 5
+const adaptiveText = `x-point: &point
+  model: toy
+  seed: 5
+  axes:
+    - name: load
+      values: [0.1, 0.5]
+    - name: algorithm
+      values: [FCFS, EDF, DASEDF]
+  exclude:
+    - {load: 0.1, algorithm: FCFS}
+    - {algorithm: DASEDF, X: 0}
+sweeps:
+  - <<: *point
+    name: adaptive
     replicates: {min: 2, max: 8}
-    axes:
-      - name: load
-        values: [0.1, 0.5]
-      - name: algorithm
-        values: [FCFS, EDF, DASEDF]
-    exclude:
-      - {load: 0.1, algorithm: FCFS}
-      - {algorithm: DASEDF, X: 0}
-  - name: fixed
-    model: toy
-    seed: 5
+  - <<: *point
+    name: fixed
     replicates: 6
-    axes:
-      - name: load
-        values: [0.1, 0.5]
-      - name: algorithm
-        values: [FCFS, EDF, DASEDF]
-    exclude:
-      - {load: 0.1, algorithm: FCFS}
-      - {algorithm: DASEDF, X: 0}
 `
 
 // TestExpandRunIdentity: the jobs rounds add are the jobs a fixed sweep of
