@@ -100,6 +100,9 @@ type ScoreClaim struct {
 	By string `json:"by,omitempty"`
 	// Note says why a failure with explained_by is still unexplained.
 	Note string `json:"note,omitempty"`
+	// numbers are the claim's numbers, shown in the markdown for the
+	// inconclusive ones (not in the JSON: they hold measured values).
+	numbers string
 }
 
 // PaperScore is one paper's line of the scoreboard: the sweeps of one
@@ -209,7 +212,7 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 		ps := &sb.Papers[i]
 		ps.Sweeps = append(ps.Sweeps, r.Sweep)
 		for _, c := range r.Claims {
-			sc := ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict}
+			sc := ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict, numbers: c.Numbers}
 			cal := r.calibration(c.ID)
 			switch {
 			case r.Sensitivity != "":
@@ -425,6 +428,8 @@ func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 				notes = append(notes, fmt.Sprintf("- %s/%s: calibration (%s), verdict %s", c.Sweep, c.ID, c.By, c.Verdict))
 			case c.Note != "":
 				notes = append(notes, fmt.Sprintf("- %s/%s: fail, unexplained (%s)", c.Sweep, c.ID, c.Note))
+			case c.Status == ScoreInconclusive:
+				notes = append(notes, fmt.Sprintf("- %s/%s: inconclusive — %s", c.Sweep, c.ID, mdEscape(c.numbers)))
 			}
 		}
 	}
