@@ -68,10 +68,17 @@ func TestCTCTable3(t *testing.T) {
 }
 
 func benchCTC(b *testing.B, order string, depth int) {
+	benchCTCConfig(b, Config{Order: order, Depth: depth})
+}
+
+// benchCTCConfig times cfg (on 256 nodes, RecomputeNew) over the whole CTC
+// trace.
+func benchCTCConfig(b *testing.B, cfg Config) {
 	jobs := ctcJobs(b, "requested")
+	cfg.Nodes, cfg.Recompute = 256, RecomputeNew
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: order, Depth: depth, Recompute: RecomputeNew}); err != nil {
+		if _, err := Simulate(context.Background(), jobs, cfg); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -84,6 +91,20 @@ func BenchmarkModel_BatchCTC_PSRS_Conservative(b *testing.B)      { benchCTC(b, 
 func BenchmarkModel_BatchCTC_SMARTFFIA_EASY(b *testing.B)         { benchCTC(b, SmartFFIA, 1) }
 func BenchmarkModel_BatchCTC_SMARTFFIA_Conservative(b *testing.B) { benchCTC(b, SmartFFIA, All) }
 func BenchmarkModel_BatchCTC_GareyGraham(b *testing.B)            { benchCTC(b, GareyGraham, 0) }
+
+// The conventions (event order, compression order) with FCFS.
+func BenchmarkModel_BatchCTC_FCFS_EASY_Each(b *testing.B) {
+	benchCTCConfig(b, Config{Order: FCFS, Depth: 1, EachEvent: true})
+}
+func BenchmarkModel_BatchCTC_FCFS_Conservative_Each(b *testing.B) {
+	benchCTCConfig(b, Config{Order: FCFS, Depth: All, EachEvent: true})
+}
+func BenchmarkModel_BatchCTC_FCFS_Conservative_Arrival(b *testing.B) {
+	benchCTCConfig(b, Config{Order: FCFS, Depth: All, CompressArrival: true})
+}
+func BenchmarkModel_BatchCTC_FCFS_Conservative_Arrival_Each(b *testing.B) {
+	benchCTCConfig(b, Config{Order: FCFS, Depth: All, CompressArrival: true, EachEvent: true})
+}
 
 // benchRandomized runs n jobs of Table 2's randomized workload (Table 5's,
 // six times what 256 nodes can run: the queue grows with n) through one
