@@ -1608,7 +1608,6 @@ func (s *sim) compressArrival(now float64) {
 		}
 		k, d := int(hj.k), hj.d
 		from := max(now, lo-d, s.arrivalBound(k, d, r))
-		_ = s.arrivalBound
 		if from >= min(stop, r) {
 			s.noteArrivalCert(k, d, r)
 			continue
