@@ -94,7 +94,6 @@ type sim struct {
 	evbuf         []event   // simulate, per-event passes: the events of an instant
 	acert         []acert   // compressArrival: certificates, two per size
 	amov          []float64 // compressArrival: where each move's release begins
-	overPending   int       // overrun events in the heap
 	ref           bool      // tests: run backfillRef, the unoptimised executor
 	hbuf          []holder
 	easy          easyState // the last EASY pass (easyResume)
@@ -270,7 +269,6 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 			// of them, then one pass: no pass at this instant may see their
 			// nodes as free from now on. Without overruns this changes
 			// nothing.
-			s.eachOverruns(now)
 			evs := s.evbuf[:0]
 			for {
 				e, ok := s.ev.Peek()
@@ -291,6 +289,20 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 					evs[i].kind = evExpired
 				}
 			}
+			// Jobs still running at their estimate are noticed next, all
+			// of them, then one pass: no pass at this instant may see their
+			// nodes as free from now on. Without overruns this changes
+			// nothing.
+			over := false
+			for _, e := range evs {
+				if e.kind == evOverrun {
+					s.handle(now, e)
+					over = true
+				}
+			}
+			if over {
+				s.pass(now)
+			}
 			// then arrivals, each followed by its own pass
 			for next < n && jobs[next].Submit == now {
 				s.arrive(next)
@@ -301,9 +313,12 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 			// after one that expired finds nothing new, but compression
 			// in queue order runs again)
 			for _, e := range evs {
-				if e.kind == evExpired {
+				switch e.kind {
+				case evOverrun:
+					continue // handled above
+				case evExpired:
 					s.dirty = s.dirty || s.arrival
-				} else {
+				default:
 					s.handle(now, e)
 				}
 				s.pass(now)
@@ -326,36 +341,6 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		s.pass(now)
 	}
 	return s.out, nil
-}
-
-// eachOverruns handles, under per-event passes, all the overrun events at
-// now before any other event of the instant, then runs one pass; the other
-// events go back to the heap in their order.
-func (s *sim) eachOverruns(now float64) {
-	if s.overPending == 0 {
-		return
-	}
-	var keep []event
-	handled := false
-	for {
-		e, ok := s.ev.Peek()
-		if !ok || e.Time != now {
-			break
-		}
-		s.ev.Next()
-		if e.Payload.kind != evOverrun {
-			keep = append(keep, e.Payload)
-			continue
-		}
-		s.handle(now, e.Payload)
-		handled = true
-	}
-	for _, e := range keep {
-		s.ev.Schedule(now, 0, e)
-	}
-	if handled {
-		s.pass(now)
-	}
 }
 
 // expires reports whether started job j ends now, at its estimate.
@@ -387,7 +372,6 @@ func (s *sim) handle(now float64, e event) {
 		}
 	case evOverrun:
 		s.out.Overruns++
-		s.overPending--
 		if s.prof == nil {
 			return
 		}
@@ -435,7 +419,6 @@ func (s *sim) start(now float64, j int) {
 		}
 		if job.Run > job.Estimate {
 			s.ev.Schedule(now+job.Estimate, 0, event{int32(j), evOverrun})
-			s.overPending++
 		}
 	}
 	s.order.started(j)
