@@ -259,9 +259,14 @@ func refConvSchedule(jobs []workload.Job, nodes, depth int, each, arrival bool) 
 // TestPropertyConventionsReference: on seeded random workloads (no job
 // outlives its estimate), FCFS with every reservation depth, both event
 // orders and both compression orders gives the starts of refConv, the
-// straightforward executor of the written rules.
+// straightforward executor of the written rules (12 seeds, half of them
+// overloaded; 4 with -short).
 func TestPropertyConventionsReference(t *testing.T) {
-	for _, seed := range propSeeds(t, 12) {
+	n := 12
+	if testing.Short() {
+		n = 4
+	}
+	for _, seed := range propSeeds(t, n) {
 		nodes := []int{16, 64, 128}[seed%3]
 		jobs := randomJobs(seed, 150, nodes, false)
 		if seed%2 == 1 {
