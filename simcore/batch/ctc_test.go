@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"math"
 	"os"
 	"testing"
 	"time"
@@ -68,10 +69,17 @@ func TestCTCTable3(t *testing.T) {
 }
 
 func benchCTC(b *testing.B, order string, depth int) {
+	benchCTCConfig(b, Config{Order: order, Depth: depth})
+}
+
+// benchCTCConfig times cfg (on 256 nodes, RecomputeNew) over the whole CTC
+// trace.
+func benchCTCConfig(b *testing.B, cfg Config) {
 	jobs := ctcJobs(b, "requested")
+	cfg.Nodes, cfg.Recompute = 256, RecomputeNew
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: order, Depth: depth, Recompute: RecomputeNew}); err != nil {
+		if _, err := Simulate(context.Background(), jobs, cfg); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -84,6 +92,20 @@ func BenchmarkModel_BatchCTC_PSRS_Conservative(b *testing.B)      { benchCTC(b, 
 func BenchmarkModel_BatchCTC_SMARTFFIA_EASY(b *testing.B)         { benchCTC(b, SmartFFIA, 1) }
 func BenchmarkModel_BatchCTC_SMARTFFIA_Conservative(b *testing.B) { benchCTC(b, SmartFFIA, All) }
 func BenchmarkModel_BatchCTC_GareyGraham(b *testing.B)            { benchCTC(b, GareyGraham, 0) }
+
+// The conventions (event order, compression order) with FCFS.
+func BenchmarkModel_BatchCTC_FCFS_EASY_Each(b *testing.B) {
+	benchCTCConfig(b, Config{Order: FCFS, Depth: 1, EachEvent: true})
+}
+func BenchmarkModel_BatchCTC_FCFS_Conservative_Each(b *testing.B) {
+	benchCTCConfig(b, Config{Order: FCFS, Depth: All, EachEvent: true})
+}
+func BenchmarkModel_BatchCTC_FCFS_Conservative_Arrival(b *testing.B) {
+	benchCTCConfig(b, Config{Order: FCFS, Depth: All, CompressArrival: true})
+}
+func BenchmarkModel_BatchCTC_FCFS_Conservative_Arrival_Each(b *testing.B) {
+	benchCTCConfig(b, Config{Order: FCFS, Depth: All, CompressArrival: true, EachEvent: true})
+}
 
 // benchRandomized runs n jobs of Table 2's randomized workload (Table 5's,
 // six times what 256 nodes can run: the queue grows with n) through one
@@ -101,4 +123,50 @@ func benchRandomized(b *testing.B, order string, n int) {
 
 func BenchmarkModel_BatchRandomized4000_FCFS_Conservative(b *testing.B) {
 	benchRandomized(b, FCFS, 4000)
+}
+
+// TestCTCConventionsMatchPyss runs FCFS + conservative over the whole CTC
+// log on 338 nodes (the nodes its batch jobs used) under the compression
+// and event orders, against the mean waits issue #28 §4 reports: ours with
+// the defaults 20,987 s, an arrival-order reference with batched events
+// 17,579 s, and pyss (one event at a time, arrival order) 16,753 s. Each
+// must come within 1 %.
+func TestCTCConventionsMatchPyss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	const nodes = 338
+	m := New(datatest.Require(t, ctcTrace))
+	p, err := schema.Complete(simcore.Params{"trace": ctcTrace, "nodes": int64(nodes)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, _, err := m.workload(p, 1, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name          string
+		each, arrival bool
+		want          float64
+	}{
+		{"batch/start (defaults)", false, false, 20987},
+		{"batch/arrival", false, true, 17579},
+		{"each/arrival (pyss)", true, true, 16753},
+	} {
+		out, err := Simulate(context.Background(), jobs, Config{Nodes: nodes, Order: FCFS, Depth: All,
+			EachEvent: c.each, CompressArrival: c.arrival, Recompute: RecomputeNew})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := 0.0
+		for i, j := range jobs {
+			w += out.Start[i] - j.Submit
+		}
+		w /= float64(len(jobs))
+		if math.Abs(w-c.want) > 0.01*c.want {
+			t.Errorf("%s: mean wait %.0f s, want %.0f s ± 1 %%", c.name, w, c.want)
+		}
+		t.Logf("%s: mean wait %.0f s (issue #28: %.0f s)", c.name, w, c.want)
+	}
 }

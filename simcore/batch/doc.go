@@ -32,11 +32,19 @@
 // (cap_runtime: false) holds its nodes open-endedly and every reservation
 // is placed again; with per-event passes (event_order: each) the overruns
 // of an instant are noticed before its arrivals and completions, so no pass
-// takes their nodes for free.
+// takes their nodes for free. With compress_order: arrival (depth > 1),
+// compression instead follows pyss's conservative scheduler: after every
+// job end, early or not, each waiting job's reservation is re-fitted in
+// queue order, its own released first (compressArrival).
 //
 // Every reading of a log is a parameter with a default (schema.go): size
 // from allocated processors, run time capped at the request, requested
 // time as estimate, invalid jobs repaired, no status filter, events at one
-// instant batched (completions, arrivals, one pass). The metric
+// instant batched (completions, arrivals, one pass), compression in order
+// of reservation start. event_order: each is the one-event-at-a-time
+// rule: arrivals before completions at one instant, a pass after each
+// event, and a job whose estimate expires at the instant free from its
+// first pass, for reservations and backfill candidates alike. What each
+// value reproduces of other simulators: docs/models/batch.md. The metric
 // sched_wall_ms is wall-clock time and therefore not reproducible.
 package batch

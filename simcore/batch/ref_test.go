@@ -14,6 +14,10 @@ func init() { backfillRef = (*sim).backfillRef }
 // one EarliestFit per candidate, compression by release and re-fit.
 func (s *sim) backfillRef(now float64) {
 	s.prof.Advance(now)
+	if s.dirty && s.arrival {
+		s.compressArrival(now)
+		s.dirty = false
+	}
 	if s.dirty {
 		s.compressRef(now)
 		s.dirty = false

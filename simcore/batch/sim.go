@@ -31,12 +31,21 @@ type Config struct {
 	Weighted bool
 	// Recompute is the SMART/PSRS recomputation rule (see order.go).
 	Recompute string
-	// EachEvent runs a scheduling pass after every single event, arrivals
-	// before completions at one instant (overruns, jobs still running at
-	// their estimate, are noticed before both, then one pass); otherwise
-	// all completions, then all arrivals of an instant are applied and one
-	// pass follows.
+	// EachEvent handles one event at a time with a scheduling pass after
+	// each: at one instant the overruns (jobs still running at their
+	// estimate, then one pass), then the arrivals, then the completions;
+	// a job whose estimate expires at the instant counts as free from the
+	// instant's first pass on (its nodes, in the profile and for the
+	// candidates alike). Otherwise all completions, then all arrivals of
+	// an instant are applied and one pass follows.
 	EachEvent bool
+	// CompressArrival, with a reservation depth above 1, re-fits the
+	// reservations after every job end (early or not), one at a time in
+	// queue order, each at its earliest fit with its own reservation
+	// released first (pyss's conservative scheduler); otherwise they are
+	// re-fitted after an early end only, in order of their start (SPECS
+	// §9.6).
+	CompressArrival bool
 	// Trace records, for every job, its first reservation (FirstResv).
 	Trace bool
 }
@@ -59,6 +68,9 @@ type evKind uint8
 const (
 	evEnd evKind = iota
 	evOverrun
+	// evExpired marks, in simulate's per-event loop only, an end at the
+	// job's estimate whose nodes were already given back.
+	evExpired
 )
 
 type event struct {
@@ -78,8 +90,11 @@ type sim struct {
 	order         orderer
 	ev            engine.Sim[event]
 	greedy, dirty bool
-	overPending   int  // overrun events in the heap
-	ref           bool // tests: run backfillRef, the unoptimised executor
+	arrival       bool      // Config.CompressArrival with a depth above 1
+	evbuf         []event   // simulate, per-event passes: the events of an instant
+	acert         []acert   // compressArrival: certificates, two per size
+	amov          []float64 // compressArrival: where each move's release begins
+	ref           bool      // tests: run backfillRef, the unoptimised executor
 	hbuf          []holder
 	easy          easyState // the last EASY pass (easyResume)
 	wt            *waitTree // FCFS + EASY: the waiting jobs by size and estimate
@@ -219,10 +234,11 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 		for i, j := range jobs {
 			s.hj[i] = hjob{d: j.Estimate, k: int32(j.Size)}
 		}
-		if cfg.Depth > 1 {
+		s.arrival = cfg.CompressArrival && cfg.Depth > 1
+		if cfg.Depth > 1 && !s.arrival {
 			s.seq = make([]uint32, n)
 		}
-		s.tailOK = cfg.Depth == All && !ref && wholeTimes(jobs)
+		s.tailOK = cfg.Depth == All && !ref && !s.arrival && wholeTimes(jobs)
 		for i := range s.resv {
 			s.resv[i] = -1
 		}
@@ -253,22 +269,61 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 			// of them, then one pass: no pass at this instant may see their
 			// nodes as free from now on. Without overruns this changes
 			// nothing.
-			s.eachOverruns(now)
-			// then arrivals, each followed by its own pass
-			for next < n && jobs[next].Submit == now {
-				s.arrive(next)
-				next++
-				s.pass(now)
-			}
+			evs := s.evbuf[:0]
 			for {
 				e, ok := s.ev.Peek()
 				if !ok || e.Time != now {
 					break
 				}
 				s.ev.Next()
-				s.handle(now, e.Payload)
+				evs = append(evs, e.Payload)
+			}
+			// The jobs whose estimate expires now are free from the first
+			// pass on: their nodes are given back before the arrivals.
+			for i, e := range evs {
+				if e.kind == evEnd && s.expires(now, int(e.job)) {
+					s.free += s.jobs[e.job].Size
+					if s.prof != nil {
+						s.pend[e.job] = math.Inf(-1)
+					}
+					evs[i].kind = evExpired
+				}
+			}
+			// Jobs still running at their estimate are noticed next, all
+			// of them, then one pass: no pass at this instant may see their
+			// nodes as free from now on. Without overruns this changes
+			// nothing.
+			over := false
+			for _, e := range evs {
+				if e.kind == evOverrun {
+					s.handle(now, e)
+					over = true
+				}
+			}
+			if over {
 				s.pass(now)
 			}
+			// then arrivals, each followed by its own pass
+			for next < n && jobs[next].Submit == now {
+				s.arrive(next)
+				next++
+				s.pass(now)
+			}
+			// then completions, each followed by its own pass (a pass
+			// after one that expired finds nothing new, but compression
+			// in queue order runs again)
+			for _, e := range evs {
+				switch e.kind {
+				case evOverrun:
+					continue // handled above
+				case evExpired:
+					s.dirty = s.dirty || s.arrival
+				default:
+					s.handle(now, e)
+				}
+				s.pass(now)
+			}
+			s.evbuf = evs[:0]
 			continue
 		}
 		for {
@@ -288,34 +343,9 @@ func simulate(ctx context.Context, jobs []workload.Job, cfg Config, ref bool) (*
 	return s.out, nil
 }
 
-// eachOverruns handles, under per-event passes, all the overrun events at
-// now before any other event of the instant, then runs one pass; the other
-// events go back to the heap in their order.
-func (s *sim) eachOverruns(now float64) {
-	if s.overPending == 0 {
-		return
-	}
-	var keep []event
-	handled := false
-	for {
-		e, ok := s.ev.Peek()
-		if !ok || e.Time != now {
-			break
-		}
-		s.ev.Next()
-		if e.Payload.kind != evOverrun {
-			keep = append(keep, e.Payload)
-			continue
-		}
-		s.handle(now, e.Payload)
-		handled = true
-	}
-	for _, e := range keep {
-		s.ev.Schedule(now, 0, e)
-	}
-	if handled {
-		s.pass(now)
-	}
+// expires reports whether started job j ends now, at its estimate.
+func (s *sim) expires(now float64, j int) bool {
+	return s.out.End[j] == now && s.out.Start[j]+s.jobs[j].Estimate == now
 }
 
 func (s *sim) arrive(j int) {
@@ -337,11 +367,11 @@ func (s *sim) handle(now float64, e event) {
 				s.release(now, s.pend[j], m)
 				s.dirty = true
 			}
-			s.pend[j] = math.Inf(-1) // holds nothing in the profile any more
+			s.dirty = s.dirty || s.arrival // compression at every end
+			s.pend[j] = math.Inf(-1)       // holds nothing in the profile any more
 		}
 	case evOverrun:
 		s.out.Overruns++
-		s.overPending--
 		if s.prof == nil {
 			return
 		}
@@ -389,7 +419,6 @@ func (s *sim) start(now float64, j int) {
 		}
 		if job.Run > job.Estimate {
 			s.ev.Schedule(now+job.Estimate, 0, event{int32(j), evOverrun})
-			s.overPending++
 		}
 	}
 	s.order.started(j)
@@ -443,7 +472,11 @@ func (s *sim) pass(now float64) {
 func (s *sim) backfill(now float64) {
 	s.prof.Advance(now)
 	if s.dirty {
-		s.compress(now)
+		if s.arrival {
+			s.compressArrival(now)
+		} else {
+			s.compress(now)
+		}
 		s.dirty = false
 	}
 	if s.cfg.Depth == 1 && s.easyResume(now) {
@@ -484,6 +517,9 @@ func (s *sim) backfill(now float64) {
 				}
 				r, s.resv[j] = t, t
 				s.hj[j].ver, s.hj[j].vep = int32(len(s.inc)), s.ep
+				if s.arrival {
+					s.hj[j].vep = s.ep + uint64(len(s.inc)) // see compressArrival
+				}
 				if s.seq != nil {
 					if !missed {
 						s.seqc++
@@ -1497,4 +1533,142 @@ func popSpan(h []span) []span {
 		i = c
 	}
 	return h
+}
+
+// compressArrival re-fits every reservation (queue[:Depth]'s holders) in
+// queue order: each at its earliest fit with its own reservation released
+// first, so none moves later (pyss's conservative scheduler at every job
+// end).
+//
+// A holder had no fit before its start r when it was last looked at (its
+// placement or the last compression), and the profile has since lost
+// nodes except where they were released: a fit now overlaps such a
+// release, which begins before r. The releases are logged in sim.inc (in
+// this mode, entry i has the absolute position ep+i; hj[q].vep is the
+// position when holder q was last looked at): a holder with no release
+// since then that begins before r is skipped in O(1), and otherwise its
+// fit is looked for only from the earliest release's start minus its
+// estimate up to the latest release's end.
+//
+// Every holder looked at also leaves a certificate: no job of k nodes and
+// duration d, whose reservation starts at b, has a fit before b (its
+// start, or where it moved to). For a later holder of k' >= k nodes, d' >=
+// d and start r' it rules out fits that begin before b, if b <= r', or
+// before min(b, r'-d) (a fit of it there is a fit of the smaller job,
+// whose window lies in its own), as long as the counts the smaller job's
+// windows see have not grown: a move releasing nodes from a on caps the
+// bound at a-d (acert).
+func (s *sim) compressArrival(now float64) {
+	base, n0 := s.ep, len(s.inc)
+	// suffix minimum of starts and maximum of ends of the log so far
+	suf := slices.Grow(s.suf[:0], 2*n0+2)[:2*n0+2]
+	suf[2*n0], suf[2*n0+1] = math.Inf(1), math.Inf(-1)
+	for i := n0 - 1; i >= 0; i-- {
+		suf[2*i] = min(suf[2*i+2], s.inc[i].a)
+		suf[2*i+1] = max(suf[2*i+3], s.inc[i].b)
+	}
+	s.suf = suf
+	if len(s.acert) == 0 {
+		s.acert = make([]acert, 2*(s.cfg.Nodes+1))
+	}
+	for i := range s.acert {
+		s.acert[i] = acert{d: math.Inf(1), b: math.Inf(-1), rx: math.Inf(1)}
+	}
+	s.amov = s.amov[:0]
+	// the releases of this compression's moves: after every holder's look
+	runA, runB := math.Inf(1), math.Inf(-1)
+	for _, q := range s.queue {
+		r := s.resv[q]
+		if r <= now {
+			continue // holds none, or starts in this pass
+		}
+		hj := &s.hj[q]
+		v := int(min(max(int64(hj.vep)-int64(base), 0), int64(n0)))
+		lo, stop := min(suf[2*v], runA), max(suf[2*v+1], runB)
+		hj.vep = base + uint64(len(s.inc))
+		if lo >= r {
+			continue
+		}
+		k, d := int(hj.k), hj.d
+		from := max(now, lo-d, s.arrivalBound(k, d, r))
+		if from >= min(stop, r) {
+			s.noteArrivalCert(k, d, r)
+			continue
+		}
+		t, ok := s.prof.EarliestFitBeforeStop(k, d, from, r, stop)
+		if !ok {
+			s.noteArrivalCert(k, d, r)
+			continue
+		}
+		if err := s.prof.Move(r, t, d, k); err != nil {
+			panic(err)
+		}
+		if a, b := max(r, t+d), r+d; b > a {
+			s.inc = append(s.inc, span{a, b})
+			runA, runB = min(runA, a), max(runB, b)
+			s.amov = append(s.amov, a)
+		}
+		s.noteArrivalCert(k, d, t)
+		hj.vep = base + uint64(len(s.inc))
+		s.resv[q] = t
+		s.minR = min(s.minR, t)
+	}
+	// every holder was looked at after the releases logged before this
+	// compression: drop them
+	s.inc = s.inc[:copy(s.inc, s.inc[n0:])]
+	s.ep = base + uint64(n0)
+}
+
+// acert is a certificate of compressArrival: no job of its size and
+// duration d, reserved at rx, has a fit before b, given the moves up to
+// amov[:m].
+type acert struct {
+	d, b, rx float64
+	m        int
+}
+
+// capped returns c's bound capped by the moves made since it was noted
+// (each released nodes from amov[i] on).
+func (s *sim) capped(c *acert) float64 {
+	for ; c.m < len(s.amov); c.m++ {
+		c.b = min(c.b, s.amov[c.m]-c.d)
+	}
+	return c.b
+}
+
+// arrivalBound returns a time before which a holder of k nodes, duration
+// d and start r has no fit, from the certificates of sizes k and the
+// powers of two below it (-Inf if none applies).
+func (s *sim) arrivalBound(k int, d, r float64) float64 {
+	b := math.Inf(-1)
+	use := func(c *acert) {
+		if c.d > d {
+			return
+		}
+		cb := s.capped(c)
+		if c.rx > r {
+			// only fits that end by r are excluded
+			cb = min(cb, r-c.d)
+		}
+		b = max(b, cb)
+	}
+	use(&s.acert[2*k])
+	use(&s.acert[2*k+1])
+	for k1 := 1; k1 < k; k1 <<= 1 {
+		use(&s.acert[2*k1])
+		use(&s.acert[2*k1+1])
+	}
+	return b
+}
+
+// noteArrivalCert records that a job of k nodes and duration d has no fit
+// before b: two per size, the shortest duration and the latest bound.
+func (s *sim) noteArrivalCert(k int, d, b float64) {
+	c := acert{d: d, b: b, rx: b, m: len(s.amov)}
+	if x := &s.acert[2*k]; d < x.d || d == x.d && b > s.capped(x) {
+		*x = c
+	}
+	if x := &s.acert[2*k+1]; b >= s.capped(x) || d <= x.d {
+		*x = c
+	}
 }
