@@ -7,15 +7,19 @@
       REPS_T2 scenarios per cluster) and <name>-q (the quoted quartiles: the
       cluster drawn per scenario, REPS_Q scenarios), with the claims of
       table2.yaml (10 points) and of the quoted quartiles (10 % relative).
-  scripts/ptg_sens.py table RESULTS_DIR [SWEEP_PREFIX ...]
+  scripts/ptg_sens.py table RESULTS_DIR [--detail NAME,NAME] [NAME ...]
       reads RESULTS_DIR/<sweep>/<latest run>/summary.csv of the Table 2 and
-      quartile sweeps and prints, per combination, the Table 2 cells within
-      10 points, the quoted quartiles within 10 %, and the full paper-vs-ours
-      tables (markdown). Standard library only.
+      quartile sweeps and prints, per combination (NAME: a key of COMBOS, or
+      paper-scale for table2.yaml and quartiles.yaml; default all), the
+      Table 2 cells within 10 points (point estimates), the mean gap, the
+      quoted quartiles within 10 %, and the paper-vs-ours tables of the
+      combinations named by --detail (default: all) as markdown.
+      Standard library only.
 
 The published numbers come from configs/published/casanova2010_*.csv.
 """
 import csv
+import json
 import os
 import sys
 
@@ -141,16 +145,33 @@ def gen():
         print(os.path.relpath(path, ROOT))
 
 
-def latest_summary(results, sweep):
+def latest_run(results, sweep):
     d = os.path.join(results, sweep)
     if not os.path.isdir(d):
         return None
     runs = [os.path.join(d, r) for r in os.listdir(d) if os.path.isfile(os.path.join(d, r, "summary.csv"))]
     if not runs:
         return None
-    run = max(runs, key=lambda r: os.path.getmtime(os.path.join(r, "summary.csv")))
+    return max(runs, key=lambda r: os.path.getmtime(os.path.join(r, "summary.csv")))
+
+
+def latest_summary(results, sweep):
+    run = latest_run(results, sweep)
+    if run is None:
+        return None
     with open(os.path.join(run, "summary.csv")) as f:
         return list(csv.DictReader(f))
+
+
+def verdicts(results, sweep, prefix):
+    """pass/fail/inconclusive counts of the sweep's claims whose id starts with prefix."""
+    run = latest_run(results, sweep)
+    if run is None or not os.path.isfile(os.path.join(run, "claims.json")):
+        return "–"
+    with open(os.path.join(run, "claims.json")) as f:
+        cs = [c for c in json.load(f) if c["id"].startswith(prefix)]
+    n = {v: sum(1 for c in cs if c["verdict"] == v) for v in ("pass", "fail", "inconclusive")}
+    return f"{n['pass']} / {n['fail']} / {n['inconclusive']}"
 
 
 def score(t2rows, qrows):
@@ -171,23 +192,23 @@ def score(t2rows, qrows):
     return cells, quart, n_t2, gap, n_q
 
 
-def table(results, names):
+def table(results, names, detail_names=None):
     util = read_util()
-    print("| combination | Table 2 cells within 10 points | mean gap (points) | quartiles within 10 % | reading |")
-    print("|---|---|---|---|---|")
+    print("| combination | Table 2 cells within 10 points | Table 2 claims pass / fail / undecided | mean gap (points) | quartiles within 10 % | reading |")
+    print("|---|---|---|---|---|---|")
     detail = []
     for name in names:
-        t2 = latest_summary(results, f"casanova2010-sens-{name}-t2")
-        q = latest_summary(results, f"casanova2010-sens-{name}-q")
+        t2name, qname = f"casanova2010-sens-{name}-t2", f"casanova2010-sens-{name}-q"
         if name == "paper-scale":
-            t2 = latest_summary(results, "casanova2010-table2")
-            q = latest_summary(results, "casanova2010-quartiles")
+            t2name, qname = "casanova2010-table2", "casanova2010-quartiles"
+        t2, q = latest_summary(results, t2name), latest_summary(results, qname)
         if t2 is None and q is None:
             continue
         cells, quart, n_t2, gap, n_q = score(t2, q)
         reading = COMBOS.get(name, ({}, "table2.yaml and quartiles.yaml at paper scale"))[1]
-        print(f"| {name} | {n_t2}/{len(cells)} | {gap*100:+.1f} | {n_q}/{len(quart)} | {reading} |")
-        detail.append((name, cells, quart))
+        print(f"| {name} | {n_t2}/{len(cells)} | {verdicts(results, t2name, 'table2-')} | {gap*100:+.1f} | {n_q}/{len(quart)} | {reading} |")
+        if detail_names is None or name in detail_names:
+            detail.append((name, cells, quart))
     for name, cells, quart in detail:
         print(f"\n#### {name}: Table 2 (ours / paper, %)\n")
         print("| algorithm | " + " | ".join(CLUSTERS) + " |")
@@ -214,8 +235,10 @@ def main():
         gen()
         return
     if len(sys.argv) >= 3 and sys.argv[1] == "table":
-        names = sys.argv[3:] or ["paper-scale"] + list(COMBOS)
-        table(sys.argv[2], names)
+        args, detail = sys.argv[3:], None
+        if len(args) >= 2 and args[0] == "--detail":
+            detail, args = args[1].split(","), args[2:]
+        table(sys.argv[2], args or ["paper-scale"] + list(COMBOS), detail)
         return
     sys.exit(__doc__)
 
