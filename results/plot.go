@@ -935,18 +935,18 @@ func drawPareto(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[strin
 		l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		p.Add(l)
 	}
-	how := "÷"
+	how, tail := "÷", ""
 	switch f.Relative {
 	case "diff":
 		how = "−"
 	case "mean_ratio":
-		how = "÷ (mean of per-row ratios)"
+		tail = " (mean of per-row ratios)"
 	}
 	if f.XLabel == "" {
-		p.X.Label.Text = fmt.Sprintf("%s %s %s's", axisLabel("", fr, f, f.X), how, f.Baseline)
+		p.X.Label.Text = fmt.Sprintf("%s %s %s's%s", axisLabel("", fr, f, f.X), how, f.Baseline, tail)
 	}
 	if f.YLabel == "" {
-		p.Y.Label.Text = fmt.Sprintf("%s %s %s's", axisLabel("", fr, f, f.Y), how, f.Baseline)
+		p.Y.Label.Text = fmt.Sprintf("%s %s %s's%s", axisLabel("", fr, f, f.Y), how, f.Baseline, tail)
 	}
 	return drawn, nil
 }
