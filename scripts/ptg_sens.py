@@ -245,6 +245,35 @@ def score(t2rows, qrows):
     return cells, quart, n_t2, gap, n_q
 
 
+def claim_numbers(results, sweep):
+    run = latest_run(results, sweep)
+    if run is None or not os.path.isfile(os.path.join(run, "claims.json")):
+        return {}
+    with open(os.path.join(run, "claims.json")) as f:
+        return {c["id"]: c for c in json.load(f)}
+
+
+def short(c):
+    """verdict and the mean the claim decided on, from its numbers line."""
+    if c is None:
+        return "–"
+    num = c["numbers"]
+    val = num.rsplit("= ", 1)[-1].split(" (want")[0] if "= " in num else ""
+    return f"{c['verdict']} ({val})" if val else c["verdict"]
+
+
+def paper_table(results):
+    cols = [("defaults", "casanova2010-paper")] + [(n, f"casanova2010-sens-paper-{n}") for n in PAPER_COMBOS]
+    got = [(n, claim_numbers(results, sw)) for n, sw in cols]
+    if not got[0][1]:
+        return
+    print("\n#### Comparative claims of paper.yaml under the readings (verdict, mean paired difference or ratio ± 95 %)\n")
+    print("| claim | " + " | ".join(n for n, _ in got) + " |")
+    print("|---|" + "---|" * len(got))
+    for cid in PAPER_CLAIMS:
+        print(f"| {cid} | " + " | ".join(short(g.get(cid)) for _, g in got) + " |")
+
+
 def table(results, names, detail_names=None):
     util = read_util()
     print("| combination | Table 2 cells within 10 points | Table 2 claims pass / fail / undecided | mean gap (points) | quartiles within 10 % | reading |")
@@ -262,6 +291,7 @@ def table(results, names, detail_names=None):
         print(f"| {name} | {n_t2}/{len(cells)} | {verdicts(results, t2name, 'table2-')} | {gap*100:+.1f} | {n_q}/{len(quart)} | {reading} |")
         if detail_names is None or name in detail_names:
             detail.append((name, cells, quart))
+    paper_table(results)
     for name, cells, quart in detail:
         print(f"\n#### {name}: Table 2 (ours / paper, %)\n")
         print("| algorithm | " + " | ".join(CLUSTERS) + " |")
