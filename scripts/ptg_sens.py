@@ -47,6 +47,7 @@ COMBOS = {
     "noguard-repeat": ({"hcpa_max_inflation": 0, "backfill": "repeat"}, "no inflation guard, backfilling repeated until no task moves (ref. [19])"),
     "noguard-clusterarea": ({"hcpa_max_inflation": 0, "cra_area": "cluster"}, "no inflation guard, share-bounded HCPA with the average area over the whole cluster"),
     "ready-clusterarea": ({"mapping": "ready", "cra_area": "cluster"}, "the default guard, ready-task mapping for all and the whole-cluster average area for CRA"),
+    "nolevelcap": ({"hcpa_level_cap": False}, "the default guard without MCPA's level cap (ref. [2]; SPECS §6.4 (a), an assumption about ref. [23])"),
     "nobackfill": ({"backfill": "none"}, "the default guard without the backfilling compaction (measures what §4.1's compaction adds)"),
 }
 
