@@ -3,6 +3,7 @@ package ptg
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"schedfarm/simcore/profile"
 )
@@ -72,19 +73,16 @@ var DefaultOptions = Options{HCPA: DefaultHCPA}
 
 // validate names the option that has an unknown value.
 func (o Options) validate() error {
-	for _, c := range []struct{ name, v string }{
-		{"mapping", o.Mapping}, {"backfill", o.Backfill}, {"cra_area", o.CRAArea}} {
-		ok := false
-		switch c.name {
-		case "mapping":
-			ok = c.v == "" || c.v == MapPaper || c.v == MapReady || c.v == MapInsertion
-		case "backfill":
-			ok = c.v == "" || c.v == BackfillOnce || c.v == BackfillNone || c.v == BackfillRepeat
-		case "cra_area":
-			ok = c.v == "" || c.v == CRAAreaShare || c.v == CRAAreaCluster
-		}
-		if !ok {
-			return fmt.Errorf("ptg: option %s = %q is not a known reading", c.name, c.v)
+	for _, c := range []struct {
+		name, v string
+		known []string
+	}{
+		{"mapping", o.Mapping, []string{"", MapPaper, MapReady, MapInsertion}},
+		{"backfill", o.Backfill, []string{"", BackfillOnce, BackfillNone, BackfillRepeat}},
+		{"cra_area", o.CRAArea, []string{"", CRAAreaShare, CRAAreaCluster}},
+	} {
+		if !slices.Contains(c.known, c.v) {
+			return fmt.Errorf("ptg: option %s = %q is not one of %q", c.name, c.v, c.known[1:])
 		}
 	}
 	return nil
