@@ -75,7 +75,7 @@ var DefaultOptions = Options{HCPA: DefaultHCPA}
 func (o Options) validate() error {
 	for _, c := range []struct {
 		name, v string
-		known []string
+		known   []string
 	}{
 		{"mapping", o.Mapping, []string{"", MapPaper, MapReady, MapInsertion}},
 		{"backfill", o.Backfill, []string{"", BackfillOnce, BackfillNone, BackfillRepeat}},
