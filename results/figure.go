@@ -45,7 +45,10 @@ type Figure struct {
 	Bins      int
 	Normalize bool
 	// Baseline is the series value Pareto figures are relative to;
-	// Relative is "ratio" (default) or "diff".
+	// Relative is "ratio" (default: one point per row, the row's value
+	// over the baseline's at the same point), "diff", or "mean_ratio":
+	// one point per series, the mean of its per-row ratios (a paper's
+	// "relative to B, averaged over all scenarios" with table: jobs).
 	Baseline, Relative string
 	// Legend is where the legend goes: top-right (default), top-left,
 	// bottom-right, bottom-left or none.
@@ -211,7 +214,7 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 		f.Legend, _ = p.oneOf(e.v, join(key, "legend"), "top-right", "top-left", "bottom-right", "bottom-left", "none")
 	}
 	if e, ok := m["relative"]; ok {
-		f.Relative, _ = p.oneOf(e.v, join(key, "relative"), "ratio", "diff")
+		f.Relative, _ = p.oneOf(e.v, join(key, "relative"), "ratio", "diff", "mean_ratio")
 	}
 	for _, d := range []struct {
 		name string

@@ -187,6 +187,7 @@ func TestRenderFigureKinds(t *testing.T) {
   - {id: hist, kind: hist, x: value, series: variant, bins: 10, normalize: true}
   - {id: pareto, kind: pareto, x: value, y: iterations, series: variant, baseline: EDF-DLT}
   - {id: pareto-jobs, kind: pareto, table: jobs, x: value, y: iterations, series: variant, baseline: OPR-MN, relative: diff}
+  - {id: pareto-mean, kind: pareto, table: jobs, x: value, y: iterations, series: variant, baseline: OPR-MN, relative: mean_ratio}
   - {id: facets, kind: line, x: size, y: value, series: variant, facet: variant, width: 4, height: 3}
   - {id: one, kind: scatter, x: size, y: value, ylabel: "the value", where: {variant: FIFO-DLT}}
 `)
@@ -210,6 +211,7 @@ func TestRenderFigureKinds(t *testing.T) {
 		"hist":        {testSeries, 600, 400, 1},
 		"pareto":      {testSeries[1:], 600, 400, 1},    // the baseline is not drawn
 		"pareto-jobs": {testSeries[:2], 600, 400, 1},    // relative to OPR-MN
+		"pareto-mean": {testSeries[:2], 600, 400, 1},    // one point per series
 		"facets":      {testSeries, 1200, 300, 3},       // three panels in a row
 		"one":         {[]string{"value"}, 600, 400, 1}, // no series: one, named after y
 	}
@@ -451,6 +453,23 @@ func TestCategoryOrder(t *testing.T) {
 	for _, c := range cases {
 		if got := strings.Join(categories(fr, 0, []string{""}, rows, c.order), ","); got != c.want {
 			t.Errorf("order %v: categories %s, want %s", c.order, got, c.want)
+		}
+	}
+}
+
+// TestMeanXYIsMeanOfRatios: relative: mean_ratio plots the mean of the
+// per-row ratios, which differs from the ratio of the means (rows 1/2 and
+// 3/1: mean of ratios 1.75, ratio of means 4/3).
+func TestMeanXYIsMeanOfRatios(t *testing.T) {
+	for _, tc := range []struct {
+		pts  plotter.XYs
+		want plotter.XY
+	}{
+		{plotter.XYs{{X: 1.0 / 2, Y: 2}, {X: 3.0 / 1, Y: 4}}, plotter.XY{X: 1.75, Y: 3}},
+		{plotter.XYs{{X: 0.8, Y: 1.2}}, plotter.XY{X: 0.8, Y: 1.2}},
+	} {
+		if got := meanXY(tc.pts); got != tc.want {
+			t.Errorf("meanXY(%v) = %v, want %v", tc.pts, got, tc.want)
 		}
 	}
 }

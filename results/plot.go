@@ -574,6 +574,9 @@ func drawScatter(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[stri
 		if len(pts) == 0 {
 			continue
 		}
+		if f.Relative == "mean_ratio" {
+			pts = plotter.XYs{meanXY(pts)}
+		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return err
@@ -805,6 +808,18 @@ func drawHist(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string]
 	return nil
 }
 
+// meanXY is the mean of the points' coordinates: with per-row ratios, the
+// mean of ratios (not the ratio of means).
+func meanXY(pts plotter.XYs) plotter.XY {
+	var m plotter.XY
+	for _, p := range pts {
+		m.X += p.X
+		m.Y += p.Y
+	}
+	n := float64(len(pts))
+	return plotter.XY{X: m.X / n, Y: m.Y / n}
+}
+
 // ParetoFront returns the indexes of the points no other point dominates
 // (lower or equal in both coordinates, lower in one), sorted by x.
 func ParetoFront(pts plotter.XYs) []int {
@@ -891,6 +906,9 @@ func drawPareto(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[strin
 		if len(pts) == 0 {
 			continue
 		}
+		if f.Relative == "mean_ratio" {
+			pts = plotter.XYs{meanXY(pts)}
+		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return nil, err
@@ -917,15 +935,18 @@ func drawPareto(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[strin
 		l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		p.Add(l)
 	}
-	how := "÷"
-	if f.Relative == "diff" {
+	how, tail := "÷", ""
+	switch f.Relative {
+	case "diff":
 		how = "−"
+	case "mean_ratio":
+		tail = " (mean of per-row ratios)"
 	}
 	if f.XLabel == "" {
-		p.X.Label.Text = fmt.Sprintf("%s %s %s's", axisLabel("", fr, f, f.X), how, f.Baseline)
+		p.X.Label.Text = fmt.Sprintf("%s %s %s's%s", axisLabel("", fr, f, f.X), how, f.Baseline, tail)
 	}
 	if f.YLabel == "" {
-		p.Y.Label.Text = fmt.Sprintf("%s %s %s's", axisLabel("", fr, f, f.Y), how, f.Baseline)
+		p.Y.Label.Text = fmt.Sprintf("%s %s %s's%s", axisLabel("", fr, f, f.Y), how, f.Baseline, tail)
 	}
 	return drawn, nil
 }

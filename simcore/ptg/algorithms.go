@@ -68,6 +68,7 @@ type state struct {
 	inst   Instance
 	P      int
 	opt    HCPAOptions
+	opts   Options
 	parts  []*problem
 	u      *problem
 	off    []int
@@ -77,9 +78,14 @@ type state struct {
 	cstar  []float64
 }
 
-// Schedule runs one algorithm on an instance. ties seeds the random
-// tie-breaking (seed 004 §4.1), shared by all algorithms of one instance.
-func Schedule(ctx context.Context, inst Instance, alg string, opt HCPAOptions, ties *rng.Rand) (*Outcome, error) {
+// Schedule runs one algorithm on an instance with the given modelling
+// options. ties seeds the random tie-breaking (seed 004 §4.1), shared by
+// all algorithms of one instance.
+func Schedule(ctx context.Context, inst Instance, alg string, opts Options, ties *rng.Rand) (*Outcome, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	opt := opts.HCPA
 	if len(inst.Graphs) == 0 {
 		return nil, fmt.Errorf("ptg: no PTG to schedule")
 	}
@@ -88,7 +94,7 @@ func Schedule(ctx context.Context, inst Instance, alg string, opt HCPAOptions, t
 		return nil, fmt.Errorf("ptg: cluster %q has %d processors at %v GFlop/s", inst.Cluster.Name, P, inst.Cluster.GFlops)
 	}
 	speed := inst.Cluster.GFlops * 1e9
-	st := &state{inst: inst, P: P, opt: opt}
+	st := &state{inst: inst, P: P, opt: opt, opts: opts}
 	for i, g := range inst.Graphs {
 		if err := g.Validate(); err != nil {
 			return nil, fmt.Errorf("ptg: PTG %d: %w", i, err)
@@ -120,12 +126,12 @@ func Schedule(ctx context.Context, inst Instance, alg string, opt HCPAOptions, t
 	pb := st.u
 	switch alg {
 	case Selfish, SelfishOrder, SelfishWeight:
-		pl = st.selfish(alg)
+		pl, err = st.selfish(alg)
 	case C1:
-		pl = st.combined(st.u)
+		pl, err = st.combined(st.u)
 	case C4:
 		pb = st.grafted()
-		pl = st.combined(pb)
+		pl, err = st.combined(pb)
 	case F1, F2:
 		pl = st.fairness(alg == F2)
 	case CRANdags, CRANdagsWeight, CRAWork, CRAWorkWeight, CRAWidth, CRAWidthWeight:
@@ -136,9 +142,9 @@ func Schedule(ctx context.Context, inst Instance, alg string, opt HCPAOptions, t
 		return nil, fmt.Errorf("ptg: unknown algorithm %q (want one of %v)", alg, Algorithms)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ptg: %s: %w", alg, err)
 	}
-	moved, err := compact(pb, P, 0, pl)
+	moved, err := st.backfill(pb, pl)
 	if err != nil {
 		return nil, fmt.Errorf("ptg: %s: %w", alg, err)
 	}
@@ -174,7 +180,7 @@ func (st *state) aloneAlloc() []int {
 // dedicated-cluster HCPA allocations, tasks of all PTGs by decreasing bottom
 // level (ORDER: by increasing C*max of their PTG first; WEIGHT: by
 // decreasing bl/(C*max)²), mapped as early as possible.
-func (st *state) selfish(alg string) *plan {
+func (st *state) selfish(alg string) (*plan, error) {
 	alloc := st.aloneAlloc()
 	bl := st.u.bottomLevels(alloc, nil)
 	var k1, k2 func(int) float64
@@ -188,9 +194,7 @@ func (st *state) selfish(alg string) *plan {
 		k1 = st.weighted(bl)
 	}
 	order := sortedTasks(st.u, k1, k2, st.tie)
-	pl := newPlan(st.u.len())
-	mapStatic(st.u, alloc, order, st.P, 0, pl)
-	return pl
+	return st.mapList(st.u, alloc, order)
 }
 
 // weighted is the WEIGHT priority key: −bl/(C*max)².
@@ -207,13 +211,11 @@ func (st *state) weighted(bl []float64) func(int) float64 {
 // combined schedules a composite graph as one PTG with improved HCPA on the
 // whole cluster: C1 (all PTGs side by side, seed 004 §4.2) and C4 (after
 // grafting).
-func (st *state) combined(pb *problem) *plan {
+func (st *state) combined(pb *problem) (*plan, error) {
 	alloc := allocate(pb, st.P, st.opt)
 	bl := pb.bottomLevels(alloc, nil)
 	order := sortedTasks(pb, func(v int) float64 { return -bl[v] }, nil, st.tie)
-	pl := newPlan(pb.len())
-	mapStatic(pb, alloc, order, st.P, 0, pl)
-	return pl
+	return st.mapList(pb, alloc, order)
 }
 
 // grafted is C4's composite (SPECS.md §8, grafting rule an assumption):
@@ -415,7 +417,7 @@ func (st *state) cra(alg string) *plan {
 	share := st.craShare(alg)
 	alloc := make([]int, 0, st.u.len())
 	for i, pb := range st.parts {
-		alloc = append(alloc, allocate(pb, share[i], st.opt)...)
+		alloc = append(alloc, allocate(pb, share[i], st.craHCPA())...)
 	}
 	return st.readyList(alloc, alg == CRANdagsWeight || alg == CRAWorkWeight || alg == CRAWidthWeight)
 }
@@ -486,17 +488,14 @@ func (st *state) cafm(ctx context.Context, alg string) (*plan, error) {
 	case CAFMCRA, CAFMCRAWeight:
 		alloc := make([]int, 0, st.u.len())
 		for i, pb := range st.parts {
-			alloc = append(alloc, allocate(pb, allot[i], st.opt)...)
+			alloc = append(alloc, allocate(pb, allot[i], st.craHCPA())...)
 		}
 		bl := st.u.bottomLevels(alloc, nil)
 		k := func(v int) float64 { return -bl[v] }
 		if alg == CAFMCRAWeight {
 			k = st.weighted(bl)
 		}
-		order := sortedTasks(st.u, k, nil, st.tie)
-		pl := newPlan(st.u.len())
-		mapStatic(st.u, alloc, order, st.P, 0, pl)
-		return pl, nil
+		return st.mapList(st.u, alloc, sortedTasks(st.u, k, nil, st.tie))
 	case CAFMKShelves:
 		boxes = kShelves(jobs, st.P, omega, allot)
 	default:

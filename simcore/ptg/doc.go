@@ -39,6 +39,8 @@
 //
 // Readings the seed leaves open are parameters with the default first:
 // hcpa_rule (gain | seed), hcpa_level_cap (true | false),
-// hcpa_max_inflation (3 | 0 = off | any value ≥ 1); see README.md (Reproducing Casanova, Desprez, Suter 2010) for every
-// approximation.
+// hcpa_max_inflation (3 | 0 = off | any value ≥ 1), mapping (paper | ready
+// | insertion), backfill (once | none | repeat), cra_area (share | cluster)
+// (options.go); docs/models/ptg.md gives the source of every choice and the
+// sensitivity sweeps over them (configs/casanova2010/sens-*.yaml).
 package ptg

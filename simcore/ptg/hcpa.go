@@ -13,6 +13,10 @@ type HCPAOptions struct {
 	// MaxInflation refuses an increase with T(v, p+1)·(p+1) > MaxInflation·T(v, 1)
 	// (0 disables the guard).
 	MaxInflation float64
+	// AreaProcs, when > 0, is the processor count of the average area
+	// T_A = Σ p·T(p)/AreaProcs instead of the allocation bound (the
+	// cra_area = cluster reading of a share-bounded HCPA).
+	AreaProcs int
 }
 
 // DefaultHCPA is the improved HCPA used by default: the level cap of
@@ -139,6 +143,10 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace, buf *h
 	dirty, entries := buf.dirty, buf.entries
 	changed := -1
 	need := 1
+	den := P
+	if opt.AreaProcs > 0 {
+		den = opt.AreaProcs
+	}
 	for {
 		if changed >= 0 {
 			// Only the changed task and its ancestors, which all come
@@ -180,7 +188,7 @@ func hcpa(pb *problem, P int, opt HCPAOptions, init []int, tr *hcpaTrace, buf *h
 			tr.tcp = append(tr.tcp, tcp)
 			tr.area = append(tr.area, area)
 		}
-		if tcp <= area/float64(P) {
+		if tcp <= area/float64(den) {
 			return alloc
 		}
 		// Walk the critical path (from start along heir) and pick on it.

@@ -45,7 +45,7 @@ func randomInstance(seed uint64, class string, n int, cl Cluster) Instance {
 
 func run(t testing.TB, inst Instance, alg string) *Outcome {
 	t.Helper()
-	o, err := Schedule(context.Background(), inst, alg, DefaultHCPA, rng.New(7).Stream("ties"))
+	o, err := Schedule(context.Background(), inst, alg, DefaultOptions, rng.New(7).Stream("ties"))
 	if err != nil {
 		t.Fatalf("%s: %v", alg, err)
 	}

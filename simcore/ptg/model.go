@@ -72,6 +72,12 @@ var schema = simcore.Schema{
 			Doc: "improved HCPA guard (a): a precedence level never gets more than the processor bound (SPECS §6.4)"},
 		{Name: "hcpa_max_inflation", Kind: simcore.Float, Min: simcore.Bound(0), Default: 3.0, Algorithm: true,
 			Doc: "improved HCPA guard (b): refuse p+1 if its work exceeds this × T(v,1); 0 disables (default 3, calibrated; SPECS §6.4 proposes 1.5)"},
+		{Name: "mapping", Kind: simcore.String, Enum: []string{MapPaper, MapReady, MapInsertion}, Default: MapPaper, Algorithm: true,
+			Doc: "mapping of SELFISH*, C1, C4, CAFM_CRA*: paper = free-time list scheduling (SPECS §6.5; CRA keeps its ready-task list, §4.3); ready = ready-task list scheduling in simulated time (§4.3) for all; insertion = earliest hole of the profile"},
+		{Name: "backfill", Kind: simcore.String, Enum: []string{BackfillOnce, BackfillNone, BackfillRepeat}, Default: BackfillOnce, Algorithm: true,
+			Doc: "compaction: once = one conservative-backfilling pass in mapping order (§4.1, SPECS §6.6); none; repeat = passes until no task moves"},
+		{Name: "cra_area", Kind: simcore.String, Enum: []string{CRAAreaShare, CRAAreaCluster}, Default: CRAAreaShare, Algorithm: true,
+			Doc: "HCPA average area of share-bounded allocations (CRA, CAFM_CRA): share = Σ p·T(p) / share; cluster = / P (the share bounds allocations only)"},
 		{Name: "schedule_table", Kind: simcore.Bool, Default: false, Algorithm: true,
 			Doc: "output option: emit the table 'schedule' (one row per task)"},
 		{Name: "ptg_table", Kind: simcore.Bool, Default: false, Algorithm: true,
@@ -124,8 +130,10 @@ type Config struct {
 	Pop       Population
 	Cluster   Cluster
 	HCPA      HCPAOptions
-	Schedule  bool
-	PTGTable  bool
+	// Opts are the modelling options (HCPA copied in).
+	Opts     Options
+	Schedule bool
+	PTGTable bool
 	// Procs overrides the cluster's processor count when > 0.
 	Procs int
 }
@@ -144,6 +152,7 @@ func Decode(p simcore.Params) (Config, error) {
 		HCPA: HCPAOptions{SeedRule: p.String("hcpa_rule") == "seed", LevelCap: p.Bool("hcpa_level_cap"),
 			MaxInflation: p.Float("hcpa_max_inflation")},
 		Schedule: p.Bool("schedule_table"), PTGTable: p.Bool("ptg_table")}
+	c.Opts = Options{HCPA: c.HCPA, Mapping: p.String("mapping"), Backfill: p.String("backfill"), CRAArea: p.String("cra_area")}
 	if x := c.HCPA.MaxInflation; x > 0 && x < 1 {
 		return Config{}, fmt.Errorf("parameter hcpa_max_inflation = %v: below 1 no task could grow; use 0 to disable or a value >= 1 (SPECS §6.4 proposes 1.5)", x)
 	}
@@ -265,7 +274,7 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 		return nil, err
 	}
 	t0 := time.Now() // scheduling time is measured outside the simulated clock (§5.2.7)
-	out, err := Schedule(ctx, Instance{Graphs: graphs, Cluster: c.Cluster}, c.Algorithm, c.HCPA, rng.New(seed).Stream("ties"))
+	out, err := Schedule(ctx, Instance{Graphs: graphs, Cluster: c.Cluster}, c.Algorithm, c.Opts, rng.New(seed).Stream("ties"))
 	if err != nil {
 		return nil, err
 	}
