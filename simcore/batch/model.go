@@ -62,7 +62,7 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 		depth = int(p.Int("depth"))
 	}
 	cfg := Config{Nodes: nodes, Order: p.String("order"), Depth: depth, Weighted: p.Bool("weighted"),
-		Recompute: p.String("recompute"), EachEvent: p.String("event_order") == "each",
+		SmartWeight: p.String("smart_weight"), Recompute: p.String("recompute"), EachEvent: p.String("event_order") == "each",
 		CompressArrival: p.String("compress_order") == "arrival"}
 	t0 := time.Now() // measured outside the simulated clock; reported as *_wall_ms only
 	out, err := Simulate(ctx, jobs, cfg)

@@ -31,6 +31,8 @@ var schema = simcore.Schema{
 			Doc: "reservation depth when backfill = depth: the first k queued jobs hold reservations"},
 		{Name: "weighted", Kind: simcore.Bool, Default: false, Algorithm: true,
 			Doc: "SMART and PSRS weigh jobs by m·p̂ (the weighted case of §4), else 1"},
+		{Name: "smart_weight", Kind: simcore.String, Enum: []string{SmartWeightArea, SmartWeightUnit, SmartWeightSmith}, Default: SmartWeightArea, Algorithm: true,
+			Doc: "weighted SMART's job weight: area = m·p̂ (§4); unit = 1; smith = the modified Smith ratio m·p/(m·p̂) = p/p̂ (§5.5), 1 with exact estimates (a sensitivity reading, issue #28 §2)"},
 		{Name: "recompute", Kind: simcore.String, Enum: []string{RecomputeNew, RecomputeDispatched, RecomputeAlways}, Default: RecomputeNew, Algorithm: true,
 			Doc: "when SMART/PSRS recompute their order (the 2/3 rule of §5.4, SPECS §9.4)"},
 		{Name: "event_order", Kind: simcore.String, Enum: []string{"batch", "each"}, Default: "batch", Algorithm: true,
