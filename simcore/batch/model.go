@@ -145,8 +145,8 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 			}
 			if fm := workload.Fit(jobs); kind == "probabilistic-marginal" {
 				jobs = fm.GenerateMarginal(n, seed)
-			} else {
-				jobs = fm.Generate(n, seed)
+			} else if jobs, err = fm.GenerateValues(n, seed, p.String("bin_values")); err != nil {
+				return nil, st, err
 			}
 			st = workload.Stats{Jobs: n}
 		} else {
