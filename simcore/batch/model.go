@@ -62,7 +62,7 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 		depth = int(p.Int("depth"))
 	}
 	cfg := Config{Nodes: nodes, Order: p.String("order"), Depth: depth, Weighted: p.Bool("weighted"),
-		Recompute: p.String("recompute"), EachEvent: p.String("event_order") == "each",
+		SmartWeight: p.String("smart_weight"), Recompute: p.String("recompute"), EachEvent: p.String("event_order") == "each",
 		CompressArrival: p.String("compress_order") == "arrival"}
 	t0 := time.Now() // measured outside the simulated clock; reported as *_wall_ms only
 	out, err := Simulate(ctx, jobs, cfg)
@@ -145,8 +145,8 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 			}
 			if fm := workload.Fit(jobs); kind == "probabilistic-marginal" {
 				jobs = fm.GenerateMarginal(n, seed)
-			} else {
-				jobs = fm.Generate(n, seed)
+			} else if jobs, err = fm.GenerateValues(n, seed, p.String("bin_values")); err != nil {
+				return nil, st, err
 			}
 			st = workload.Stats{Jobs: n}
 		} else {

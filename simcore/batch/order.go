@@ -64,6 +64,11 @@ func newOrderer(cfg Config, jobs []workload.Job) (o orderer, greedy bool, err er
 	default:
 		return nil, false, fmt.Errorf("batch: unknown recompute rule %q", cfg.Recompute)
 	}
+	switch cfg.SmartWeight {
+	case "", SmartWeightArea, SmartWeightUnit, SmartWeightSmith:
+	default:
+		return nil, false, fmt.Errorf("batch: unknown SMART weight %q (want %s, %s or %s)", cfg.SmartWeight, SmartWeightArea, SmartWeightUnit, SmartWeightSmith)
+	}
 	r := &reorder{cfg: cfg, jobs: jobs, covered: make([]bool, len(jobs))}
 	return r, false, nil
 }
@@ -126,6 +131,37 @@ func (r *reorder) weight(j int) float64 {
 	return 1
 }
 
+// The readings of SMART's job weight in the weighted case (Config.SmartWeight;
+// issue #28 §2, a sensitivity setting, not a reading the defaults use).
+const (
+	// SmartWeightArea weighs a job by m·p̂, the weight of §4 with the run
+	// time the scheduler knows (the default).
+	SmartWeightArea = "area"
+	// SmartWeightUnit weighs every job 1 (SMART's unweighted order).
+	SmartWeightUnit = "unit"
+	// SmartWeightSmith weighs a job by its modified Smith ratio (§5.5),
+	// w/(m·p̂) with the objective's weight w = m·p, i.e. p/p̂: 1 for every
+	// job when the estimates are exact.
+	SmartWeightSmith = "smith"
+)
+
+// smartWeight is the weight SMART's shelves and NFIW's order use.
+func (r *reorder) smartWeight(j int) float64 {
+	if !r.cfg.Weighted {
+		return 1
+	}
+	switch r.cfg.SmartWeight {
+	case SmartWeightUnit:
+		return 1
+	case SmartWeightSmith:
+		if r.jobs[j].Estimate <= 0 {
+			return 1
+		}
+		return r.jobs[j].Run / r.jobs[j].Estimate
+	}
+	return r.weight(j)
+}
+
 // lengthBin returns k with γ^(k-1) < x <= γ^k for γ = 2 (0 for x <= 1),
 // exactly (no logarithm rounding). Seed 002 §5.4 step 1.
 func lengthBin(x float64) int {
@@ -172,8 +208,8 @@ func (r *reorder) smart(q []int, ffia bool) {
 				ka = float64(r.jobs[a].Size) * r.jobs[a].Estimate
 				kc = float64(r.jobs[c].Size) * r.jobs[c].Estimate
 			} else {
-				ka = float64(r.jobs[a].Size) / r.weight(a)
-				kc = float64(r.jobs[c].Size) / r.weight(c)
+				ka = float64(r.jobs[a].Size) / r.smartWeight(a)
+				kc = float64(r.jobs[c].Size) / r.smartWeight(c)
 			}
 			if ka != kc {
 				return ka < kc
@@ -200,7 +236,7 @@ func (r *reorder) smart(q []int, ffia bool) {
 			}
 			sh.free -= m
 			sh.h = max(sh.h, r.jobs[j].Estimate)
-			sh.w += r.weight(j)
+			sh.w += r.smartWeight(j)
 			sh.jobs = append(sh.jobs, j)
 		}
 	}

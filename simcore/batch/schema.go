@@ -1,6 +1,9 @@
 package batch
 
-import "schedfarm/simcore"
+import (
+	"schedfarm/simcore"
+	"schedfarm/simcore/workload"
+)
 
 var schema = simcore.Schema{
 	Params: []simcore.Param{
@@ -11,6 +14,8 @@ var schema = simcore.Schema{
 			Doc: "SWF log, relative to the data directory (plain or gzip)"},
 		{Name: "jobs", Kind: simcore.Int, Min: simcore.Bound(0), Default: int64(0),
 			Doc: "trace: keep the first N jobs (0: all); probabilistic(-marginal): jobs generated (0: the log's count); randomized: 0 means 50,000 (Table 1)"},
+		{Name: "bin_values", Kind: simcore.String, Enum: []string{workload.BinValuesLogUniform, workload.BinValuesUniform, workload.BinValuesTrace}, Default: workload.BinValuesLogUniform,
+			Doc: "probabilistic: how requested and run times are drawn inside a job's bin: loguniform or uniform inside the power-of-two class (run redrawn, then clamped, to stay within the request), or trace: the (requested, run) pair of one of the log's jobs in the bin (issue #28 §1)"},
 		{Name: "nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(1), Default: int64(256),
 			Doc: "machine size m; jobs wider than the machine are dropped (§6.1)"},
 		{Name: "size_field", Kind: simcore.String, Enum: []string{"alloc", "requested", "requested_or_alloc"}, Default: "alloc",
@@ -31,6 +36,8 @@ var schema = simcore.Schema{
 			Doc: "reservation depth when backfill = depth: the first k queued jobs hold reservations"},
 		{Name: "weighted", Kind: simcore.Bool, Default: false, Algorithm: true,
 			Doc: "SMART and PSRS weigh jobs by m·p̂ (the weighted case of §4), else 1"},
+		{Name: "smart_weight", Kind: simcore.String, Enum: []string{SmartWeightArea, SmartWeightUnit, SmartWeightSmith}, Default: SmartWeightArea, Algorithm: true,
+			Doc: "weighted SMART's job weight: area = m·p̂ (§4); unit = 1; smith = the modified Smith ratio m·p/(m·p̂) = p/p̂ (§5.5), 1 with exact estimates (a sensitivity reading, issue #28 §2)"},
 		{Name: "recompute", Kind: simcore.String, Enum: []string{RecomputeNew, RecomputeDispatched, RecomputeAlways}, Default: RecomputeNew, Algorithm: true,
 			Doc: "when SMART/PSRS recompute their order (the 2/3 rule of §5.4, SPECS §9.4)"},
 		{Name: "event_order", Kind: simcore.String, Enum: []string{"batch", "each"}, Default: "batch", Algorithm: true,

@@ -29,6 +29,9 @@ type Config struct {
 	Depth int
 	// Weighted makes SMART and PSRS use the weight m·p̂ instead of 1.
 	Weighted bool
+	// SmartWeight, in the weighted case, is the weight SMART's shelves use
+	// (SmartWeightArea when empty; see order.go). PSRS keeps m·p̂.
+	SmartWeight string
 	// Recompute is the SMART/PSRS recomputation rule (see order.go).
 	Recompute string
 	// EachEvent handles one event at a time with a scheduling pass after

@@ -114,17 +114,41 @@ func TestSmartByHand(t *testing.T) {
 	for _, tc := range []struct {
 		order    string
 		weighted bool
+		sw       string // Config.SmartWeight
 		want     []int
 	}{
-		{SmartFFIA, false, []int{2, 0, 1, 3}}, {SmartNFIW, false, []int{2, 0, 1, 3}},
-		{SmartFFIA, true, []int{0, 1, 2, 3}}, {SmartNFIW, true, []int{1, 0, 2, 3}}, // NFIW: m/w, b (1/4) before a (1/3)
+		{SmartFFIA, false, "", []int{2, 0, 1, 3}}, {SmartNFIW, false, "", []int{2, 0, 1, 3}},
+		{SmartFFIA, true, "", []int{0, 1, 2, 3}}, {SmartNFIW, true, "", []int{1, 0, 2, 3}}, // NFIW: m/w, b (1/4) before a (1/3)
+		{SmartFFIA, true, SmartWeightArea, []int{0, 1, 2, 3}}, {SmartNFIW, true, SmartWeightArea, []int{1, 0, 2, 3}},
+		// unit weights, and Smith ratios p/p̂ = 1 with exact estimates: the unweighted order
+		{SmartFFIA, true, SmartWeightUnit, []int{2, 0, 1, 3}}, {SmartNFIW, true, SmartWeightUnit, []int{2, 0, 1, 3}},
+		{SmartFFIA, true, SmartWeightSmith, []int{2, 0, 1, 3}}, {SmartNFIW, true, SmartWeightSmith, []int{2, 0, 1, 3}},
 	} {
-		r := &reorder{cfg: Config{Nodes: 4, Order: tc.order, Weighted: tc.weighted}, jobs: jobs}
+		r := &reorder{cfg: Config{Nodes: 4, Order: tc.order, Weighted: tc.weighted, SmartWeight: tc.sw}, jobs: jobs}
 		q := queueOf(jobs)
 		r.smart(q, tc.order == SmartFFIA)
 		for i := range q {
 			if q[i] != tc.want[i] {
-				t.Errorf("%s weighted=%v: %v, want %v", tc.order, tc.weighted, q, tc.want)
+				t.Errorf("%s weighted=%v smart_weight=%q: %v, want %v", tc.order, tc.weighted, tc.sw, q, tc.want)
+				break
+			}
+		}
+	}
+	// smith with an estimate above the run time: a (3 s of p̂ = 4) weighs
+	// 3/4 and b (4 of 4) 1, both in bin (2, 4] on one shelf; NFIW orders by
+	// m/w, b (2) before a (8/3). Unit weights tie them (a first).
+	est := append([]workload.Job(nil), jobs...)
+	est[0].Estimate = 4
+	for _, tc := range []struct {
+		sw   string
+		want []int
+	}{{SmartWeightSmith, []int{2, 1, 0, 3}}, {SmartWeightUnit, []int{2, 0, 1, 3}}} {
+		r := &reorder{cfg: Config{Nodes: 4, Order: SmartNFIW, Weighted: true, SmartWeight: tc.sw}, jobs: est}
+		q := queueOf(est)
+		r.smart(q, false)
+		for i := range q {
+			if q[i] != tc.want[i] {
+				t.Errorf("NFIW smart_weight=%s with p̂ > p: %v, want %v", tc.sw, q, tc.want)
 				break
 			}
 		}
@@ -176,6 +200,7 @@ func TestRefusedInputs(t *testing.T) {
 		want string
 	}{
 		{"zero estimate", []workload.Job{J(1, 0, 3, 10), zero}, Config{Nodes: 4, Order: "FCFS", Depth: 1}, "estimates must be positive"},
+		{"unknown SMART weight", []workload.Job{J(1, 0, 3, 10)}, Config{Nodes: 4, Order: SmartFFIA, Recompute: RecomputeNew, Weighted: true, SmartWeight: "heavy"}, "unknown SMART weight"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Simulate(context.Background(), c.jobs, c.cfg)

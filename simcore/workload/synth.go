@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -24,7 +25,27 @@ type Model struct {
 	// counts of the size, the requested-time class and the run-time class
 	size, req, run          []int
 	sizeCum, reqCum, runCum []int64
+	// members holds, per cell (in cells' order), the (requested, run)
+	// times of the trace's jobs in it (BinValuesTrace).
+	members [][][2]float64
 }
+
+// How Generate draws the requested and run times inside a job's bin (seed
+// 002 §6.2 says only that "randomized values are used and associated to
+// the bins according to their probability").
+const (
+	// BinValuesLogUniform: log-uniform inside the power-of-two class, the
+	// run time redrawn (then clamped) until it does not exceed the request
+	// (the default).
+	BinValuesLogUniform = "loguniform"
+	// BinValuesUniform: uniform inside the class, redrawn and clamped the
+	// same way.
+	BinValuesUniform = "uniform"
+	// BinValuesTrace: the (requested, run) pair of a job of the trace drawn
+	// uniformly from the bin's jobs, so the values inside a bin follow the
+	// log (bins of one value each, the finest reading).
+	BinValuesTrace = "trace"
+)
 
 type cell struct {
 	size     int
@@ -51,8 +72,11 @@ func Fit(jobs []Job) *Model {
 	}
 	m.Shape, m.Scale = FitWeibull(gaps)
 	count := map[cell]int64{}
+	mem := map[cell][][2]float64{}
 	for _, j := range jobs {
-		count[cell{j.Size, class(j.Request), class(j.Run)}]++
+		c := cell{j.Size, class(j.Request), class(j.Run)}
+		count[c]++
+		mem[c] = append(mem[c], [2]float64{j.Request, j.Run})
 	}
 	for c := range count {
 		m.cells = append(m.cells, c)
@@ -71,6 +95,7 @@ func Fit(jobs []Job) *Model {
 	for _, c := range m.cells {
 		s += count[c]
 		m.cum = append(m.cum, s)
+		m.members = append(m.members, mem[c])
 	}
 	ms, mr, mp := map[int]int64{}, map[int]int64{}, map[int]int64{}
 	for _, c := range m.cells {
@@ -152,8 +177,24 @@ func FitWeibull(x []float64) (shape, scale float64) {
 // with the run time redrawn (then clamped) until it does not exceed the
 // request.
 func (m *Model) Generate(n int, seed uint64) []Job {
+	jobs, _ := m.GenerateValues(n, seed, BinValuesLogUniform)
+	return jobs
+}
+
+// GenerateValues is Generate with the values inside a bin drawn as values
+// says (BinValuesLogUniform, BinValuesUniform or BinValuesTrace). The
+// arrivals and the bins drawn are the same for every values (the same
+// seeded streams), so the readings compare pairwise.
+func (m *Model) GenerateValues(n int, seed uint64, values string) ([]Job, error) {
+	switch values {
+	case BinValuesLogUniform, BinValuesUniform, BinValuesTrace:
+	default:
+		return nil, fmt.Errorf("workload: unknown bin values %q (want %s, %s or %s)", values, BinValuesLogUniform, BinValuesUniform, BinValuesTrace)
+	}
 	st := rng.New(seed)
 	arr, attr := st.Stream("arrivals"), st.Stream("attributes")
+	// the other readings draw their values from a stream of their own
+	val := st.Stream("bin values")
 	jobs := make([]Job, n)
 	t := 0.0
 	total := m.cum[len(m.cum)-1]
@@ -162,10 +203,19 @@ func (m *Model) Generate(n int, seed uint64) []Job {
 			t += math.Round(arr.Weibull(m.Shape, m.Scale))
 		}
 		u := int64(attr.IntN(int(total)))
-		c := m.cells[sort.Search(len(m.cum), func(k int) bool { return m.cum[k] > u })]
-		jobs[i] = m.job(i, t, c, attr)
+		k := sort.Search(len(m.cum), func(k int) bool { return m.cum[k] > u })
+		c := m.cells[k]
+		jobs[i] = m.job(i, t, c, attr) // drawn for every reading: the next bins stay the same
+		switch values {
+		case BinValuesTrace:
+			mb := m.members[k]
+			p := mb[val.IntN(len(mb))]
+			jobs[i] = Job{ID: int64(i + 1), Submit: t, Size: c.size, Run: p[1], Estimate: p[0], Request: p[0]}
+		case BinValuesUniform:
+			jobs[i] = m.jobWith(i, t, c, val, true)
+		}
 	}
-	return jobs
+	return jobs, nil
 }
 
 // GenerateMarginal is Generate with the three attributes drawn
@@ -189,10 +239,20 @@ func (m *Model) GenerateMarginal(n int, seed uint64) []Job {
 	return jobs
 }
 
-// job draws the requested and run times of a job of cell c.
+// job draws the requested and run times of a job of cell c, log-uniform
+// inside their classes.
 func (m *Model) job(i int, t float64, c cell, attr *rng.Rand) Job {
+	return m.jobWith(i, t, c, attr, false)
+}
+
+// jobWith draws the requested and run times of a job of cell c, uniform or
+// log-uniform inside their classes.
+func (m *Model) jobWith(i int, t float64, c cell, attr *rng.Rand, uniform bool) Job {
 	in := func(cl int) float64 {
 		lo := math.Ldexp(1, cl)
+		if uniform {
+			return math.Max(1, math.Round(attr.Uniform(lo, 2*lo)))
+		}
 		return math.Max(1, math.Round(attr.LogUniform(lo, 2*lo)))
 	}
 	req := in(c.req)

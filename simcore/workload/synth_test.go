@@ -157,3 +157,56 @@ func TestRandomizedTable2(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateValues: every reading of the values inside a bin keeps the
+// arrivals and the bins of Generate (the same streams) and runs within the
+// requests. trace draws only (size, requested, run) triples of the log, and
+// keeps the log's mean run time exactly on this two-valued log, where the
+// class readings do not. An unknown reading is refused.
+func TestGenerateValues(t *testing.T) {
+	trace := synthTrace(5000)
+	// a run time spread inside its class, so the readings differ
+	for i := range trace {
+		if trace[i].Size == 1 {
+			trace[i].Run, trace[i].Request, trace[i].Estimate = 30000, 60000, 60000
+		}
+	}
+	logged := map[[3]float64]bool{}
+	for _, j := range trace {
+		logged[[3]float64{float64(j.Size), j.Request, j.Run}] = true
+	}
+	m := Fit(trace)
+	base := m.Generate(5000, 5)
+	for _, c := range []struct {
+		values     string
+		onlyLogged bool
+	}{
+		{BinValuesLogUniform, false}, {BinValuesUniform, false}, {BinValuesTrace, true},
+	} {
+		gen, err := m.GenerateValues(5000, 5, c.values)
+		if err != nil {
+			t.Fatalf("%s: %v", c.values, err)
+		}
+		for i, j := range gen {
+			if j.Submit != base[i].Submit || j.Size != base[i].Size {
+				t.Fatalf("%s job %d: arrival or size differs from Generate's", c.values, i)
+			}
+			// the same class as Generate's run, up to rounding to whole seconds
+			if r := j.Run / base[i].Run; (r < 0.5 || r > 2) && c.values != BinValuesTrace {
+				t.Fatalf("%s job %d: run %v outside the class of %v", c.values, i, j.Run, base[i].Run)
+			}
+			if j.Run > j.Request || j.Run < 1 {
+				t.Fatalf("%s job %d: run %v, request %v", c.values, i, j.Run, j.Request)
+			}
+			if c.onlyLogged && !logged[[3]float64{float64(j.Size), j.Request, j.Run}] {
+				t.Fatalf("%s job %d: (%d, %v, %v) is not a job of the log", c.values, i, j.Size, j.Request, j.Run)
+			}
+		}
+		if c.values == BinValuesLogUniform && !slices.Equal(gen, base) {
+			t.Errorf("loguniform differs from Generate")
+		}
+	}
+	if _, err := m.GenerateValues(10, 5, "normal"); err == nil {
+		t.Error("unknown bin values accepted")
+	}
+}
