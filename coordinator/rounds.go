@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,11 +83,7 @@ func (c *Coordinator) nextRound(ctx context.Context, run string) {
 	}
 	if err := c.addRounds(ctx, run, rounds); err != nil {
 		c.log.Error("adaptive replicates: add round", "run", run, "err", err)
-		c.mu.Lock()
-		if r := c.runs[run]; r != nil {
-			r.rounding = false // settle tries again (every 5 s)
-		}
-		c.mu.Unlock()
+		c.stopRounding(run) // settle tries again (every 5 s)
 		return
 	}
 	c.settle(ctx, run)
@@ -137,9 +134,30 @@ func (c *Coordinator) addRounds(ctx context.Context, run string, rounds []sweep.
 	rec.Skipped += len(skip)
 	rec.Status = broker.RunPublishing
 	// The record first: a coordinator that takes over re-expands the run
-	// with these rounds and publishes what is not done.
-	if err := c.putRun(ctx, rec); err != nil {
+	// with these rounds and publishes what is not done. It is written only
+	// over the record the round was planned on: a run cancelled meanwhile
+	// stays cancelled.
+	stored, err := c.farm.Runs.Get(ctx, run)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", run, err)
+	}
+	var now broker.RunRecord
+	if err := json.Unmarshal(stored.Value(), &now); err != nil {
+		return fmt.Errorf("run %s: decode record: %w", run, err)
+	}
+	if now.Status != broker.RunRunning || len(now.Rounds) != len(rec.Rounds)-len(rounds) {
+		c.log.Info("adaptive replicates: the run changed while its round was planned; no round added", "run", run, "status", now.Status)
+		c.stopRounding(run)
+		return nil
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
 		return err
+	}
+	if _, err := c.farm.Runs.Update(ctx, run, data, stored.Revision()); err != nil {
+		c.log.Info("adaptive replicates: the run's record changed (cancelled?); no round added", "run", run, "err", err)
+		c.stopRounding(run)
+		return nil
 	}
 	c.mu.Lock()
 	r.rec = rec
@@ -167,6 +185,16 @@ func (c *Coordinator) addRounds(ctx context.Context, run string, rounds []sweep.
 	}
 	c.log.Info("adaptive replicates: round published", "run", run, "rounds", len(rec.Rounds), "jobs", len(added), "skipped", len(skip), "published", n)
 	return c.markRunning(ctx, run)
+}
+
+// stopRounding lets settle plan the run's round again (a run still in
+// memory whose round could not be added).
+func (c *Coordinator) stopRounding(run string) {
+	c.mu.Lock()
+	if r := c.runs[run]; r != nil {
+		r.rounding = false
+	}
+	c.mu.Unlock()
 }
 
 // extend adds jobs to a run in memory (those in skip count as done

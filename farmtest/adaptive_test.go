@@ -181,3 +181,29 @@ func TestAdaptiveReplicatesFailover(t *testing.T) {
 		t.Errorf("summary.parquet differs after a failover")
 	}
 }
+
+// TestAdaptiveReplicatesCancel: a run cancelled while its rounds go on
+// stays cancelled: no later round overwrites its record.
+func TestAdaptiveReplicatesCancel(t *testing.T) {
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	text := strings.Replace(adaptiveSweep, "replicates:", "params: {work_ms: 2}\nreplicates:", 1)
+	f.StartWorkers(2, "w", worker.Config{})
+	rep := submit(t, c.Coordinator, text, false)
+	deadline := time.Now().Add(time.Minute)
+	for len(runRecord(t, c.Farm, rep.Run).Rounds) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no round after a minute")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := c.Cancel(context.Background(), rep.Run); err != nil {
+		t.Fatal(err)
+	}
+	// Long enough for every round the run would have had.
+	time.Sleep(3 * time.Second)
+	rec := runRecord(t, c.Farm, rep.Run)
+	if rec.Status != broker.RunCancelled {
+		t.Fatalf("status %s after a cancel, want cancelled (rounds %d)", rec.Status, len(rec.Rounds))
+	}
+}
