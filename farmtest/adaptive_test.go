@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"schedfarm/broker"
+	"schedfarm/coordinator"
 	"schedfarm/results"
 	"schedfarm/worker"
 )
@@ -134,14 +135,13 @@ func TestAdaptiveReplicates(t *testing.T) {
 
 func label(v any) string { return results.Label(v) }
 
-// TestAdaptiveReplicatesFailover: a coordinator stopped after the first
-// round is published leaves the run to the next one, which re-expands the
-// run with its rounds, goes on with the rounds and ends with the same
-// rounds and results as an uninterrupted run.
-func TestAdaptiveReplicatesFailover(t *testing.T) {
+// startAdaptiveRound starts a farm (coordinator name, two workers) on the
+// adaptive sweep with jobs slow enough that a run is mid-round for a
+// while, and returns once the run's record holds its first round.
+func startAdaptiveRound(t *testing.T, name string) (*Farm, *Coordinator, string, *coordinator.SubmitReply) {
+	t.Helper()
 	f := New(t, Settings())
-	c := f.StartCoordinator("coord-a")
-	// Slow enough jobs that the run is mid-round when the coordinator stops.
+	c := f.StartCoordinator(name)
 	text := strings.Replace(adaptiveSweep, "replicates:", "params: {work_ms: 2}\nreplicates:", 1)
 	f.StartWorkers(2, "w", worker.Config{})
 	rep := submit(t, c.Coordinator, text, false)
@@ -152,6 +152,15 @@ func TestAdaptiveReplicatesFailover(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	return f, c, text, rep
+}
+
+// TestAdaptiveReplicatesFailover: a coordinator stopped after the first
+// round is published leaves the run to the next one, which re-expands the
+// run with its rounds, goes on with the rounds and ends with the same
+// rounds and results as an uninterrupted run.
+func TestAdaptiveReplicatesFailover(t *testing.T) {
+	f, c, text, rep := startAdaptiveRound(t, "coord-a")
 	// The round's evaluation is on the run's progress while it runs.
 	p, err := c.Progress(context.Background(), rep.Run)
 	if err != nil {
@@ -185,18 +194,7 @@ func TestAdaptiveReplicatesFailover(t *testing.T) {
 // TestAdaptiveReplicatesCancel: a run cancelled while its rounds go on
 // stays cancelled: no later round overwrites its record.
 func TestAdaptiveReplicatesCancel(t *testing.T) {
-	f := New(t, Settings())
-	c := f.StartCoordinator("coord")
-	text := strings.Replace(adaptiveSweep, "replicates:", "params: {work_ms: 2}\nreplicates:", 1)
-	f.StartWorkers(2, "w", worker.Config{})
-	rep := submit(t, c.Coordinator, text, false)
-	deadline := time.Now().Add(time.Minute)
-	for len(runRecord(t, c.Farm, rep.Run).Rounds) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no round after a minute")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	_, c, _, rep := startAdaptiveRound(t, "coord")
 	if err := c.Cancel(context.Background(), rep.Run); err != nil {
 		t.Fatal(err)
 	}
