@@ -44,7 +44,7 @@ type run struct {
 // readingOrder lists the readings in the order of the tables; unknown
 // folders follow in name order.
 var readingOrder = []string{"default", "rtgrid", "deadline-per-task", "sigma-uniform",
-	"split-code", "plan-per-task", "integer-time", "authors-code"}
+	"split-code", "plan-per-task", "integer-time", "authors-code", "authors-generator"}
 
 func main() {
 	if len(os.Args) != 2 {
