@@ -266,13 +266,10 @@ func write(w io.Writer, runs map[string]map[string]*run) error {
 			sweeps = append(sweeps, s)
 		}
 		sweepOrder(sweeps)
-		fmt.Fprintln(w, "### Every figure under both node_release readings")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Verdict and points passed/failed/undecided of every claim. A figure is reproduced")
-		fmt.Fprintln(w, "under a reading when all its claims pass.")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| figure | claims | `estimate` (default) | `rtgrid` | reproduced by |")
-		fmt.Fprintln(w, "|---|---|---|---|---|")
+		section(w, "Every figure under both node_release readings",
+			"Verdict and points passed/failed/undecided of every claim. A figure is reproduced\n"+
+				"under a reading when all its claims pass.",
+			"figure", "claims", "`estimate` (default)", "`rtgrid`", "reproduced by")
 		for _, s := range sweeps {
 			a, b := def[s], rt[s]
 			if b == nil {
@@ -301,13 +298,10 @@ func write(w io.Writer, runs map[string]map[string]*run) error {
 			fmt.Fprintf(w, "| %s | **all %d** | | | %s |\n", cell(s), len(a.claims), strings.Join(by, ", "))
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "### Gap between DLT and the algorithm it is set against, per figure")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Difference of the mean Task Reject Ratios, other − DLT, over every point (load ×")
-		fmt.Fprintln(w, "the figure's axis × policy): mean / max / min, and the points where DLT is better.")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| figure | vs | `estimate`: mean / max / min | DLT better | `rtgrid`: mean / max / min | DLT better |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		section(w, "Gap between DLT and the algorithm it is set against, per figure",
+			"Difference of the mean Task Reject Ratios, other − DLT, over every point (load ×\n"+
+				"the figure's axis × policy): mean / max / min, and the points where DLT is better.",
+			"figure", "vs", "`estimate`: mean / max / min", "DLT better", "`rtgrid`: mean / max / min", "DLT better")
 		for _, s := range sweeps {
 			if rt[s] == nil {
 				continue
@@ -331,15 +325,13 @@ func write(w io.Writer, runs map[string]map[string]*run) error {
 		fmt.Fprintln(w)
 	}
 
-	fmt.Fprintln(w, "### Section 5.2 (DLT vs User-Split) under every reading")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Over `sec52.yaml`'s 340 comparisons (17 configurations × 10 loads × EDF and FIFO), a")
-	fmt.Fprintln(w, "point counted by the sign of its mean difference; gains are |difference| where that side")
-	fmt.Fprintln(w, "is better. \"significant\" is the claim `usersplit-sometimes-better` (EDF, and FIFO),")
-	fmt.Fprintln(w, "points whose paired 95% CI lies below zero. Fig. 5b: `usersplit-sometimes-better-at-dcratio-10`.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| reading | DLT better | User-Split better | DLT gains mean / max / min | User-Split gains mean / max / min | User-Split significantly better (EDF; FIFO) | Fig. 5b |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	section(w, "Section 5.2 (DLT vs User-Split) under every reading",
+		"Over `sec52.yaml`'s 340 comparisons (17 configurations × 10 loads × EDF and FIFO), a\n"+
+			"point counted by the sign of its mean difference; gains are |difference| where that side\n"+
+			"is better. \"significant\" is the claim `usersplit-sometimes-better` (EDF, and FIFO),\n"+
+			"points whose paired 95% CI lies below zero. Fig. 5b: `usersplit-sometimes-better-at-dcratio-10`.",
+		"reading", "DLT better", "User-Split better", "DLT gains mean / max / min",
+		"User-Split gains mean / max / min", "User-Split significantly better (EDF; FIFO)", "Fig. 5b")
 	var wins []string
 	for _, rd := range readings {
 		r := runs[rd]["lin2007-sec52"]
@@ -397,6 +389,11 @@ func write(w io.Writer, runs map[string]map[string]*run) error {
 		fmt.Fprintln(w, "| (none) | | |")
 	}
 	return nil
+}
+
+// section writes a heading, a paragraph and a table's header row.
+func section(w io.Writer, title, text string, cols ...string) {
+	fmt.Fprintf(w, "### %s\n\n%s\n\n| %s |\n|%s\n", title, text, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 }
 
 func gains(n int, mean, hi, lo float64) string {
