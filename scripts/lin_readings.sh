@@ -7,7 +7,7 @@
 #   the others (below)               sec52 and fig5 only (the User-Split question)
 # Replicates are fixed at REPLICATES (default 10, the paper's "ten
 # simulations"; adaptive files' {min, max} is replaced) so that the whole set
-# (about 89,000 jobs of ~10 ms) takes ~9 minutes on a busy 2-core machine.
+# (about 96,000 jobs of ~10 ms) takes ~10 minutes on a busy 2-core machine.
 # ONLY="name ..." runs only those readings and keeps the others' results
 # already in OUT_DIR (the tables are made from everything there).
 #   scripts/lin_readings.sh OUT_DIR
@@ -30,6 +30,7 @@ go build -o "$bin" ./cmd/schedfarm || exit 2
 readings=(
   "default|"
   "rtgrid|node_release: rtgrid"
+  "release-actual|node_release: actual"
   "deadline-per-task|deadline_rule: per_task"
   "sigma-uniform|sigma_dist: uniform"
   "split-code|user_split: code"

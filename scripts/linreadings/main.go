@@ -43,7 +43,7 @@ type run struct {
 
 // readingOrder lists the readings in the order of the tables; unknown
 // folders follow in name order.
-var readingOrder = []string{"default", "rtgrid", "deadline-per-task", "sigma-uniform",
+var readingOrder = []string{"default", "rtgrid", "release-actual", "deadline-per-task", "sigma-uniform",
 	"split-code", "plan-per-task", "integer-time", "authors-code", "authors-generator"}
 
 func main() {
