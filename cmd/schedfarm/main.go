@@ -114,11 +114,27 @@ func newApp() *app {
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
 	pf.String("pprof", "", "serve this process's runtime profiles (net/http/pprof: heap, CPU, goroutines, execution trace; not the command line) without authentication on HOST:PORT; \":6060\" binds to loopback only")
 	pf.String("prefix", broker.DefaultPrefix, "prefix of the farm's NATS subjects, streams and buckets (several farms can share one server)")
-	a.root.AddCommand(
-		a.runCmd(), a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(),
-		a.collectCmd(), a.cancelCmd(), a.drainCmd(), a.validateCmd(), a.expandCmd(), a.modelsCmd(), a.versionCmd(),
-		a.reportCmd(), a.verifyCmd(), a.exportCmd(), a.tracesCmd(), a.benchCmd(),
+	// The commands in the groups people use them in: on one machine, on a
+	// farm, with data.
+	a.root.AddGroup(
+		&cobra.Group{ID: "local", Title: "Local (one machine, embedded NATS or none):"},
+		&cobra.Group{ID: "farm", Title: "Farm (a NATS server, a coordinator, workers):"},
+		&cobra.Group{ID: "data", Title: "Data (traces, exports, speed):"},
 	)
+	for _, g := range []struct {
+		id   string
+		cmds []*cobra.Command
+	}{
+		{"local", []*cobra.Command{a.runCmd(), a.validateCmd(), a.expandCmd(), a.modelsCmd(), a.reportCmd(), a.verifyCmd()}},
+		{"farm", []*cobra.Command{a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(), a.collectCmd(), a.cancelCmd(), a.drainCmd()}},
+		{"data", []*cobra.Command{a.tracesCmd(), a.exportCmd(), a.benchCmd()}},
+	} {
+		for _, c := range g.cmds {
+			c.GroupID = g.id
+			a.root.AddCommand(c)
+		}
+	}
+	a.root.AddCommand(a.versionCmd())
 	return a
 }
 

@@ -567,6 +567,17 @@ func TestModels(t *testing.T) {
 			}
 		}
 	})
+	t.Run("named", func(t *testing.T) {
+		o := execute(t, "models", "divisible")
+		mustSucceed(t, o)
+		if !strings.HasPrefix(o.stdout, "divisible (version") || strings.Contains(o.stdout, "bench (version") {
+			t.Errorf("models divisible printed:\n%s", o.stdout)
+		}
+		o = execute(t, "models", "nope<b>")
+		if o.code() != exitUsage || !strings.Contains(errString(o.err), `no model "nope<b>" (models: batch, bench,`) {
+			t.Errorf("an unknown model: %s", o)
+		}
+	})
 	t.Run("json", func(t *testing.T) {
 		o := execute(t, "models", "--json")
 		mustSucceed(t, o)
@@ -623,12 +634,6 @@ func TestModels(t *testing.T) {
 		}
 		if len(models[0].Metrics) != 3 {
 			t.Errorf("metrics %+v", models[0].Metrics)
-		}
-	})
-	t.Run("args refused", func(t *testing.T) {
-		o := execute(t, "models", "extra")
-		if o.err == nil {
-			t.Fatalf("models accepted an argument:\n%s", o)
 		}
 	})
 }

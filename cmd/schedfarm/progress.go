@@ -41,20 +41,27 @@ func (p *progress) line(r *coordinator.RunProgress) string {
 	if elapsed > 0 {
 		rate = float64(finished-p.first) / elapsed
 	}
-	eta := "?"
+	// No rate and no ETA before a job has finished: "0 jobs/s ETA ?"
+	// says nothing.
+	pace := "starting"
 	if rate > 0 {
-		eta = (time.Duration(float64(work-finished)/rate*1e9) * time.Nanosecond).Round(time.Second).String()
+		eta := (time.Duration(float64(work-finished)/rate*1e9) * time.Nanosecond).Round(time.Second).String()
+		pace = fmt.Sprintf("%.0f jobs/s  ETA %s", rate, eta)
 	}
 	frac := 1.0
 	if work > 0 {
 		frac = float64(finished) / float64(work)
 	}
 	const width = 30
-	n := int(frac * width)
+	n := min(int(frac*width), width) // adaptive rounds can add jobs
 	bar := strings.Repeat("=", n) + strings.Repeat(" ", width-n)
-	return fmt.Sprintf("[%s] %d/%d %5.1f%%  %.0f jobs/s  ETA %s  failed %d  retrying %d",
-		bar, finished, work, 100*frac, rate, eta, r.Failed, len(r.Retrying))
+	return fmt.Sprintf("[%s] %d/%d %5.1f%%  %s  failed %d  retrying %d",
+		bar, finished, work, 100*frac, pace, r.Failed, len(r.Retrying))
 }
+
+// clearLine returns to the start of the terminal's line and erases it, so
+// that a shorter line leaves no stale characters.
+const clearLine = "\r\x1b[K"
 
 // drawn reports whether a line of the bar has been drawn.
 func (p *progress) drawn() bool { return p.first >= 0 }
@@ -70,7 +77,7 @@ func (p *progress) note(msg string) {
 func (p *progress) update(r *coordinator.RunProgress) {
 	l := p.line(r)
 	if p.tty {
-		fmt.Fprintf(p.w, "\r%s", l)
+		fmt.Fprint(p.w, clearLine+l)
 		return
 	}
 	if time.Since(p.lastLine) >= 5*time.Second {
@@ -82,7 +89,7 @@ func (p *progress) update(r *coordinator.RunProgress) {
 func (p *progress) finish(r *coordinator.RunProgress) {
 	l := p.line(r)
 	if p.tty {
-		fmt.Fprintf(p.w, "\r%s\n", l)
+		fmt.Fprint(p.w, clearLine+l+"\n")
 		return
 	}
 	fmt.Fprintln(p.w, l)

@@ -164,12 +164,25 @@ func (a *app) expandCmd() *cobra.Command {
 func (a *app) modelsCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "models",
-		Short: "List the models built into this binary with their parameter schemas",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use:   "models [NAME...]",
+		Short: "List the models built into this binary with their parameter schemas (all, or those named)",
+		Example: `  schedfarm models
+  schedfarm models divisible
+  schedfarm models --json batch`,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			models := a.registry().Models()
+			if len(args) > 0 {
+				var picked []simcore.Model
+				for _, name := range args {
+					m, ok := a.registry().Lookup(name)
+					if !ok {
+						return &exitError{exitUsage, fmt.Errorf("no model %q (models: %s)", safe(name, maxNameLen), strings.Join(a.registry().Names(), ", "))}
+					}
+					picked = append(picked, m)
+				}
+				models = picked
+			}
 			if asJSON {
 				return json.NewEncoder(out).Encode(describeModels(models))
 			}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"schedfarm/coordinator"
+)
+
+// TestProgressLine: no rate or ETA before a job has finished; a terminal's
+// line is cleared before it is redrawn (a shorter line leaves nothing
+// behind); a run that grew past its first total keeps a full bar.
+func TestProgressLine(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b)
+	p.tty = true
+	p.update(&coordinator.RunProgress{Total: 10})
+	if got := b.String(); !strings.HasPrefix(got, "\r\x1b[K[") || strings.Contains(got, "ETA") || !strings.Contains(got, "starting") {
+		t.Errorf("first line %q: want a cleared line, 'starting', no ETA", got)
+	}
+	p.start = time.Now().Add(-2 * time.Second)
+	b.Reset()
+	p.update(&coordinator.RunProgress{Total: 10, Done: 4})
+	if got := b.String(); !strings.Contains(got, "jobs/s  ETA ") {
+		t.Errorf("line %q: want a rate and an ETA once jobs finished", got)
+	}
+	b.Reset()
+	p.finish(&coordinator.RunProgress{Total: 10, Done: 12}) // a round added jobs after the total was read
+	if got := b.String(); !strings.Contains(got, "["+strings.Repeat("=", 30)+"]") || !strings.HasSuffix(got, "\n") {
+		t.Errorf("final line %q", got)
+	}
+}
