@@ -91,8 +91,7 @@ func newClusterEnv(t *testing.T, ackWait string, env []string) *cluster {
 	}
 	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t), env: env,
 		procs: map[string]*exec.Cmd{}, logs: map[string]*SyncBuffer{}}
-	c.flags = []string{"--nats", fmt.Sprintf("nats://127.0.0.1:%d", c.port),
-		"--results-dir", filepath.Join(c.dir, "results"), "--log-level", "info"}
+	c.flags = []string{"--results-dir", filepath.Join(c.dir, "results"), "--log-level", "info"}
 	c.coordFlags = []string{"--ack-wait", ackWait, "--max-deliver", "5"}
 	t.Cleanup(func() {
 		c.mu.Lock()
@@ -112,6 +111,19 @@ func newClusterEnv(t *testing.T, ackWait string, env []string) *cluster {
 	return c
 }
 
+// flagsFor returns the cluster's flags a command takes: the server none,
+// a command that connects to it --nats too, a local one (verify, report,
+// ...) the others.
+func (c *cluster) flagsFor(command string) []string {
+	switch command {
+	case "server":
+		return nil
+	case "coordinator", "worker", "submit", "status", "collect", "cancel", "drain":
+		return append([]string{"--nats", fmt.Sprintf("nats://127.0.0.1:%d", c.port)}, c.flags...)
+	}
+	return c.flags
+}
+
 // start starts a long-running process of the binary under a name.
 func (c *cluster) start(name string, args ...string) *exec.Cmd {
 	c.t.Helper()
@@ -121,9 +133,7 @@ func (c *cluster) start(name string, args ...string) *exec.Cmd {
 // startEnv is start with environment variables added to the test's.
 func (c *cluster) startEnv(name string, env []string, args ...string) *exec.Cmd {
 	c.t.Helper()
-	if args[0] != "server" {
-		args = append(args, c.flags...)
-	}
+	args = append(args, c.flagsFor(args[0])...)
 	if args[0] == "coordinator" {
 		args = append(args, c.coordFlags...)
 	}
@@ -179,7 +189,7 @@ func (c *cluster) runEnv(env []string, timeout time.Duration, args ...string) (s
 func (c *cluster) execute(timeout time.Duration, env []string, args ...string) (stdout, stderr string, timedOut bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, c.bin, append(args, c.flags...)...)
+	cmd := exec.CommandContext(ctx, c.bin, append(args, c.flagsFor(args[0])...)...)
 	cmd.Env = append(append(os.Environ(), c.env...), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -99,21 +99,11 @@ func newApp() *app {
 		},
 	}
 	pf := a.root.PersistentFlags()
-	pf.String("config", "", "config file (YAML/TOML/JSON) with any of the flags below as keys")
-	pf.String("nats", "nats://127.0.0.1:4222", "NATS server URL (coordinator, worker, submit, status, ...)")
-	pf.String("creds", "", "NATS credentials file (JWT + NKey seed)")
-	pf.String("nkey", "", "file holding a NATS user NKey seed")
-	pf.String("user", "", "NATS user")
-	pf.String("password", "", "NATS password")
-	pf.String("token", "", "NATS token")
-	pf.String("tls-ca", "", "CA file to verify the NATS server")
-	pf.String("tls-cert", "", "client certificate file")
-	pf.String("tls-key", "", "client key file")
+	pf.String("config", "", "config file (YAML/TOML/JSON) with any of the flags as keys")
 	pf.StringSlice("data-dir", simcore.DefaultDataDirs(), "directories searched, in order, for models' input files (traces); traces fetch writes into the first")
 	pf.String("results-dir", "runs", "where collected results go: <results-dir>/<sweep>/<run-id>/")
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
 	pf.String("pprof", "", "serve this process's runtime profiles (net/http/pprof: heap, CPU, goroutines, execution trace; not the command line) without authentication on HOST:PORT; \":6060\" binds to loopback only")
-	pf.String("prefix", broker.DefaultPrefix, "prefix of the farm's NATS subjects, streams and buckets (several farms can share one server)")
 	// The commands in the groups people use them in: on one machine, on a
 	// farm, with data.
 	a.root.AddGroup(
@@ -132,6 +122,14 @@ func newApp() *app {
 		for _, c := range g.cmds {
 			c.GroupID = g.id
 			a.root.AddCommand(c)
+			// NATS settings only where a NATS server is reached: the farm's
+			// commands but server, which takes its clients' credentials.
+			switch {
+			case c.Name() == "server":
+				addAuthFlags(c.Flags(), "clients' NATS")
+			case g.id == "farm":
+				addNATSFlags(c.Flags())
+			}
 		}
 	}
 	a.root.AddCommand(a.versionCmd())
@@ -193,6 +191,27 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 }
 
 func (a *app) logger() *slog.Logger { return slog.Default() }
+
+// addNATSFlags adds the settings of a NATS connection to a command that
+// connects to a farm's server.
+func addNATSFlags(fs *pflag.FlagSet) {
+	fs.String("nats", "nats://127.0.0.1:4222", "NATS server URL")
+	fs.String("creds", "", "NATS credentials file (JWT + NKey seed)")
+	fs.String("nkey", "", "file holding a NATS user NKey seed")
+	addAuthFlags(fs, "NATS")
+	fs.String("tls-ca", "", "CA file to verify the NATS server")
+	fs.String("tls-cert", "", "client certificate file")
+	fs.String("tls-key", "", "client key file")
+	fs.String("prefix", broker.DefaultPrefix, "prefix of the farm's NATS subjects, streams and buckets (several farms can share one server)")
+}
+
+// addAuthFlags adds user, password and token: a client's (NATS) or those a
+// server requires of its clients.
+func addAuthFlags(fs *pflag.FlagSet, whose string) {
+	fs.String("user", "", whose+" user")
+	fs.String("password", "", whose+" password")
+	fs.String("token", "", whose+" token")
+}
 
 // addPackingFlag adds --packing to a command that runs a coordinator.
 func addPackingFlag(fs *pflag.FlagSet) {

@@ -32,3 +32,26 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("final line %q", got)
 	}
 }
+
+// TestNATSFlagsOnlyWhereConnected: the NATS connection's flags are on the
+// commands that reach a farm's server, not on the local ones; the root
+// help lists the commands in their groups.
+func TestNATSFlagsOnlyWhereConnected(t *testing.T) {
+	a := newApp()
+	for _, c := range a.root.Commands() {
+		has := c.Flags().Lookup("nats") != nil
+		want := c.GroupID == "farm" && c.Name() != "server"
+		if has != want {
+			t.Errorf("%s: --nats defined %v, want %v", c.Name(), has, want)
+		}
+	}
+	if o := execute(t, "validate", "--nats", "nats://x:4222", "x.yaml"); o.err == nil || !strings.Contains(o.err.Error(), "unknown flag: --nats") {
+		t.Errorf("validate took --nats: %s", o)
+	}
+	o := execute(t, "--help")
+	for _, w := range []string{"Local (one machine", "Farm (a NATS server", "Data (traces"} {
+		if !strings.Contains(o.stdout, w) {
+			t.Errorf("help lacks %q:\n%s", w, o.stdout)
+		}
+	}
+}
