@@ -102,6 +102,7 @@ type runEntry struct {
 	// set while a round is evaluated or published, roundsDone once the
 	// rounds are over (see rounds.go).
 	adaptive, rounding, roundsDone bool
+	roundErrors                    int // failed evaluations of the round
 	// claims are the adaptive sweeps' claims as the last round decided
 	// them (RunProgress.RoundClaims).
 	claims []RoundClaim

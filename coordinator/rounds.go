@@ -33,6 +33,10 @@ import (
 // decided, when the undecided claims' points are at max, or at the run's
 // job limit; RunRecord.Adaptive says which.
 
+// maxRoundErrors is how many times a round's evaluation may fail before
+// the run completes without more rounds.
+const maxRoundErrors = 5
+
 // startRound evaluates the next round of an adaptive run in the
 // background; settle calls it, with c.mu held, when every job of the run
 // is done. It returns false when the run has no round left to evaluate.
@@ -67,8 +71,19 @@ func (c *Coordinator) nextRound(ctx context.Context, run string) {
 		if ctx.Err() != nil {
 			return // stopping: the next coordinator evaluates the round again
 		}
+		c.mu.Lock()
+		r.roundErrors++
+		tries := r.roundErrors
+		c.mu.Unlock()
+		if tries < maxRoundErrors {
+			// Often transient (JetStream): settle plans the round again
+			// within 5 s, so that the run's jobs do not depend on a hiccup.
+			c.log.Warn("adaptive replicates: cannot evaluate the round; trying again", "run", run, "try", tries, "err", err)
+			c.stopRounding(run)
+			return
+		}
 		// The results stand as they are: the run completes without more
-		// rounds rather than never.
+		// rounds rather than never, and its record says why.
 		c.log.Error("adaptive replicates: cannot evaluate the round; the run completes without more replicates", "run", run, "err", err)
 		note = "stopped: " + err.Error()
 	}
@@ -99,8 +114,9 @@ func (c *Coordinator) endRounds(ctx context.Context, run, note string) {
 	}
 	r.rec.Adaptive = note
 	r.roundsDone, r.rounding = true, false
+	n := len(r.rec.Rounds)
 	c.mu.Unlock()
-	c.log.Info("adaptive replicates: done", "run", run, "rounds", len(r.rec.Rounds), "note", note)
+	c.log.Info("adaptive replicates: done", "run", run, "rounds", n, "note", note)
 	c.settle(ctx, run)
 }
 
