@@ -413,12 +413,12 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 		for i, k := range keys {
 			ests[i] = d[k]
 		}
-		m := designMean(ests)
+		m, how := averageOver(ests)
 		r.Verdict = lowerAt(m, zero)
 		if c.Ratio > 0 {
-			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired ratio %s = %s (want %s %s; 95%% CI from the points' replicates)", what, len(means), sign, ratioOf(c, m), rel, rhs)
+			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired ratio %s = %s (want %s %s; %s)", what, len(means), sign, ratioOf(c, m), rel, rhs, how)
 		} else {
-			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired difference %s = %s (want < 0; 95%% CI from the points' replicates)", what, len(means), sign, m)
+			r.Numbers = fmt.Sprintf("%s on average: mean over %d points of the paired difference %s = %s (want < 0; %s)", what, len(means), sign, m, how)
 		}
 	}
 	return r
@@ -478,7 +478,7 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 			diffs = append(diffs, a.m-b.m)
 		}
 		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
-		diffEsts = append(diffEsts, cf.diffSE(c, ra[k], rb[k], diffs[len(diffs)-1]))
+		diffEsts = append(diffEsts, cf.diffSE(c, ra[k], rb[k], diffs[len(diffs)-1], ciAB[len(ciAB)-1]))
 		detail := fmt.Sprintf("%s %s vs %s %s", c.A, a, bName, b)
 		if c.sequential() {
 			v, detail = cf.seqUnpairedPoint(c, ra[k], rb[k], detail)
@@ -495,22 +495,8 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 			r.Numbers = "no paired values"
 			break
 		}
-		d := designMean(diffEsts)
-		how := "95% CI from the points' replicates"
-		if d.ci < 0 {
-			// a summary column, or no replicate spread: the points' own
-			// scatter is all there is
-			st := Describe(slices.Clone(diffs))
-			d = est{st.Mean, st.CI95, true, 0, 0}
-			if len(diffs) == 1 {
-				d.ci = ciAB[0]
-			}
-			how = fmt.Sprintf("95%% CI over %d points", len(diffs))
-		}
-		if math.IsNaN(d.ci) {
-			d.ci = 0
-		}
-		r.Verdict = lowerAt(est{d.m, d.ci, true, 0, 0}, est{0, 0, true, 0, 0})
+		d, how := averageOver(diffEsts)
+		r.Verdict = lowerAt(d, est{0, 0, true, 0, 0})
 		sign := c.A + "−" + bName
 		if c.Op == "higher" {
 			sign = bName + "−" + c.A
@@ -521,33 +507,48 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 	return r
 }
 
-// designMean is the mean of per-point estimates, each point weighted
-// equally, with the 95% confidence interval of that mean from the points'
-// own replicates: the points are the sweep's fixed design (the paper's
-// grid of loads, clusters, sizes), not a sample of points, so the
-// uncertainty of their average is that of each point's mean,
-// se = sqrt(Σ se_k²)/K, with Σ(n_k − 1) degrees of freedom. ci is −1 when
-// a point has no standard error (a single replicate, or a summary column).
-func designMean(ps []est) est {
+// averageOver is the mean of per-point estimates, each point weighted
+// equally, with a 95% confidence interval and how it was made. When every
+// point has a standard error, the interval comes from the points' own
+// replicates: the points are the sweep's fixed design (the paper's grid of
+// loads, clusters, sizes), not a sample of points, so the uncertainty of
+// their average is that of each point's mean, se = sqrt(Σ se_k²)/K, with
+// Σ(n_k − 1) degrees of freedom. Otherwise (a single replicate, a summary
+// column) the points' own scatter is all there is: one point keeps its
+// interval, several take the interval over the points.
+func averageOver(ps []est) (est, string) {
+	k := float64(len(ps))
 	var sum, v float64
-	dof := 0
+	dof, design := 0, true
 	for _, p := range ps {
 		sum += p.m
 		v += p.se * p.se
 		dof += p.dof
-		if p.dof == 0 {
-			return est{sum / float64(len(ps)), -1, true, 0, 0} // recomputed by the caller
-		}
+		design = design && p.dof > 0
 	}
-	k := float64(len(ps))
-	se := math.Sqrt(v) / k
-	return est{sum / k, TQuantile975(max(dof, 1)) * se, true, se, dof}
+	switch {
+	case design:
+		se := math.Sqrt(v) / k
+		return est{sum / k, TQuantile975(max(dof, 1)) * se, true, se, dof}, "95% CI from the points' replicates"
+	case len(ps) == 1:
+		return est{ps[0].m, ps[0].ci, true, 0, 0}, "95% CI of the one point"
+	}
+	means := make([]float64, len(ps))
+	for i, p := range ps {
+		means[i] = p.m
+	}
+	st := Describe(means)
+	ci := st.CI95
+	if math.IsNaN(ci) {
+		ci = 0
+	}
+	return est{st.Mean, ci, true, 0, 0}, fmt.Sprintf("95%% CI over %d points", len(ps))
 }
 
-// diffSE is an unpaired point's difference A − B (or B − A, d) with its
-// standard error from the two means' standard deviations and replicate
+// diffSE is an unpaired point's difference A − B (or B − A, d; ci its
+// interval from the two means' intervals) with its standard error from the two means' standard deviations and replicate
 // counts, when the summary has them (a model metric), else none.
-func (cf *claimFrame) diffSE(c *Claim, ra, rb int, d float64) est {
+func (cf *claimFrame) diffSE(c *Claim, ra, rb int, d, ci float64) est {
 	f := cf.f
 	si, ni := f.Index(c.Metric+"_std"), f.Index(ColN)
 	sa, okA := f.cellFloat(si, ra)
@@ -555,12 +556,12 @@ func (cf *claimFrame) diffSE(c *Claim, ra, rb int, d float64) est {
 	na, okNA := f.cellFloat(ni, ra)
 	nb, okNB := f.cellFloat(ni, rb)
 	if !okA || !okB || !okNA || !okNB || na < 2 || nb < 2 {
-		return est{d, 0, true, 0, 0}
+		return est{d, ci, true, 0, 0}
 	}
 	if c.Ratio > 0 {
 		sb *= c.Ratio
 	}
-	return est{d, 0, true, math.Sqrt(sa*sa/na + sb*sb/nb), int(na+nb) - 2}
+	return est{d, ci, true, math.Sqrt(sa*sa/na + sb*sb/nb), int(na+nb) - 2}
 }
 
 // overPoints aggregates a compare claim's per-point verdicts over every

@@ -355,3 +355,23 @@ func TestRoundPoints(t *testing.T) {
 		t.Errorf("round points %v, want %v", got, wantPts)
 	}
 }
+
+// TestAverageOver: the design interval when every point has replicates;
+// the interval over the points when one has none; a single point keeps
+// its own.
+func TestAverageOver(t *testing.T) {
+	with := []est{{-1, 0, true, 0.1, 9}, {-3, 0, true, 0.1, 9}}
+	m, how := averageOver(with)
+	if want := TQuantile975(18) * math.Sqrt(0.02) / 2; m.m != -2 || math.Abs(m.ci-want) > 1e-12 || !strings.Contains(how, "replicates") {
+		t.Errorf("design: %v %s, want -2 ± %g", m, how, want)
+	}
+	without := []est{{-1, 0, true, 0.1, 9}, {-3, 0, true, 0, 0}}
+	m, how = averageOver(without)
+	if m.m != -2 || m.ci <= 1 || how != "95% CI over 2 points" {
+		t.Errorf("a point without replicates: %v %s, want the interval over the points", m, how)
+	}
+	m, _ = averageOver([]est{{-1, 0.3, true, 0, 0}})
+	if m.m != -1 || m.ci != 0.3 {
+		t.Errorf("one point: %v", m)
+	}
+}
