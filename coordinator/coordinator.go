@@ -365,12 +365,12 @@ func (c *Coordinator) loadRuns(ctx context.Context) error {
 		if rec.Status != broker.RunPublishing && rec.Status != broker.RunRunning {
 			continue
 		}
-		jobs, err := c.expand(rec)
+		jobs, adaptive, err := c.expand(rec)
 		if err != nil {
 			c.log.Error("cannot resume run: its sweep no longer expands", "run", rec.ID, "err", err)
 			continue
 		}
-		c.addRun(rec, jobs, nil)
+		c.addRun(rec, jobs, nil, adaptive)
 		c.log.Info("resuming run", "run", rec.ID, "file", rec.File, "jobs", len(jobs), "status", rec.Status)
 	}
 	return nil
@@ -403,29 +403,20 @@ func (c *Coordinator) putRun(ctx context.Context, rec broker.RunRecord) error {
 }
 
 // expand returns a run's jobs: its sweep file's expansion and its rounds
-// of adaptive replicates.
-func (c *Coordinator) expand(rec broker.RunRecord) ([]sweep.Job, error) {
+// of adaptive replicates; adaptive tells whether the file has sweeps with
+// adaptive replicates.
+func (c *Coordinator) expand(rec broker.RunRecord) (jobs []sweep.Job, adaptive bool, err error) {
 	f, err := sweep.Parse(rec.File, []byte(rec.Text), c.reg)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return f.ExpandRun(rec.MaxJobs, rec.Rounds)
-}
-
-// hasAdaptive reports whether a run's sweep file has sweeps with adaptive
-// replicates.
-func (c *Coordinator) hasAdaptive(rec broker.RunRecord) bool {
-	f, err := sweep.Parse(rec.File, []byte(rec.Text), c.reg)
-	if err != nil {
-		return false
-	}
-	return f.Adaptive()
+	jobs, err = f.ExpandRun(rec.MaxJobs, rec.Rounds)
+	return jobs, f.Adaptive(), err
 }
 
 // addRun registers a run and its jobs in memory. skip, when non-nil, marks
 // the jobs already done by earlier runs.
-func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[uuid.UUID]bool) {
-	adaptive := c.hasAdaptive(rec)
+func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[uuid.UUID]bool, adaptive bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.aliases++

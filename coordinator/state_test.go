@@ -37,7 +37,7 @@ func TestJobStateTransitions(t *testing.T) {
 	c := newTestCoordinator(t)
 	jobs := testJobs(4, "a", "b")
 	jobs[3].ID = jobs[1].ID // the same job in two sweeps: tracked once
-	c.addRun(broker.RunRecord{ID: "r"}, jobs, map[uuid.UUID]bool{jobs[2].ID: true})
+	c.addRun(broker.RunRecord{ID: "r"}, jobs, map[uuid.UUID]bool{jobs[2].ID: true}, false)
 	if got := c.TrackedJobs(); got != 3 {
 		t.Fatalf("tracked %d jobs, want 3 (one duplicate)", got)
 	}
@@ -101,7 +101,7 @@ func TestForgetDropsOnlyItsRun(t *testing.T) {
 	for i := 1; i <= 36; i++ {
 		run := uuid.NewString()
 		jobs := testJobs(2, "s")
-		c.addRun(broker.RunRecord{ID: run}, jobs, nil)
+		c.addRun(broker.RunRecord{ID: run}, jobs, nil, false)
 		switch c.runs[run].alias {
 		case "1":
 			first, firstJobs = run, jobs
@@ -155,7 +155,7 @@ func (e entry) Value() []byte { return e.value }
 func TestRedeliveriesCountedPerJob(t *testing.T) {
 	c := newTestCoordinator(t)
 	jobs := testJobs(5, "a")
-	c.addRun(broker.RunRecord{ID: "r"}, jobs, nil)
+	c.addRun(broker.RunRecord{ID: "r"}, jobs, nil, false)
 	ctx := context.Background()
 	id := func(i int) string { return jobs[i].ID.String() }
 	send := func(fn func(*nats.Msg), v any) {

@@ -218,7 +218,7 @@ func (c *Coordinator) submit(ctx context.Context, req SubmitRequest, f *sweep.Fi
 	if err := c.putRun(ctx, rec); err != nil {
 		return nil, err
 	}
-	c.addRun(rec, jobs, skip)
+	c.addRun(rec, jobs, skip, f.Adaptive())
 	c.setPublishing(rec.ID, true)
 	published, err := c.publishRun(ctx, rec.ID, jobs, skip)
 	c.setPublishing(rec.ID, false)
@@ -609,7 +609,7 @@ func (c *Coordinator) republish(ctx context.Context, run string) error {
 		return nil
 	}
 	defer c.setPublishing(run, false)
-	jobs, err := c.expand(r.rec)
+	jobs, _, err := c.expand(r.rec)
 	if err != nil {
 		return err
 	}

@@ -54,11 +54,13 @@ func adaptiveNote(f *sweep.File, jobs []sweep.Job) string {
 		return ""
 	}
 	most := 0
+	maxOf := map[string]int{}
 	for _, s := range f.Sweeps {
-		for i := range jobs {
-			if jobs[i].Sweep == s.Name && jobs[i].Replicate == 0 {
-				most += max(s.MaxReplicates, s.Replicates)
-			}
+		maxOf[s.Name] = max(s.MaxReplicates, s.Replicates)
+	}
+	for i := range jobs {
+		if jobs[i].Replicate == 0 {
+			most += maxOf[jobs[i].Sweep]
 		}
 	}
 	return fmt.Sprintf(" at first (adaptive replicates: at most %d)", most)
