@@ -61,6 +61,10 @@ func TestEvaluateClaims(t *testing.T) {
 		{"lower/no-ci-one-replicate", cmpLower, cat(series("A", math.NaN(), 1, 2), series("B", math.NaN(), 1.5, 2.5)), Pass, "2/2"},
 		{"lower/unmatched", `compare: {metric: value, series: variant, a: A, b: C}`, cat(series("A", 0.1, 1), series("B", 0.1, 2)), Inconclusive, "no point has both"},
 		{"lower/median-column", `compare: {metric: value_median, series: variant, a: A, b: B}`, cat(series("A", 5, 1, 2), series("B", 5, 1.5, 2.5)), Pass, "2/2"},
+		// Equal statistics are exact: "strictly lower" fails; equal means
+		// of one replicate (no interval) stay undecided.
+		{"lower/median-column-tie", `compare: {metric: value_median, series: variant, a: A, b: B}`, cat(series("A", 5, 1, 2), series("B", 5, 1.5, 2)), Fail, "equal statistics"},
+		{"lower/no-ci-one-replicate-tie", cmpLower, cat(series("A", math.NaN(), 1, 2), series("B", math.NaN(), 1.5, 2)), Inconclusive, "1 overlapping"},
 		// compare, share
 		{"share/pass", `compare: {metric: value, series: variant, a: A, b: B, over: "share >= 0.6"}`, cat(series("A", 0.1, 1, 2, 5, 4, 1), series("B", 0.1, 2, 3, 4, 5, 2)), Pass, "4/5 points"},
 		{"share/fail", `compare: {metric: value, series: variant, a: A, b: B, over: "share >= 90%"}`, cat(series("A", 0.1, 1, 2, 5, 4, 1), series("B", 0.1, 2, 3, 4, 5, 2)), Fail, "5 needed"},

@@ -126,6 +126,13 @@ func (cf *claimFrame) value(metric string, r int) est {
 	return est{m, 0, ok, 0, 0}
 }
 
+// statistic reports whether metric is a statistic column of the summary
+// (m_median, m_min, …: one exact value per point over its instances)
+// rather than a metric with a mean and an interval.
+func (cf *claimFrame) statistic(metric string) bool {
+	return cf.f.Index(metric) >= 0 && cf.f.Index(metric+"_mean") < 0
+}
+
 // EvaluateClaims evaluates claims on a summary (summary.parquet of the
 // sweep the claims belong to). jobs (jobs.parquet, may be nil) serves the
 // paired comparisons.
@@ -480,6 +487,13 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
 		diffEsts = append(diffEsts, cf.diffSE(c, ra[k], rb[k], diffs[len(diffs)-1], ciAB[len(ciAB)-1]))
 		detail := fmt.Sprintf("%s %s vs %s %s", c.A, a, bName, b)
+		if v == Inconclusive && cf.statistic(c.Metric) && a.m == b.m && c.Ratio == 0 {
+			// Two equal statistics of the instances (a median, a
+			// minimum): exact values with no sampling interval, so
+			// "strictly lower" (or higher) is decided: it does not hold.
+			v = Fail
+			detail += " (equal statistics)"
+		}
 		if c.sequential() {
 			v, detail = cf.seqUnpairedPoint(c, ra[k], rb[k], detail)
 		}
