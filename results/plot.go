@@ -105,8 +105,36 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (out *FigureFi
 			out, err = nil, fmt.Errorf("figure %s: cannot be drawn: %v", f.ID, r)
 		}
 	}()
-	if err := checkFigureFrame(f, fr); err != nil {
+	grid, out, err := buildGrid(f, fr, pal)
+	if err != nil {
 		return nil, err
+	}
+	w := vg.Length(f.Width*float64(len(grid[0]))) * vg.Inch
+	h := vg.Length(f.Height*float64(len(grid))) * vg.Inch
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out.PNG = filepath.Join(dir, f.ID+".png")
+	out.SVG = filepath.Join(dir, f.ID+".svg")
+	png := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(FigureDPI))}
+	drawGrid(grid, draw.New(png))
+	if err := writeTo(out.PNG, png); err != nil {
+		return nil, err
+	}
+	svg := vgsvg.New(w, h)
+	drawGrid(grid, draw.New(svg))
+	if err := writeTo(out.SVG, svg); err != nil {
+		return nil, err
+	}
+	out.Width, out.Height = int(math.Round(float64(w/vg.Inch)*FigureDPI)), int(math.Round(float64(h/vg.Inch)*FigureDPI))
+	return out, nil
+}
+
+// buildGrid makes a figure's panels (one per facet, up to three a row)
+// and what RenderFigure reports of them, without drawing anything.
+func buildGrid(f *Figure, fr *Frame, pal *Palette) ([][]*plot.Plot, *FigureFiles, error) {
+	if err := checkFigureFrame(f, fr); err != nil {
+		return nil, nil, err
 	}
 	rows := f.Where.rows(fr)
 	facets := []string{""}
@@ -127,7 +155,7 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (out *FigureFi
 			facets = []string{""}
 		}
 	}
-	out = &FigureFiles{ID: f.ID, Title: f.Title, Panels: len(facets)}
+	out := &FigureFiles{ID: f.ID, Title: f.Title, Panels: len(facets)}
 	if len(rows) == 0 {
 		out.Note = "no rows match the figure's filter"
 	} else if f.Table == SummaryTable && (f.Kind == KindLine || f.Kind == KindBox) {
@@ -174,7 +202,7 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (out *FigureFi
 		p.Add(plotter.NewGrid())
 		series, err := drawPanel(p, f, fr, byFacet[fv], pal)
 		if err != nil {
-			return nil, fmt.Errorf("figure %s: %w", f.ID, err)
+			return nil, nil, fmt.Errorf("figure %s: %w", f.ID, err)
 		}
 		for _, s := range series {
 			if !seriesSeen[s] {
@@ -186,13 +214,13 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (out *FigureFi
 		// a linear axis and the report says why.
 		if f.XLog && logOK(p.X.Min, p.X.Max) {
 			p.X.Scale = plot.LogScale{}
-			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+			p.X.Tick.Marker = decadeTicks{}
 		} else if f.XLog {
 			out.Note = joinNote(out.Note, "x kept linear: values ≤ 0 (or none) cannot be drawn on a log scale")
 		}
 		if f.YLog && logOK(p.Y.Min, p.Y.Max) {
 			p.Y.Scale = plot.LogScale{}
-			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+			p.Y.Tick.Marker = decadeTicks{}
 		} else if f.YLog {
 			out.Note = joinNote(out.Note, "y kept linear: values ≤ 0 (or none) cannot be drawn on a log scale")
 		}
@@ -205,25 +233,7 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (out *FigureFi
 	if len(facets) > 1 {
 		shareRanges(grid)
 	}
-	w := vg.Length(f.Width*float64(cols)) * vg.Inch
-	h := vg.Length(f.Height*float64(nrows)) * vg.Inch
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	out.PNG = filepath.Join(dir, f.ID+".png")
-	out.SVG = filepath.Join(dir, f.ID+".svg")
-	png := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(FigureDPI))}
-	drawGrid(grid, draw.New(png))
-	if err := writeTo(out.PNG, png); err != nil {
-		return nil, err
-	}
-	svg := vgsvg.New(w, h)
-	drawGrid(grid, draw.New(svg))
-	if err := writeTo(out.SVG, svg); err != nil {
-		return nil, err
-	}
-	out.Width, out.Height = int(math.Round(float64(w/vg.Inch)*FigureDPI)), int(math.Round(float64(h/vg.Inch)*FigureDPI))
-	return out, nil
+	return grid, out, nil
 }
 
 // logOK reports whether an axis range can be drawn on a log scale.
@@ -278,7 +288,9 @@ func shareRanges(grid [][]*plot.Plot) {
 	}
 }
 
-func drawGrid(grid [][]*plot.Plot, dc draw.Canvas) {
+// layoutGrid places the panels on dc, aligned, with readable tick labels,
+// and returns each panel's canvas.
+func layoutGrid(grid [][]*plot.Plot, dc draw.Canvas) [][]draw.Canvas {
 	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 	// Align needs every cell; fill empty ones with blank plots.
@@ -291,6 +303,23 @@ func drawGrid(grid [][]*plot.Plot, dc draw.Canvas) {
 		}
 	}
 	cs := plot.Align(grid, tiles, dc)
+	// Labels are fitted on the laid-out panels; turning them upright
+	// changes the axes' sizes, so the grid is aligned again.
+	changed := false
+	for j, row := range grid {
+		for i, p := range row {
+			changed = fitTickLabels(p, cs[j][i]) || changed
+		}
+	}
+	if changed {
+		cs = plot.Align(grid, tiles, dc)
+	}
+	return cs
+}
+
+// drawGrid lays the panels out on dc and draws them.
+func drawGrid(grid [][]*plot.Plot, dc draw.Canvas) {
+	cs := layoutGrid(grid, dc)
 	for j, row := range grid {
 		for i, p := range row {
 			p.Draw(cs[j][i])
