@@ -78,15 +78,27 @@ func submissionKey(text string, maxJobs int, force bool) string {
 // being worked on waits for it and gets its run. A Run that names a run of
 // another sweep is refused.
 func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitReply, error) {
+	return c.SubmitParsed(ctx, req, nil, nil)
+}
+
+// SubmitParsed is Submit for a caller in the same process that has
+// already parsed req.Text (f, with this coordinator's registry) and
+// possibly expanded it within req.MaxJobs (jobs): the sweep is then not
+// parsed and expanded a second time. f nil parses req.Text; jobs nil
+// expands f. Requests from the wire go through Submit.
+func (c *Coordinator) SubmitParsed(ctx context.Context, req SubmitRequest, f *sweep.File, jobs []sweep.Job) (*SubmitReply, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	if req.MaxJobs == 0 {
 		req.MaxJobs = sweep.DefaultMaxJobs
 	}
-	f, err := sweep.Parse(req.File, []byte(req.Text), c.reg)
-	if err != nil {
-		return nil, err
+	if f == nil {
+		var err error
+		if f, err = sweep.Parse(req.File, []byte(req.Text), c.reg); err != nil {
+			return nil, err
+		}
+		jobs = nil
 	}
 	if err := CheckSubmitSize(req, len(f.Sweeps), c.farm.NC.MaxPayload()); err != nil {
 		return nil, err
@@ -110,7 +122,7 @@ func (c *Coordinator) Submit(ctx context.Context, req SubmitRequest) (*SubmitRep
 			}
 		}
 	} else {
-		s.rep, s.err = c.submit(ctx, req, f, key)
+		s.rep, s.err = c.submit(ctx, req, f, jobs, key)
 	}
 	c.mu.Lock()
 	delete(c.submitting, key)
@@ -182,8 +194,9 @@ func existingReply(rec broker.RunRecord, f *sweep.File) *SubmitReply {
 		Existing: true, Status: rec.Status}
 }
 
-// submit does the work of Submit for a checked request of sweep f.
-func (c *Coordinator) submit(ctx context.Context, req SubmitRequest, f *sweep.File, key string) (*SubmitReply, error) {
+// submit does the work of Submit for a checked request of sweep f, whose
+// expansion is jobs (nil: not expanded yet).
+func (c *Coordinator) submit(ctx context.Context, req SubmitRequest, f *sweep.File, jobs []sweep.Job, key string) (*SubmitReply, error) {
 	if req.Run != "" {
 		// A run of this ID (not in progress here: beginSubmission looked)
 		// is the same submission sent again, or a mistake.
@@ -202,9 +215,11 @@ func (c *Coordinator) submit(ctx context.Context, req SubmitRequest, f *sweep.Fi
 			return nil, fmt.Errorf("run %s: %w", req.Run, err)
 		}
 	}
-	jobs, err := f.Expand(req.MaxJobs)
-	if err != nil {
-		return nil, err
+	if jobs == nil {
+		var err error
+		if jobs, err = f.Expand(req.MaxJobs); err != nil {
+			return nil, err
+		}
 	}
 	if req.Run == "" {
 		req.Run = NewRunID()

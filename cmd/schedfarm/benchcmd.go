@@ -231,7 +231,7 @@ func (a *app) benchFarm(cmd *cobra.Command, n int, workMs float64, workers int) 
 	quiet.SetErr(io.Discard)
 	quiet.SetContext(cmd.Context())
 	fmt.Fprintf(cmd.ErrOrStderr(), "bench: farm, %d × %g ms jobs, %d workers\n", n, workMs, workers)
-	if err := a.runLocal(cmd.Context(), quiet, f, n, true, workers, filepath.Join(tmp, "state"), false, nil, nil); err != nil {
+	if err := a.runLocal(cmd.Context(), quiet, f, nil, n, true, workers, filepath.Join(tmp, "state"), false, nil, nil); err != nil {
 		return nil, err
 	}
 	fb := &farmBench{jobs: n, workMs: workMs, wall: a.lastElapsed}

@@ -75,7 +75,7 @@ func (a *app) runCmd() *cobra.Command {
 			if page != nil {
 				defer page.Close()
 			}
-			return a.runLocal(ctx, cmd, f, maxJobs, force, workers, stateDir, strict, recheck, page)
+			return a.runLocal(ctx, cmd, f, jobs, maxJobs, force, workers, stateDir, strict, recheck, page)
 		},
 	}
 	fl := cmd.Flags()
@@ -98,13 +98,14 @@ func stateKept(stateDir string) bool {
 	return err == nil
 }
 
-// runLocal runs f with an embedded server under stateDir. check, if not
+// runLocal runs f (expanded: jobs; nil lets the coordinator expand it)
+// with an embedded server under stateDir. check, if not
 // nil, is called once the coordinator has loaded the state, before any
 // worker starts or anything is published: an error from it refuses the
 // run as bad input. page, if not nil, is where the status page is served
 // from the coordinator's start until the run's report is written (and
 // --serve-linger more).
-func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, maxJobs int, force bool, workers int, stateDir string, strict bool, check func(*coordinator.Coordinator) error, page net.Listener) error {
+func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, jobs []sweep.Job, maxJobs int, force bool, workers int, stateDir string, strict bool, check func(*coordinator.Coordinator) error, page net.Listener) error {
 	if workers < 1 {
 		return &exitError{exitUsage, fmt.Errorf("--workers must be at least 1")}
 	}
@@ -177,7 +178,7 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, m
 	}
 
 	start := time.Now()
-	rep, err := coord.Submit(ctx, coordinator.SubmitRequest{File: f.Path, Text: string(f.Text), MaxJobs: maxJobs, Force: force})
+	rep, err := coord.SubmitParsed(ctx, coordinator.SubmitRequest{File: f.Path, Text: string(f.Text), MaxJobs: maxJobs, Force: force}, f, jobs)
 	if err != nil {
 		stopWorkers()
 		<-workersDone
