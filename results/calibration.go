@@ -64,41 +64,41 @@ var explanationKeys = []string{"sweep", "claim", "reading"}
 
 // explanation parses a claim's explained_by mapping.
 func (p *declParser) explanation(n *yaml.Node, key string) *Explanation {
-	m, ok := p.mapping(n, key, explanationKeys)
+	m, ok := p.Fields(n, key, explanationKeys)
 	if !ok {
 		return nil
 	}
 	e := &Explanation{}
-	before := len(p.errs)
+	before := len(p.Errs)
 	for _, k := range explanationKeys {
 		v, ok := m[k]
 		if !ok {
-			p.errf(resolveNode(n), key, "", "missing required key %q", k)
+			p.Errf(sweep.Resolve(n), key, "", "missing required key %q", k)
 			continue
 		}
-		s, ok := p.str(v.v, join(key, k))
+		s, ok := p.Text(v.V, sweep.Join(key, k))
 		if !ok {
 			continue
 		}
 		if strings.TrimSpace(s) == "" {
-			p.errf(resolveNode(v.v), join(key, k), "", "%s must not be empty", k)
+			p.Errf(sweep.Resolve(v.V), sweep.Join(key, k), "", "%s must not be empty", k)
 		}
 		switch k {
 		case "sweep":
 			e.Sweep = s
 			if !filepath.IsLocal(s) || !strings.HasSuffix(s, ".yaml") || strings.Contains(s, `\`) {
-				p.errf(resolveNode(v.v), join(key, k), "name a sweep file of the same folder, e.g. fig3-rtgrid.yaml", "%q is not a relative .yaml path inside the folder", s)
+				p.Errf(sweep.Resolve(v.V), sweep.Join(key, k), "name a sweep file of the same folder, e.g. fig3-rtgrid.yaml", "%q is not a relative .yaml path inside the folder", s)
 			}
 		case "claim":
 			e.Claim = s
 			if s != "" && !idRE.MatchString(s) {
-				p.errf(resolveNode(v.v), join(key, k), "", "bad claim id %q", s)
+				p.Errf(sweep.Resolve(v.V), sweep.Join(key, k), "", "bad claim id %q", s)
 			}
 		case "reading":
 			e.Reading = s
 		}
 	}
-	if len(p.errs) > before {
+	if len(p.Errs) > before {
 		return nil
 	}
 	return e
@@ -107,9 +107,9 @@ func (p *declParser) explanation(n *yaml.Node, key string) *Explanation {
 // sensitivity parses a sweep's sensitivity: the alternative reading (or
 // setting) of the paper the sweep runs, in words.
 func (p *declParser) sensitivity(n *yaml.Node, key string) string {
-	s, ok := p.str(n, key)
+	s, ok := p.Text(n, key)
 	if ok && strings.TrimSpace(s) == "" {
-		p.errf(resolveNode(n), key, "say which reading of the paper the sweep runs", "sensitivity must not be empty")
+		p.Errf(sweep.Resolve(n), key, "say which reading of the paper the sweep runs", "sensitivity must not be empty")
 	}
 	return s
 }
@@ -119,9 +119,9 @@ var calibrationKeys = []string{"against", "checked_on", "why"}
 // calibrations parses a sweep's calibrated: mapping, parameter name →
 // {against, why}, against the sweep's claims.
 func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*Calibration {
-	n = resolveNode(n)
+	n = sweep.Resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
-		p.errf(n, key, "", "want a mapping of parameter names to {against, why}, got %s", nodeKind(n))
+		p.Errf(n, key, "", "want a mapping of parameter names to {against, why}, got %s", sweep.Describe(n))
 		return nil
 	}
 	var params []string
@@ -135,44 +135,44 @@ func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*
 		if strings.HasPrefix(k.Value, "x-") {
 			continue
 		}
-		pk := join(key, k.Value)
+		pk := sweep.Join(key, k.Value)
 		if _, ok := p.schema.Param(k.Value); !ok {
-			p.errf(k, pk, didYouMeanOr(k.Value, params), "%q is not a parameter of the model", k.Value)
+			p.Errf(k, pk, didYouMeanOr(k.Value, params), "%q is not a parameter of the model", k.Value)
 			continue
 		}
 		if seen[k.Value] {
-			p.errf(k, pk, "", "parameter %q calibrated twice", k.Value)
+			p.Errf(k, pk, "", "parameter %q calibrated twice", k.Value)
 			continue
 		}
 		seen[k.Value] = true
-		m, ok := p.mapping(v, pk, calibrationKeys)
+		m, ok := p.Fields(v, pk, calibrationKeys)
 		if !ok {
 			continue
 		}
 		c := &Calibration{Param: k.Value, Line: k.Line}
-		before := len(p.errs)
+		before := len(p.Errs)
 		if e, ok := m["why"]; !ok {
-			p.errf(resolveNode(v), pk, "say how the value was chosen", "missing required key \"why\"")
-		} else if c.Why, ok = p.str(e.v, join(pk, "why")); ok && strings.TrimSpace(c.Why) == "" {
-			p.errf(resolveNode(e.v), join(pk, "why"), "say how the value was chosen", "why must not be empty")
+			p.Errf(sweep.Resolve(v), pk, "say how the value was chosen", "missing required key \"why\"")
+		} else if c.Why, ok = p.Text(e.V, sweep.Join(pk, "why")); ok && strings.TrimSpace(c.Why) == "" {
+			p.Errf(sweep.Resolve(e.V), sweep.Join(pk, "why"), "say how the value was chosen", "why must not be empty")
 		}
 		if e, ok := m["against"]; !ok {
-			p.errf(resolveNode(v), pk, "list the claim ids the value was chosen to reproduce", "missing required key \"against\"")
-		} else if items, ok := p.sequence(e.v, join(pk, "against")); ok {
+			p.Errf(sweep.Resolve(v), pk, "list the claim ids the value was chosen to reproduce", "missing required key \"against\"")
+		} else if items, ok := p.Sequence(e.V, sweep.Join(pk, "against")); ok {
 			if len(items) == 0 {
-				p.errf(resolveNode(e.v), join(pk, "against"), "list the claim ids the value was chosen to reproduce", "against is empty")
+				p.Errf(sweep.Resolve(e.V), sweep.Join(pk, "against"), "list the claim ids the value was chosen to reproduce", "against is empty")
 			}
 			var ids []string
 			for _, c := range claims {
 				ids = append(ids, c.ID)
 			}
 			for j, it := range items {
-				s, ok := p.str(it, index(join(pk, "against"), j))
+				s, ok := p.Text(it, index(sweep.Join(pk, "against"), j))
 				if !ok {
 					continue
 				}
 				if _, err := path.Match(s, ""); err != nil {
-					p.errf(it, index(join(pk, "against"), j), "", "bad pattern %q: %v", s, err)
+					p.Errf(it, index(sweep.Join(pk, "against"), j), "", "bad pattern %q: %v", s, err)
 					continue
 				}
 				n := 0
@@ -182,16 +182,16 @@ func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*
 					}
 				}
 				if n == 0 {
-					p.errf(it, index(join(pk, "against"), j), didYouMeanOr(s, ids), "%q matches no claim of the sweep", s)
+					p.Errf(it, index(sweep.Join(pk, "against"), j), didYouMeanOr(s, ids), "%q matches no claim of the sweep", s)
 					continue
 				}
 				c.Against = append(c.Against, s)
 			}
 		}
 		if e, ok := m["checked_on"]; ok {
-			c.CheckedOn = p.heldOut(e.v, join(pk, "checked_on"), c)
+			c.CheckedOn = p.heldOut(e.V, sweep.Join(pk, "checked_on"), c)
 		}
-		if len(p.errs) == before {
+		if len(p.Errs) == before {
 			out = append(out, c)
 		}
 	}
@@ -201,33 +201,33 @@ func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*
 // heldOut parses a calibration's checked_on: references "sweep/claim"; a
 // reference to the sweep's own claims must not name one it was fitted on.
 func (p *declParser) heldOut(n *yaml.Node, key string, c *Calibration) []string {
-	items, ok := p.sequence(n, key)
+	items, ok := p.Sequence(n, key)
 	if !ok {
 		return nil
 	}
 	if len(items) == 0 {
-		p.errf(resolveNode(n), key, "list the held-out claims, or leave checked_on out", "checked_on is empty")
+		p.Errf(sweep.Resolve(n), key, "list the held-out claims, or leave checked_on out", "checked_on is empty")
 	}
 	var out []string
 	for j, it := range items {
 		k := index(key, j)
-		s, ok := p.str(it, k)
+		s, ok := p.Text(it, k)
 		if !ok {
 			continue
 		}
 		m := heldOutRE.FindStringSubmatch(s)
 		if m == nil {
-			p.errf(resolveNode(it), k, "e.g. casanova2010-paper/utilisation-*", "%q is not sweep-name/claim-id", s)
+			p.Errf(sweep.Resolve(it), k, "e.g. casanova2010-paper/utilisation-*", "%q is not sweep-name/claim-id", s)
 			continue
 		}
 		if _, err := path.Match(m[2], ""); err != nil {
-			p.errf(resolveNode(it), k, "", "bad pattern %q: %v", m[2], err)
+			p.Errf(sweep.Resolve(it), k, "", "bad pattern %q: %v", m[2], err)
 			continue
 		}
 		if m[1] == p.key {
 			for _, a := range c.Against {
 				if a == m[2] {
-					p.errf(resolveNode(it), k, "a claim the value was chosen on cannot also check it", "%q is in against too", m[2])
+					p.Errf(sweep.Resolve(it), k, "a claim the value was chosen on cannot also check it", "%q is in against too", m[2])
 				}
 			}
 		}
@@ -292,7 +292,7 @@ func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 					}
 				}
 			}
-			key := join(join(s.Name, "claims"), c.ID) + ".explained_by"
+			key := sweep.Join(sweep.Join(s.Name, "claims"), c.ID) + ".explained_by"
 			switch {
 			case loadErr[target] != nil:
 				errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Col: c.Col, Key: key,

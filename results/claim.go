@@ -125,13 +125,13 @@ var (
 )
 
 func (p *declParser) claims(n *yaml.Node, key string) []*Claim {
-	items, ok := p.sequence(n, key)
+	items, ok := p.Sequence(n, key)
 	if !ok {
 		return nil
 	}
 	cs, err := columns(p.schema, SummaryTable)
 	if err != nil {
-		p.errf(n, key, "", "%v", err)
+		p.Errf(n, key, "", "%v", err)
 		return nil
 	}
 	var out []*Claim
@@ -143,7 +143,7 @@ func (p *declParser) claims(n *yaml.Node, key string) []*Claim {
 			continue
 		}
 		if ids[c.ID] {
-			p.errf(it, k, "", "claim id %q used twice", c.ID)
+			p.Errf(it, k, "", "claim id %q used twice", c.ID)
 			continue
 		}
 		ids[c.ID] = true
@@ -153,59 +153,59 @@ func (p *declParser) claims(n *yaml.Node, key string) []*Claim {
 }
 
 func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Claim {
-	m, ok := p.mapping(n, key, claimKeys)
+	m, ok := p.Fields(n, key, claimKeys)
 	if !ok {
 		return nil
 	}
-	before := len(p.errs)
-	c := &Claim{ID: fmt.Sprintf("claim-%d", i+1), File: p.file, Line: n.Line, Col: n.Column}
+	before := len(p.Errs)
+	c := &Claim{ID: fmt.Sprintf("claim-%d", i+1), File: p.File, Line: n.Line, Col: n.Column}
 	if e, ok := m["id"]; ok {
-		if c.ID, ok = p.str(e.v, join(key, "id")); ok && !idRE.MatchString(c.ID) {
-			p.errf(e.v, join(key, "id"), "use letters, digits, '_', '-' and '.'", "bad claim id %q", c.ID)
+		if c.ID, ok = p.Text(e.V, sweep.Join(key, "id")); ok && !idRE.MatchString(c.ID) {
+			p.Errf(e.V, sweep.Join(key, "id"), "use letters, digits, '_', '-' and '.'", "bad claim id %q", c.ID)
 		}
 	}
 	if e, ok := m["source"]; ok {
-		c.Source, _ = p.str(e.v, join(key, "source"))
+		c.Source, _ = p.Text(e.V, sweep.Join(key, "source"))
 	}
 	if e, ok := m["text"]; ok {
-		c.Text, _ = p.str(e.v, join(key, "text"))
+		c.Text, _ = p.Text(e.V, sweep.Join(key, "text"))
 	}
 	if e, ok := m["explained_by"]; ok {
-		c.ExplainedBy = p.explanation(e.v, join(key, "explained_by"))
+		c.ExplainedBy = p.explanation(e.V, sweep.Join(key, "explained_by"))
 	}
-	var body kv
+	var body sweep.Pair
 	for _, k := range claimKinds {
 		if e, ok := m[k]; ok {
 			if c.Kind != "" {
-				p.errf(e.k, join(key, k), "split it into two claims", "a claim has one of %s, not both %s and %s", strings.Join(claimKinds, ", "), c.Kind, k)
+				p.Errf(e.K, sweep.Join(key, k), "split it into two claims", "a claim has one of %s, not both %s and %s", strings.Join(claimKinds, ", "), c.Kind, k)
 				continue
 			}
 			c.Kind, body = k, e
 		}
 	}
 	if c.Kind == "" {
-		p.errf(n, key, "", "a claim needs one of: %s", strings.Join(claimKinds, ", "))
+		p.Errf(n, key, "", "a claim needs one of: %s", strings.Join(claimKinds, ", "))
 		return nil
 	}
-	bk := join(key, c.Kind)
+	bk := sweep.Join(key, c.Kind)
 	allowed := map[string][]string{ClaimCompare: compareKeys, ClaimMonotone: monotoneKeys, ClaimConverge: convergeKeys, ClaimPublished: publishedKeys, ClaimArgBest: argBestKeys}[c.Kind]
-	b, ok := p.mapping(body.v, bk, allowed)
+	b, ok := p.Fields(body.V, bk, allowed)
 	if !ok {
 		return nil
 	}
-	at := resolveNode(body.v)
-	need := func(name string) (kv, bool) {
+	at := sweep.Resolve(body.V)
+	need := func(name string) (sweep.Pair, bool) {
 		e, ok := b[name]
 		if !ok {
-			p.errf(at, bk, "", "missing required key %q", name)
+			p.Errf(at, bk, "", "missing required key %q", name)
 		}
 		return e, ok
 	}
 	metric := func() {
 		if e, ok := need("metric"); ok {
-			if name, ok := p.column(e.v, join(bk, "metric"), cs); ok {
+			if name, ok := p.column(e.V, sweep.Join(bk, "metric"), cs); ok {
 				if i := cs.layout.Index(name); i >= 0 && cs.layout.Columns[i].Type == String {
-					p.errf(resolveNode(e.v), join(bk, "metric"), "", "column %q is not numeric", name)
+					p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "metric"), "", "column %q is not numeric", name)
 				}
 				c.Metric = name
 			}
@@ -215,11 +215,11 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		e, ok := b[name]
 		if !ok {
 			if required {
-				p.errf(at, bk, "", "missing required key %q", name)
+				p.Errf(at, bk, "", "missing required key %q", name)
 			}
 			return ""
 		}
-		s, ok := p.str(e.v, join(bk, name))
+		s, ok := p.Text(e.V, sweep.Join(bk, name))
 		if !ok {
 			return ""
 		}
@@ -228,7 +228,7 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 			for _, pr := range p.schema.Params {
 				names = append(names, pr.Name)
 			}
-			p.errf(resolveNode(e.v), join(bk, name), didYouMeanOr(s, names), "%q is not a parameter of the model", s)
+			p.Errf(sweep.Resolve(e.V), sweep.Join(bk, name), didYouMeanOr(s, names), "%q is not a parameter of the model", s)
 			return ""
 		}
 		return s
@@ -238,16 +238,16 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		if !ok {
 			return ""
 		}
-		v := resolveNode(e.v)
+		v := sweep.Resolve(e.V)
 		if v.Kind != yaml.ScalarNode {
-			p.errf(v, join(bk, name), "", "want a value of %s, got %s", c.Series, nodeKind(v))
+			p.Errf(v, sweep.Join(bk, name), "", "want a value of %s, got %s", c.Series, sweep.Describe(v))
 			return ""
 		}
-		val := scalarValue(v)
+		val := sweep.ScalarValue(v)
 		if prm, ok := p.schema.Param(c.Series); ok {
 			checked, err := prm.Check(val)
 			if err != nil {
-				p.errf(v, join(bk, name), "", "%v", err)
+				p.Errf(v, sweep.Join(bk, name), "", "%v", err)
 				return ""
 			}
 			val = checked
@@ -256,14 +256,14 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 	}
 	number := func(name string) float64 {
 		if e, ok := need(name); ok {
-			x, _ := p.number(e.v, join(bk, name))
+			x, _ := p.Number(e.V, sweep.Join(bk, name))
 			return x
 		}
 		return 0
 	}
 	metric()
 	if e, ok := b["where"]; ok {
-		c.Where = p.where(e.v, join(bk, "where"), cs)
+		c.Where = p.where(e.V, sweep.Join(bk, "where"), cs)
 	}
 	switch c.Kind {
 	case ClaimCompare:
@@ -271,11 +271,11 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		c.A, c.B = seriesValue("a"), seriesValue("b")
 		c.Op = "lower"
 		if e, ok := b["op"]; ok {
-			c.Op, _ = p.oneOf(e.v, join(bk, "op"), "lower", "higher")
+			c.Op, _ = p.OneOf(e.V, sweep.Join(bk, "op"), "lower", "higher")
 		}
 		c.Over = OverEveryPoint
 		if e, ok := b["over"]; ok {
-			if s, ok := p.str(e.v, join(bk, "over")); ok {
+			if s, ok := p.Text(e.V, sweep.Join(bk, "over")); ok {
 				switch {
 				case s == OverEveryPoint || s == OverMean:
 					c.Over = s
@@ -286,34 +286,34 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 						x /= 100
 					}
 					if x <= 0 || x > 1 {
-						p.errf(resolveNode(e.v), join(bk, "over"), "", "share must be in (0, 1] (or (0%%, 100%%])")
+						p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "over"), "", "share must be in (0, 1] (or (0%%, 100%%])")
 					}
 					c.Over, c.Share = OverShare, x
 				default:
-					p.errf(resolveNode(e.v), join(bk, "over"), didYouMeanOr(s, []string{OverEveryPoint, OverMean, "share >= 0.9"}),
+					p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "over"), didYouMeanOr(s, []string{OverEveryPoint, OverMean, "share >= 0.9"}),
 						"%q: want every_point, mean or share >= P (a fraction, or a percentage with %%)", s)
 				}
 			}
 		}
 		if e, ok := b["paired"]; ok {
-			c.Paired, _ = p.boolean(e.v, join(bk, "paired"))
+			c.Paired, _ = p.Bool(e.V, sweep.Join(bk, "paired"))
 			if _, isMetric := metricOf(p.schema, c.Metric); c.Paired && c.Metric != "" && !isMetric {
-				p.errf(resolveNode(e.v), join(bk, "paired"), "", "paired compares need a metric of the model (a jobs.parquet column), not %q", c.Metric)
+				p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "paired"), "", "paired compares need a metric of the model (a jobs.parquet column), not %q", c.Metric)
 			}
 		}
 		if e, ok := b["per_instance"]; ok {
-			c.PerInstance, _ = p.boolean(e.v, join(bk, "per_instance"))
+			c.PerInstance, _ = p.Bool(e.V, sweep.Join(bk, "per_instance"))
 			switch {
 			case c.PerInstance && !c.Paired:
-				p.errf(resolveNode(e.v), join(bk, "per_instance"), "add paired: true", "per_instance compares instances, so it needs paired: true")
+				p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "per_instance"), "add paired: true", "per_instance compares instances, so it needs paired: true")
 			case c.PerInstance && c.Over == OverMean:
-				p.errf(resolveNode(e.v), join(bk, "per_instance"), "use over: every_point or over: share >= P", "per_instance decides each point; it cannot be averaged (over: mean)")
+				p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "per_instance"), "use over: every_point or over: share >= P", "per_instance decides each point; it cannot be averaged (over: mean)")
 			}
 		}
 		if e, ok := b["ratio"]; ok {
-			if x, ok := p.number(e.v, join(bk, "ratio")); ok {
+			if x, ok := p.Number(e.V, sweep.Join(bk, "ratio")); ok {
 				if x <= 0 || math.IsInf(x, 0) {
-					p.errf(resolveNode(e.v), join(bk, "ratio"), "", "ratio must be a positive number (A is compared with ratio × B)")
+					p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "ratio"), "", "ratio must be a positive number (A is compared with ratio × B)")
 				}
 				c.Ratio = x
 			}
@@ -324,10 +324,10 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		c.Series = param("series", false)
 		c.Direction = "increasing"
 		if e, ok := b["direction"]; ok {
-			c.Direction, _ = p.oneOf(e.v, join(bk, "direction"), "increasing", "decreasing")
+			c.Direction, _ = p.OneOf(e.V, sweep.Join(bk, "direction"), "increasing", "decreasing")
 		}
 		if e, ok := b["strict"]; ok {
-			c.Strict, _ = p.boolean(e.v, join(bk, "strict"))
+			c.Strict, _ = p.Bool(e.V, sweep.Join(bk, "strict"))
 		}
 	case ClaimConverge:
 		c.Series = param("series", true)
@@ -335,26 +335,26 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		c.As = param("as", true)
 		c.Eps = number("eps")
 		if c.Eps <= 0 {
-			p.errf(at, join(bk, "eps"), "", "eps must be positive")
+			p.Errf(at, sweep.Join(bk, "eps"), "", "eps must be positive")
 		}
 	case ClaimArgBest:
 		c.Of = param("of", true)
 		c.In = param("in", true)
 		if c.Of != "" && c.Of == c.In {
-			p.errf(at, join(bk, "in"), "name two different parameters", "of and in are both %q", c.Of)
+			p.Errf(at, sweep.Join(bk, "in"), "name two different parameters", "of and in are both %q", c.Of)
 		}
 		c.Goal = "min"
 		if e, ok := b["goal"]; ok {
-			c.Goal, _ = p.oneOf(e.v, join(bk, "goal"), "min", "max")
+			c.Goal, _ = p.OneOf(e.V, sweep.Join(bk, "goal"), "min", "max")
 		}
 		c.Direction = "increasing"
 		if e, ok := b["direction"]; ok {
-			c.Direction, _ = p.oneOf(e.v, join(bk, "direction"), "increasing", "decreasing")
+			c.Direction, _ = p.OneOf(e.V, sweep.Join(bk, "direction"), "increasing", "decreasing")
 		}
 	case ClaimPublished:
 		bound := func(name string) *float64 {
 			if e, ok := b[name]; ok {
-				if x, ok := p.number(e.v, join(bk, name)); ok {
+				if x, ok := p.Number(e.V, sweep.Join(bk, name)); ok {
 					return &x
 				}
 			}
@@ -366,32 +366,32 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		_, hasAbove := b["above"]
 		_, hasBelow := b["below"]
 		if _, ok := b["precision"]; ok && (hasAbove || hasBelow) {
-			p.errf(at, join(bk, "precision"), "", "precision goes with value, not with bounds (above, below)")
+			p.Errf(at, sweep.Join(bk, "precision"), "", "precision goes with value, not with bounds (above, below)")
 		}
 		switch {
 		case (hasAbove || hasBelow) && (hasValue || hasTol):
-			p.errf(at, bk, "keep value and tol, or above and/or below", "a published claim gives value and tol or bounds (above, below), not both")
+			p.Errf(at, bk, "keep value and tol, or above and/or below", "a published claim gives value and tol or bounds (above, below), not both")
 		case hasAbove || hasBelow:
 			if c.Above != nil && c.Below != nil && *c.Above >= *c.Below {
-				p.errf(at, bk, "", "above (%g) must be less than below (%g)", *c.Above, *c.Below)
+				p.Errf(at, bk, "", "above (%g) must be less than below (%g)", *c.Above, *c.Below)
 			}
 		default:
 			c.Value = number("value")
 			c.Tol = number("tol")
 			if c.Tol < 0 {
-				p.errf(at, join(bk, "tol"), "", "tol must not be negative")
+				p.Errf(at, sweep.Join(bk, "tol"), "", "tol must not be negative")
 			}
 			if c.Precision = bound("precision"); c.Precision != nil && *c.Precision <= 0 {
-				p.errf(at, join(bk, "precision"), "", "precision must be positive")
+				p.Errf(at, sweep.Join(bk, "precision"), "", "precision must be positive")
 			}
 		}
 	}
 	if c.Kind == ClaimCompare || c.Kind == ClaimConverge {
 		if c.A != "" && c.A == c.B {
-			p.errf(at, bk, "", "a and b are the same series value %q", c.A)
+			p.Errf(at, bk, "", "a and b are the same series value %q", c.A)
 		}
 	}
-	if len(p.errs) > before {
+	if len(p.Errs) > before {
 		return nil
 	}
 	return c

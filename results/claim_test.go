@@ -260,10 +260,10 @@ func TestEvaluatePairedClaims(t *testing.T) {
 		{paired + `, per_instance: true, over: mean}`, "cannot be averaged"},
 		{paired + `, ratio: 0}`, "ratio must be a positive number"},
 		{paired + `, ratio: -2}`, "ratio must be a positive number"},
-		{paired + `, ratio: much}`, "want a number"},
+		{paired + `, ratio: much}`, "want a finite number"},
 		{`published: {metric: value, value: 1, tol: 0.1, above: 0}`, "value and tol or bounds (above, below), not both"},
 		{`published: {metric: value, above: 2, below: 1}`, "above (2) must be less than below (1)"},
-		{`published: {metric: value, above: high}`, "want a number"},
+		{`published: {metric: value, above: high}`, "want a finite number"},
 		{`published: {metric: value}`, "missing required key \"value\""},
 	} {
 		if _, err := testDecls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {

@@ -17,198 +17,9 @@ import (
 // declParser validates the figures:, claims: and verify: declarations of
 // one sweep, collecting every problem as a *sweep.Error with its position.
 type declParser struct {
-	file   string
+	sweep.Nodes
 	key    string // the sweep's name, prefix of every error key
 	schema *simcore.Schema
-	errs   sweep.ErrorList
-}
-
-func (p *declParser) errf(n *yaml.Node, key, hint, format string, args ...any) {
-	e := &sweep.Error{File: p.file, Key: key, Msg: fmt.Sprintf(format, args...), Hint: hint}
-	if n != nil {
-		e.Line, e.Col = n.Line, n.Column
-	}
-	p.errs = append(p.errs, e)
-}
-
-func resolveNode(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
-		n = n.Alias
-	}
-	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-		return resolveNode(n.Content[0])
-	}
-	return n
-}
-
-// kv is one key of a mapping with its key and value nodes.
-type kv struct {
-	name string
-	k, v *yaml.Node
-}
-
-// mapping returns the pairs of a mapping node (merge keys expanded, explicit
-// keys winning), reporting unknown and repeated keys. Keys starting with
-// "x-" are ignored.
-func (p *declParser) mapping(n *yaml.Node, key string, allowed []string) (map[string]kv, bool) {
-	n = resolveNode(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		p.errf(n, key, "", "want a mapping, got %s", nodeKind(n))
-		return nil, false
-	}
-	out := map[string]kv{}
-	var merged []kv
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Value == "<<" && k.ShortTag() == "!!merge" {
-			src := resolveNode(v)
-			var srcs []*yaml.Node
-			if src != nil && src.Kind == yaml.SequenceNode {
-				for _, s := range src.Content {
-					srcs = append(srcs, resolveNode(s))
-				}
-			} else {
-				srcs = append(srcs, src)
-			}
-			for _, s := range srcs {
-				if s == nil || s.Kind != yaml.MappingNode {
-					p.errf(v, key, "", "merge key wants a mapping")
-					continue
-				}
-				for j := 0; j+1 < len(s.Content); j += 2 {
-					merged = append(merged, kv{s.Content[j].Value, s.Content[j], s.Content[j+1]})
-				}
-			}
-			continue
-		}
-		if strings.HasPrefix(k.Value, "x-") {
-			continue
-		}
-		if _, dup := out[k.Value]; dup {
-			p.errf(k, join(key, k.Value), "", "key %q repeated", k.Value)
-			continue
-		}
-		if !slices.Contains(allowed, k.Value) {
-			p.errf(k, join(key, k.Value), sweep.DidYouMean(k.Value, allowed), "unknown key %q (want one of: %s)", k.Value, strings.Join(allowed, ", "))
-			continue
-		}
-		out[k.Value] = kv{k.Value, k, v}
-	}
-	for _, m := range merged {
-		if _, ok := out[m.name]; ok || strings.HasPrefix(m.name, "x-") {
-			continue
-		}
-		if !slices.Contains(allowed, m.name) {
-			p.errf(m.k, join(key, m.name), sweep.DidYouMean(m.name, allowed), "unknown key %q (merged)", m.name)
-			continue
-		}
-		out[m.name] = m
-	}
-	return out, true
-}
-
-func join(key, sub string) string {
-	if key == "" {
-		return sub
-	}
-	return key + "." + sub
-}
-
-func nodeKind(n *yaml.Node) string {
-	if n == nil {
-		return "nothing"
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.ShortTag() == "!!null" {
-			return "null"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "an unexpected node"
-}
-
-func (p *declParser) sequence(n *yaml.Node, key string) ([]*yaml.Node, bool) {
-	n = resolveNode(n)
-	if n == nil || n.Kind != yaml.SequenceNode {
-		p.errf(n, key, "", "want a list, got %s", nodeKind(n))
-		return nil, false
-	}
-	out := make([]*yaml.Node, len(n.Content))
-	for i, c := range n.Content {
-		out[i] = resolveNode(c)
-	}
-	return out, true
-}
-
-func (p *declParser) str(n *yaml.Node, key string) (string, bool) {
-	n = resolveNode(n)
-	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
-		p.errf(n, key, "", "want a string, got %s", nodeKind(n))
-		return "", false
-	}
-	return n.Value, true
-}
-
-func (p *declParser) number(n *yaml.Node, key string) (float64, bool) {
-	n = resolveNode(n)
-	if n != nil && n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") {
-		var f float64
-		if err := n.Decode(&f); err == nil && !math.IsNaN(f) {
-			return f, true
-		}
-	}
-	p.errf(n, key, "", "want a number, got %s", nodeKind(n))
-	return 0, false
-}
-
-func (p *declParser) boolean(n *yaml.Node, key string) (bool, bool) {
-	n = resolveNode(n)
-	var b bool
-	if n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" && n.Decode(&b) == nil {
-		return b, true
-	}
-	p.errf(n, key, "", "want true or false, got %s", nodeKind(n))
-	return false, false
-}
-
-// oneOf reads a string that must be one of the choices.
-func (p *declParser) oneOf(n *yaml.Node, key string, choices ...string) (string, bool) {
-	s, ok := p.str(n, key)
-	if !ok {
-		return "", false
-	}
-	if !slices.Contains(choices, s) {
-		p.errf(resolveNode(n), key, sweep.DidYouMean(s, choices), "%q is not one of: %s", s, strings.Join(choices, ", "))
-		return "", false
-	}
-	return s, true
-}
-
-// scalarValue decodes a scalar as int64, float64, bool or string.
-func scalarValue(n *yaml.Node) any {
-	switch n.ShortTag() {
-	case "!!int":
-		var i int64
-		if n.Decode(&i) == nil {
-			return i
-		}
-	case "!!float":
-		var f float64
-		if n.Decode(&f) == nil {
-			return f
-		}
-	case "!!bool":
-		var b bool
-		if n.Decode(&b) == nil {
-			return b
-		}
-	}
-	return n.Value
 }
 
 // columnSet describes the columns a declaration may name in one table.
@@ -283,7 +94,7 @@ func (cs *columnSet) label(name string) string {
 
 // column reads a column name and checks that the table has it.
 func (p *declParser) column(n *yaml.Node, key string, cs *columnSet) (string, bool) {
-	s, ok := p.str(n, key)
+	s, ok := p.Text(n, key)
 	if !ok {
 		return "", false
 	}
@@ -292,7 +103,7 @@ func (p *declParser) column(n *yaml.Node, key string, cs *columnSet) (string, bo
 		if hint == "" {
 			hint = "columns: " + strings.Join(cs.names(), ", ")
 		}
-		p.errf(resolveNode(n), key, hint, "table %q has no column %q", cs.table, s)
+		p.Errf(sweep.Resolve(n), key, hint, "table %q has no column %q", cs.table, s)
 		return "", false
 	}
 	return s, true
@@ -311,7 +122,7 @@ type Filter []Cond
 // where reads a filter: column → value or list of values. Values of
 // parameter columns are checked against the parameter's schema.
 func (p *declParser) where(n *yaml.Node, key string, cs *columnSet) Filter {
-	pairs, ok := p.mapping(n, key, cs.layout.Names())
+	pairs, ok := p.Fields(n, key, cs.layout.Names())
 	if !ok {
 		return nil
 	}
@@ -321,12 +132,12 @@ func (p *declParser) where(n *yaml.Node, key string, cs *columnSet) Filter {
 		if !ok {
 			continue
 		}
-		k := join(key, name)
-		v := resolveNode(e.v)
+		k := sweep.Join(key, name)
+		v := sweep.Resolve(e.V)
 		var items []*yaml.Node
 		if v.Kind == yaml.SequenceNode {
 			for _, c := range v.Content {
-				items = append(items, resolveNode(c))
+				items = append(items, sweep.Resolve(c))
 			}
 		} else {
 			items = []*yaml.Node{v}
@@ -334,14 +145,14 @@ func (p *declParser) where(n *yaml.Node, key string, cs *columnSet) Filter {
 		c := Cond{Col: name}
 		for _, it := range items {
 			if it.Kind != yaml.ScalarNode || it.ShortTag() == "!!null" {
-				p.errf(it, k, "", "want a value or a list of values, got %s", nodeKind(it))
+				p.Errf(it, k, "", "want a value or a list of values, got %s", sweep.Describe(it))
 				continue
 			}
-			val := scalarValue(it)
+			val := sweep.ScalarValue(it)
 			if prm, ok := p.schema.Param(name); ok {
 				checked, err := prm.Check(val)
 				if err != nil {
-					p.errf(it, k, "", "%v", err)
+					p.Errf(it, k, "", "%v", err)
 					continue
 				}
 				val = checked
@@ -501,13 +312,13 @@ type Decls struct {
 // its model's schema. The error, if any, is a sweep.ErrorList with every
 // problem found, each with file:line:col and the closest valid name.
 func ParseDecls(s *sweep.Sweep) (*Decls, error) {
-	p := &declParser{file: s.File, key: s.Name, schema: s.Schema()}
+	p := &declParser{Nodes: sweep.Nodes{File: s.File}, key: s.Name, schema: s.Schema()}
 	d := &Decls{}
 	if s.Figures != nil {
-		d.Figures = p.figures(s.Figures, join(s.Name, "figures"))
+		d.Figures = p.figures(s.Figures, sweep.Join(s.Name, "figures"))
 	}
 	if s.Claims != nil {
-		d.Claims = p.claims(s.Claims, join(s.Name, "claims"))
+		d.Claims = p.claims(s.Claims, sweep.Join(s.Name, "claims"))
 		if s.MaxReplicates > 0 {
 			for _, c := range d.Claims {
 				c.Anytime = anytimeFor(p.schema, c)
@@ -515,22 +326,22 @@ func ParseDecls(s *sweep.Sweep) (*Decls, error) {
 		}
 	}
 	if s.Verify != nil {
-		d.Verify = p.verify(s.Verify, join(s.Name, "verify"))
+		d.Verify = p.verify(s.Verify, sweep.Join(s.Name, "verify"))
 	}
 	if s.Calibrated != nil {
-		d.Calibrations = p.calibrations(s.Calibrated, join(s.Name, "calibrated"), d.Claims)
+		d.Calibrations = p.calibrations(s.Calibrated, sweep.Join(s.Name, "calibrated"), d.Claims)
 	}
 	if s.Sensitivity != nil {
-		d.Sensitivity = p.sensitivity(s.Sensitivity, join(s.Name, "sensitivity"))
+		d.Sensitivity = p.sensitivity(s.Sensitivity, sweep.Join(s.Name, "sensitivity"))
 	}
-	if len(p.errs) > 0 {
-		slices.SortStableFunc(p.errs, func(a, b *sweep.Error) int {
+	if len(p.Errs) > 0 {
+		slices.SortStableFunc(p.Errs, func(a, b *sweep.Error) int {
 			if a.Line != b.Line {
 				return a.Line - b.Line
 			}
 			return a.Col - b.Col
 		})
-		return nil, p.errs
+		return nil, p.Errs
 	}
 	return d, nil
 }

@@ -67,7 +67,7 @@ var figureKeys = []string{"id", "title", "kind", "table", "x", "y", "series", "f
 var idRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 func (p *declParser) figures(n *yaml.Node, key string) []*Figure {
-	items, ok := p.sequence(n, key)
+	items, ok := p.Sequence(n, key)
 	if !ok {
 		return nil
 	}
@@ -80,7 +80,7 @@ func (p *declParser) figures(n *yaml.Node, key string) []*Figure {
 			continue
 		}
 		if ids[f.ID] {
-			p.errf(it, k, "", "figure id %q used twice", f.ID)
+			p.Errf(it, k, "", "figure id %q used twice", f.ID)
 			continue
 		}
 		ids[f.ID] = true
@@ -94,30 +94,30 @@ func index(key string, i int) string { return key + "[" + itoa(i) + "]" }
 func itoa(i int) string { return Label(int64(i)) }
 
 func (p *declParser) figure(n *yaml.Node, key string) *Figure {
-	m, ok := p.mapping(n, key, figureKeys)
+	m, ok := p.Fields(n, key, figureKeys)
 	if !ok {
 		return nil
 	}
-	before := len(p.errs)
-	f := &Figure{File: p.file, Line: n.Line, Col: n.Column, Width: 6, Height: 4, Bins: 20, Relative: "ratio"}
+	before := len(p.Errs)
+	f := &Figure{File: p.File, Line: n.Line, Col: n.Column, Width: 6, Height: 4, Bins: 20, Relative: "ratio"}
 	if e, ok := m["id"]; ok {
-		if f.ID, ok = p.str(e.v, join(key, "id")); ok && !idRE.MatchString(f.ID) {
-			p.errf(e.v, join(key, "id"), "use letters, digits, '_', '-' and '.'", "bad figure id %q: it names the figure's files", f.ID)
+		if f.ID, ok = p.Text(e.V, sweep.Join(key, "id")); ok && !idRE.MatchString(f.ID) {
+			p.Errf(e.V, sweep.Join(key, "id"), "use letters, digits, '_', '-' and '.'", "bad figure id %q: it names the figure's files", f.ID)
 		}
 	} else {
-		p.errf(n, key, "", "missing required key \"id\"")
+		p.Errf(n, key, "", "missing required key \"id\"")
 	}
 	if e, ok := m["kind"]; ok {
-		f.Kind, _ = p.oneOf(e.v, join(key, "kind"), figureKinds...)
+		f.Kind, _ = p.OneOf(e.V, sweep.Join(key, "kind"), figureKinds...)
 	} else {
-		p.errf(n, key, "one of: line, scatter, box, cdf, hist, pareto", "missing required key \"kind\"")
+		p.Errf(n, key, "one of: line, scatter, box, cdf, hist, pareto", "missing required key \"kind\"")
 	}
 	if f.Kind == "" {
 		return nil
 	}
 	f.Title = f.ID
 	if e, ok := m["title"]; ok {
-		f.Title, _ = p.str(e.v, join(key, "title"))
+		f.Title, _ = p.Text(e.V, sweep.Join(key, "title"))
 	}
 	switch f.Kind {
 	case KindLine, KindBox, KindPareto:
@@ -127,8 +127,8 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 	}
 	var tableNode *yaml.Node = n
 	if e, ok := m["table"]; ok {
-		tableNode = e.v
-		if t, ok := p.str(e.v, join(key, "table")); ok {
+		tableNode = e.V
+		if t, ok := p.Text(e.V, sweep.Join(key, "table")); ok {
 			f.Table = t
 		}
 	}
@@ -138,22 +138,22 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 	}
 	cs, err := columns(p.schema, f.Table)
 	if err != nil {
-		p.errf(resolveNode(tableNode), join(key, "table"), sweep.DidYouMean(f.Table, valid), "unknown table %q (tables: jobs, summary or the model's: %v)", f.Table, valid[2:])
+		p.Errf(sweep.Resolve(tableNode), sweep.Join(key, "table"), sweep.DidYouMean(f.Table, valid), "unknown table %q (tables: jobs, summary or the model's: %v)", f.Table, valid[2:])
 		return nil
 	}
 	f.cols = cs
 	if f.Kind == KindPareto && f.Table != SummaryTable && f.Table != JobsTable {
-		p.errf(resolveNode(tableNode), join(key, "table"), "", "a pareto figure reads the summary or jobs table")
+		p.Errf(sweep.Resolve(tableNode), sweep.Join(key, "table"), "", "a pareto figure reads the summary or jobs table")
 	}
 	col := func(name string, required bool) string {
 		e, ok := m[name]
 		if !ok {
 			if required {
-				p.errf(n, key, "", "missing required key %q for a %s figure", name, f.Kind)
+				p.Errf(n, key, "", "missing required key %q for a %s figure", name, f.Kind)
 			}
 			return ""
 		}
-		c, _ := p.column(e.v, join(key, name), cs)
+		c, _ := p.column(e.V, sweep.Join(key, name), cs)
 		return c
 	}
 	f.X = col("x", true)
@@ -163,7 +163,7 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 	switch f.Kind {
 	case KindCDF, KindHist:
 		if e, ok := m["y"]; ok {
-			p.errf(e.k, join(key, "y"), "name the variable under x", "a %s figure has no y column", f.Kind)
+			p.Errf(e.K, sweep.Join(key, "y"), "name the variable under x", "a %s figure has no y column", f.Kind)
 		}
 	default:
 		f.Y = col("y", true)
@@ -171,65 +171,65 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 	f.Series = col("series", f.Kind == KindPareto)
 	f.Facet = col("facet", false)
 	if e, ok := m["where"]; ok {
-		f.Where = p.where(e.v, join(key, "where"), cs)
+		f.Where = p.where(e.V, sweep.Join(key, "where"), cs)
 	}
 	for _, ax := range []struct {
 		name string
 		dst  *bool
 	}{{"xscale", &f.XLog}, {"yscale", &f.YLog}} {
 		if e, ok := m[ax.name]; ok {
-			s, _ := p.oneOf(e.v, join(key, ax.name), "linear", "log")
+			s, _ := p.OneOf(e.V, sweep.Join(key, ax.name), "linear", "log")
 			*ax.dst = s == "log"
 		}
 	}
 	if e, ok := m["xlabel"]; ok {
-		f.XLabel, _ = p.str(e.v, join(key, "xlabel"))
+		f.XLabel, _ = p.Text(e.V, sweep.Join(key, "xlabel"))
 	}
 	if e, ok := m["ylabel"]; ok {
-		f.YLabel, _ = p.str(e.v, join(key, "ylabel"))
+		f.YLabel, _ = p.Text(e.V, sweep.Join(key, "ylabel"))
 	}
 	if e, ok := m["bins"]; ok {
-		if b, ok := p.number(e.v, join(key, "bins")); ok {
+		if b, ok := p.Number(e.V, sweep.Join(key, "bins")); ok {
 			if b < 1 || b > 1000 || b != float64(int(b)) {
-				p.errf(resolveNode(e.v), join(key, "bins"), "", "bins must be an integer from 1 to 1000")
+				p.Errf(sweep.Resolve(e.V), sweep.Join(key, "bins"), "", "bins must be an integer from 1 to 1000")
 			}
 			f.Bins = int(b)
 		}
 		if f.Kind != KindHist {
-			p.errf(e.k, join(key, "bins"), "", "bins applies to hist figures only")
+			p.Errf(e.K, sweep.Join(key, "bins"), "", "bins applies to hist figures only")
 		}
 	}
 	if e, ok := m["normalize"]; ok {
-		f.Normalize, _ = p.boolean(e.v, join(key, "normalize"))
+		f.Normalize, _ = p.Bool(e.V, sweep.Join(key, "normalize"))
 	}
 	if e, ok := m["baseline"]; ok {
-		f.Baseline, _ = p.str(e.v, join(key, "baseline"))
+		f.Baseline, _ = p.Text(e.V, sweep.Join(key, "baseline"))
 		if f.Kind != KindPareto {
-			p.errf(e.k, join(key, "baseline"), "", "baseline applies to pareto figures only")
+			p.Errf(e.K, sweep.Join(key, "baseline"), "", "baseline applies to pareto figures only")
 		}
 	} else if f.Kind == KindPareto {
-		p.errf(n, key, "", "missing required key \"baseline\" (the series value the figure is relative to)")
+		p.Errf(n, key, "", "missing required key \"baseline\" (the series value the figure is relative to)")
 	}
 	if e, ok := m["legend"]; ok {
-		f.Legend, _ = p.oneOf(e.v, join(key, "legend"), "top-right", "top-left", "bottom-right", "bottom-left", "none")
+		f.Legend, _ = p.OneOf(e.V, sweep.Join(key, "legend"), "top-right", "top-left", "bottom-right", "bottom-left", "none")
 	}
 	if e, ok := m["relative"]; ok {
-		f.Relative, _ = p.oneOf(e.v, join(key, "relative"), "ratio", "diff", "mean_ratio")
+		f.Relative, _ = p.OneOf(e.V, sweep.Join(key, "relative"), "ratio", "diff", "mean_ratio")
 	}
 	for _, d := range []struct {
 		name string
 		dst  *float64
 	}{{"width", &f.Width}, {"height", &f.Height}} {
 		if e, ok := m[d.name]; ok {
-			if v, ok := p.number(e.v, join(key, d.name)); ok {
+			if v, ok := p.Number(e.V, sweep.Join(key, d.name)); ok {
 				if v < 1 || v > 40 {
-					p.errf(resolveNode(e.v), join(key, d.name), "", "%s is in inches, from 1 to 40", d.name)
+					p.Errf(sweep.Resolve(e.V), sweep.Join(key, d.name), "", "%s is in inches, from 1 to 40", d.name)
 				}
 				*d.dst = v
 			}
 		}
 	}
-	if len(p.errs) > before {
+	if len(p.Errs) > before {
 		return nil
 	}
 	return f

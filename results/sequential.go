@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"schedfarm/simcore"
+	"schedfarm/sweep"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -168,19 +169,19 @@ func (c *Claim) alpha() float64 {
 // interval is over points, not replicates), on intervals (not
 // per_instance), and unpaired only on a metric of the model (a summary
 // column has no standard deviation).
-func (p *declParser) sequential(c *Claim, b map[string]kv, bk string) {
+func (p *declParser) sequential(c *Claim, b map[string]sweep.Pair, bk string) {
 	if e, ok := b["alpha"]; ok {
-		if x, ok := p.number(e.v, join(bk, "alpha")); ok {
+		if x, ok := p.Number(e.V, sweep.Join(bk, "alpha")); ok {
 			if x <= 0 || x >= 0.5 {
-				p.errf(resolveNode(e.v), join(bk, "alpha"), "e.g. 0.05 (95% intervals) or 0.01", "alpha must be in (0, 0.5), got %g", x)
+				p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "alpha"), "e.g. 0.05 (95% intervals) or 0.01", "alpha must be in (0, 0.5), got %g", x)
 			}
 			c.Alpha = x
 		}
 	}
 	if e, ok := b["margin"]; ok {
-		if x, ok := p.number(e.v, join(bk, "margin")); ok {
+		if x, ok := p.Number(e.V, sweep.Join(bk, "margin")); ok {
 			if x <= 0 || math.IsInf(x, 0) {
-				p.errf(resolveNode(e.v), join(bk, "margin"), "", "margin must be a positive number (no difference larger than margin counts as equivalent)")
+				p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "margin"), "", "margin must be a positive number (no difference larger than margin counts as equivalent)")
 			}
 			c.Margin = x
 		}
@@ -191,18 +192,18 @@ func (p *declParser) sequential(c *Claim, b map[string]kv, bk string) {
 	var at *yaml.Node
 	for _, k := range []string{"alpha", "margin"} {
 		if e, ok := b[k]; ok {
-			at = e.k
+			at = e.K
 			break
 		}
 	}
 	switch {
 	case c.Over == OverMean:
-		p.errf(at, bk, "use over: every_point or over: share >= P", "alpha and margin decide each point sequentially; over: mean is not supported")
+		p.Errf(at, bk, "use over: every_point or over: share >= P", "alpha and margin decide each point sequentially; over: mean is not supported")
 	case c.PerInstance:
-		p.errf(at, bk, "drop per_instance", "alpha and margin decide on a confidence sequence; per_instance decides by dominance")
+		p.Errf(at, bk, "drop per_instance", "alpha and margin decide on a confidence sequence; per_instance decides by dominance")
 	case !c.Paired && c.Metric != "":
 		if _, isMetric := metricOf(p.schema, c.Metric); !isMetric {
-			p.errf(at, bk, "", "a sequential compare needs a metric of the model (its mean and standard deviation), not %q", c.Metric)
+			p.Errf(at, bk, "", "a sequential compare needs a metric of the model (its mean and standard deviation), not %q", c.Metric)
 		}
 	}
 }

@@ -273,7 +273,7 @@ func TestSequentialClaims(t *testing.T) {
 		{paired + `, alpha: 0.7}`, "alpha must be in (0, 0.5)"},
 		{paired + `, alpha: 0}`, "alpha must be in (0, 0.5)"},
 		{paired + `, margin: -1}`, "margin must be a positive number"},
-		{paired + `, margin: wide}`, "want a number"},
+		{paired + `, margin: wide}`, "want a finite number"},
 		{paired + `, over: mean, alpha: 0.05}`, "over: mean is not supported"},
 		{paired + `, per_instance: true, margin: 1}`, "per_instance decides by dominance"},
 		{`compare: {metric: value_median, series: variant, a: A, b: B, alpha: 0.05}`, "needs a metric of the model"},

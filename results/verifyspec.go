@@ -2,6 +2,8 @@ package results
 
 import (
 	"go.yaml.in/yaml/v3"
+
+	"schedfarm/sweep"
 )
 
 // Tol is the tolerance of one metric when verify compares runs of
@@ -19,7 +21,7 @@ type VerifySpec struct {
 
 func (p *declParser) verify(n *yaml.Node, key string) VerifySpec {
 	var vs VerifySpec
-	m, ok := p.mapping(n, key, []string{"tolerances"})
+	m, ok := p.Fields(n, key, []string{"tolerances"})
 	if !ok {
 		return vs
 	}
@@ -36,8 +38,8 @@ func (p *declParser) verify(n *yaml.Node, key string) VerifySpec {
 			metrics = append(metrics, c.Name)
 		}
 	}
-	tk := join(key, "tolerances")
-	tm, ok := p.mapping(e.v, tk, metrics)
+	tk := sweep.Join(key, "tolerances")
+	tm, ok := p.Fields(e.V, tk, metrics)
 	if !ok {
 		return vs
 	}
@@ -47,25 +49,25 @@ func (p *declParser) verify(n *yaml.Node, key string) VerifySpec {
 		if !ok {
 			continue
 		}
-		k := join(tk, name)
-		v := resolveNode(e.v)
+		k := sweep.Join(tk, name)
+		v := sweep.Resolve(e.V)
 		var t Tol
 		if v.Kind == yaml.MappingNode {
-			tol, ok := p.mapping(v, k, []string{"abs", "rel"})
+			tol, ok := p.Fields(v, k, []string{"abs", "rel"})
 			if !ok {
 				continue
 			}
 			if a, ok := tol["abs"]; ok {
-				t.Abs, _ = p.number(a.v, join(k, "abs"))
+				t.Abs, _ = p.Number(a.V, sweep.Join(k, "abs"))
 			}
 			if r, ok := tol["rel"]; ok {
-				t.Rel, _ = p.number(r.v, join(k, "rel"))
+				t.Rel, _ = p.Number(r.V, sweep.Join(k, "rel"))
 			}
 		} else {
-			t.Abs, _ = p.number(v, k)
+			t.Abs, _ = p.Number(v, k)
 		}
 		if t.Abs < 0 || t.Rel < 0 {
-			p.errf(v, k, "", "tolerances must not be negative")
+			p.Errf(v, k, "", "tolerances must not be negative")
 		}
 		vs.Tolerances[name] = t
 	}

@@ -157,23 +157,23 @@ type suite struct {
 // includes parses the "include" list of the file p is parsing and returns
 // the sweeps of every included file.
 func (p *parser) includes(n *yaml.Node) []*Sweep {
-	items, ok := p.sequence(n, "include")
+	items, ok := p.Sequence(n, "include")
 	if !ok {
 		return nil
 	}
 	if len(items) == 0 {
-		p.errf(n, "include", "", "empty list: want the paths (or globs) of sweep files to include")
+		p.Errf(n, "include", "", "empty list: want the paths (or globs) of sweep files to include")
 	}
-	dir := filepath.Dir(p.file)
+	dir := filepath.Dir(p.File)
 	var out []*Sweep
 	for i, it := range items {
-		key := index("include", i)
-		s, ok := p.str(it, key)
+		key := Index("include", i)
+		s, ok := p.Str(it, key)
 		if !ok {
 			continue
 		}
 		if filepath.IsAbs(s) || s == "" {
-			p.errf(it, key, "write the path relative to "+p.file, "include %q: want a path relative to the including file", s)
+			p.Errf(it, key, "write the path relative to "+p.File, "include %q: want a path relative to the including file", s)
 			continue
 		}
 		pattern := filepath.Join(dir, s)
@@ -181,11 +181,11 @@ func (p *parser) includes(n *yaml.Node) []*Sweep {
 		if strings.ContainsAny(s, "*?[") {
 			m, err := p.suite.src.glob(pattern)
 			if err != nil {
-				p.errf(it, key, "", "include %q: %v", s, err)
+				p.Errf(it, key, "", "include %q: %v", s, err)
 				continue
 			}
 			if len(m) == 0 {
-				p.errf(it, key, "check the pattern; it is relative to "+dir, "include %q matches no file", s)
+				p.Errf(it, key, "check the pattern; it is relative to "+dir, "include %q matches no file", s)
 				continue
 			}
 			paths = m
@@ -201,34 +201,34 @@ func (p *parser) includes(n *yaml.Node) []*Sweep {
 func (p *parser) include(at *yaml.Node, key, path string) []*Sweep {
 	st := p.suite
 	if slices.Contains(st.stack, path) {
-		p.errf(at, key, "remove one of the includes", "include cycle: %s", strings.Join(append(slices.Clone(st.stack), path), " → "))
+		p.Errf(at, key, "remove one of the includes", "include cycle: %s", strings.Join(append(slices.Clone(st.stack), path), " → "))
 		return nil
 	}
 	if _, done := st.texts[path]; done {
 		return nil // included twice (two globs, say): its sweeps run once
 	}
 	if len(st.stack) >= maxIncludeDepth || len(st.order) >= maxIncludeFiles {
-		p.errf(at, key, "", "includes nested deeper than %d or more than %d files", maxIncludeDepth, maxIncludeFiles)
+		p.Errf(at, key, "", "includes nested deeper than %d or more than %d files", maxIncludeDepth, maxIncludeFiles)
 		return nil
 	}
 	text, err := st.src.read(path)
 	if err != nil {
 		hint := ""
 		if os.IsNotExist(err) {
-			hint = "the path is relative to " + filepath.Dir(p.file)
+			hint = "the path is relative to " + filepath.Dir(p.File)
 		}
-		p.errf(at, key, hint, "include: %v", err)
+		p.Errf(at, key, hint, "include: %v", err)
 		return nil
 	}
 	st.order = append(st.order, path)
 	st.texts[path] = text
-	child := &parser{file: path, reg: p.reg, text: text, suite: st}
+	child := &parser{Nodes: Nodes{File: path}, reg: p.reg, text: text, suite: st}
 	st.stack = append(st.stack, path)
 	var sweeps []*Sweep
 	if root := child.document(text); root != nil {
 		sweeps = child.top(root)
 	}
 	st.stack = st.stack[:len(st.stack)-1]
-	p.errs = append(p.errs, child.errs...)
+	p.Errs = append(p.Errs, child.Errs...)
 	return sweeps
 }

@@ -31,28 +31,28 @@ type rangeSpec struct {
 // the parameter: every point must satisfy the schema, and the first that
 // does not is reported at the range.
 func (p *parser) rangeValues(s *Sweep, slot int, n *yaml.Node, key string) ([]any, bool) {
-	n = p.resolve(n)
-	before := len(p.errs)
-	pairs, ok := p.mapping(n, key, rangeKeys, nil)
-	if !ok || len(p.errs) > before {
+	n = p.Resolve(n)
+	before := len(p.Errs)
+	pairs, ok := p.Mapping(n, key, rangeKeys, nil)
+	if !ok || len(p.Errs) > before {
 		// A misspelt key would also show up as a missing one; one
 		// error is enough.
 		return nil, false
 	}
-	get := map[string]pair{}
+	get := map[string]Pair{}
 	for _, kv := range pairs {
-		get[kv.name] = kv
+		get[kv.Name] = kv
 	}
 	var r rangeSpec
 	good := true
 	for _, req := range []string{"from", "to"} {
 		kv, ok := get[req]
 		if !ok {
-			p.errf(n, key, "", "missing required key %q", req)
+			p.Errf(n, key, "", "missing required key %q", req)
 			good = false
 			continue
 		}
-		v, ok := p.number(kv.v, join(key, req))
+		v, ok := p.Number(kv.V, Join(key, req))
 		good = good && ok
 		if req == "from" {
 			r.from = v
@@ -71,41 +71,41 @@ func (p *parser) rangeValues(s *Sweep, slot int, n *yaml.Node, key string) ([]an
 		if len(modes) > 1 {
 			msg = fmt.Sprintf("range takes one of \"step\", \"num\" or \"factor\", got %s", strings.Join(modes, " and "))
 		}
-		p.errf(n, key, "", "%s", msg)
+		p.Errf(n, key, "", "%s", msg)
 		return nil, false
 	}
 	switch modes[0] {
 	case "step":
 		r.hasStep = true
-		r.step, ok = p.number(get["step"].v, join(key, "step"))
+		r.step, ok = p.Number(get["step"].V, Join(key, "step"))
 		good = good && ok
 	case "num":
 		r.hasNum = true
-		num, ok := p.integer(get["num"].v, join(key, "num"))
+		num, ok := p.Integer(get["num"].V, Join(key, "num"))
 		if ok && (num < 1 || num > maxAxisPoints) {
-			p.errf(p.resolve(get["num"].v), join(key, "num"), "", "num must be between 1 and %d, got %d", maxAxisPoints, num)
+			p.Errf(p.Resolve(get["num"].V), Join(key, "num"), "", "num must be between 1 and %d, got %d", maxAxisPoints, num)
 			ok = false
 		}
 		r.num = int(num)
 		good = good && ok
 	case "factor":
 		r.hasFac = true
-		r.factor, ok = p.number(get["factor"].v, join(key, "factor"))
+		r.factor, ok = p.Number(get["factor"].V, Join(key, "factor"))
 		good = good && ok
 	}
 	if kv, ok := get["scale"]; ok {
-		sc, ok := p.str(kv.v, join(key, "scale"))
+		sc, ok := p.Str(kv.V, Join(key, "scale"))
 		switch {
 		case !ok:
 			good = false
 		case !r.hasNum:
-			p.errf(kv.k, join(key, "scale"), "", "\"scale\" goes with \"num\" only (\"step\" is linear, \"factor\" geometric)")
+			p.Errf(kv.K, Join(key, "scale"), "", "\"scale\" goes with \"num\" only (\"step\" is linear, \"factor\" geometric)")
 			good = false
 		case sc == "log":
 			r.log = true
 		case sc == "linear":
 		default:
-			p.errf(p.resolve(kv.v), join(key, "scale"), didYouMean(sc, []string{"linear", "log"}), "unknown scale %q (want linear or log)", sc)
+			p.Errf(p.Resolve(kv.V), Join(key, "scale"), didYouMean(sc, []string{"linear", "log"}), "unknown scale %q (want linear or log)", sc)
 			good = false
 		}
 	}
@@ -114,12 +114,12 @@ func (p *parser) rangeValues(s *Sweep, slot int, n *yaml.Node, key string) ([]an
 	}
 	prm := s.schema.Params[slot]
 	if prm.Kind != simcore.Int && prm.Kind != simcore.Float {
-		p.errf(n, key, "list its values under \"values\"", "a range needs a numeric parameter; %q is %s", prm.Name, prm.Kind)
+		p.Errf(n, key, "list its values under \"values\"", "a range needs a numeric parameter; %q is %s", prm.Name, prm.Kind)
 		return nil, false
 	}
 	xs, err := r.points()
 	if err != nil {
-		p.errf(n, key, "", "%v", err)
+		p.Errf(n, key, "", "%v", err)
 		return nil, false
 	}
 	if !p.spend(len(xs), n, key) {
@@ -135,7 +135,7 @@ func (p *parser) rangeValues(s *Sweep, slot int, n *yaml.Node, key string) ([]an
 		}
 		v, err := prm.Check(raw)
 		if err != nil {
-			p.errf(n, key, "", "parameter %q: range point %d: %v", prm.Name, i, err)
+			p.Errf(n, key, "", "parameter %q: range point %d: %v", prm.Name, i, err)
 			return nil, false
 		}
 		out[i] = v
