@@ -1,11 +1,11 @@
 package ptg
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"sort"
 
+	"schedfarm/simcore/pq"
 	"schedfarm/simcore/profile"
 )
 
@@ -124,7 +124,7 @@ func mapReady(pb *problem, alloc []int, less func(a, b int) bool, P int, pl *pla
 			ready = append(ready, v)
 		}
 	}
-	ends := &endHeap{}
+	var ends pq.Queue[int] // running tasks by (end, task)
 	free, now, done := P, 0.0, 0
 	for done < n {
 		sort.Slice(ready, func(i, j int) bool { return less(ready[i], ready[j]) })
@@ -139,46 +139,28 @@ func mapReady(pb *problem, alloc []int, less func(a, b int) bool, P int, pl *pla
 			d := pb.dur(v, p)
 			pl.alloc[v], pl.start[v], pl.end[v] = p, now, now+d
 			pl.order = append(pl.order, v)
-			heap.Push(ends, endEvent{now + d, v})
+			ends.Push(pq.Key{At: now + d, Sub: int64(v)}, v)
 		}
 		ready = kept
 		if ends.Len() == 0 {
 			break
 		}
-		now = (*ends)[0].t
-		for ends.Len() > 0 && (*ends)[0].t <= now {
-			e := heap.Pop(ends).(endEvent)
-			free += pl.alloc[e.v]
+		k, _, _ := ends.Peek()
+		now = k.At
+		for ends.Len() > 0 {
+			if k, _, _ := ends.Peek(); k.At > now {
+				break
+			}
+			_, v, _ := ends.Pop()
+			free += pl.alloc[v]
 			done++
-			for _, w := range pb.succ[e.v] {
+			for _, w := range pb.succ[v] {
 				if waiting[w]--; waiting[w] == 0 {
 					ready = append(ready, w)
 				}
 			}
 		}
 	}
-}
-
-type endEvent struct {
-	t float64
-	v int
-}
-type endHeap []endEvent
-
-func (h endHeap) Len() int { return len(h) }
-func (h endHeap) Less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
-	}
-	return h[i].v < h[j].v
-}
-func (h endHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *endHeap) Push(x any)   { *h = append(*h, x.(endEvent)) }
-func (h *endHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // compact is the backfilling post-processing of seed 004 §4.1 (SPECS.md
