@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"schedfarm/simcore/pq"
 	"schedfarm/simcore/rng"
 )
 
@@ -137,14 +138,9 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 
 	// The runnable set, by policy.
 	rank := jobRank(keys, pol)
-	jobQ := &minHeap[int]{less: func(a, b int) bool { return rank[a] < rank[b] }}
-	taskQ := &minHeap[int]{less: func(a, b int) bool {
-		if tasks[a].level != tasks[b].level {
-			return tasks[a].level > tasks[b].level
-		}
-		return a < b
-	}}
-	var pool []int // RANDOM's runnable tasks
+	var jobQ pq.Queue[int]  // runnable jobs by rank (a permutation: no ties)
+	var taskQ pq.Queue[int] // CPA's runnable tasks by level, highest first, then index
+	var pool []int          // RANDOM's runnable tasks
 	ready := func(j int) {
 		g := stage[j]
 		lo, hi := stageStart[j][g], stageStart[j][g+1]
@@ -152,23 +148,21 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 		switch pol {
 		case CPA:
 			for t := lo; t < hi; t++ {
-				taskQ.Push(t)
+				taskQ.Push(pq.Key{At: -tasks[t].level, Sub: int64(t)}, t)
 			}
 		case Random:
 			for t := lo; t < hi; t++ {
 				pool = append(pool, t)
 			}
 		default:
-			jobQ.Push(j)
+			jobQ.Push(pq.Key{Sub: int64(rank[j])}, j)
 		}
 	}
 	pick := func() (int, bool) {
 		switch pol {
 		case CPA:
-			if taskQ.Len() == 0 {
-				return 0, false
-			}
-			return taskQ.Pop(), true
+			_, t, ok := taskQ.Pop()
+			return t, ok
 		case Random:
 			if len(pool) == 0 {
 				return 0, false
@@ -179,10 +173,10 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 			pool = pool[:len(pool)-1]
 			return t, true
 		}
-		if jobQ.Len() == 0 {
+		_, j, ok := jobQ.Peek()
+		if !ok {
 			return 0, false
 		}
-		j := jobQ.Top()
 		t := next[j]
 		next[j]++
 		if next[j] == stageStart[j][stage[j]+1] {
@@ -191,11 +185,11 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 		return t, true
 	}
 
-	idle := &procHeap{items: make([]int, 0, p)}
+	idle := pq.New[int](p) // idle processors, lowest first
 	for i := 0; i < p; i++ {
-		idle.items = append(idle.items, i) // ascending: already a heap
+		idle.Push(pq.Key{Sub: int64(i)}, i)
 	}
-	run := &runHeap{items: make([]running, 0, p)}
+	run := pq.New[running](p) // running tasks by (end, processor): unique
 	for j := range jobs {
 		ready(j)
 	}
@@ -206,9 +200,9 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 			if !ok {
 				return
 			}
-			pr := idle.Pop()
+			_, pr, _ := idle.Pop()
 			end := now + tasks[t].length
-			run.Push(running{end, pr, t})
+			run.Push(pq.Key{At: end, Sub: int64(pr)}, running{end, pr, t})
 			d.Work += tasks[t].length
 			d.spans = append(d.spans, [2]float64{now, end})
 			if record {
@@ -219,10 +213,14 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 	}
 	startAll()
 	for run.Len() > 0 {
-		now = run.Top().end
-		for run.Len() > 0 && run.Top().end == now {
-			r := run.Pop()
-			idle.Push(r.proc)
+		k, _, _ := run.Peek()
+		now = k.At
+		for run.Len() > 0 {
+			if k, _, _ := run.Peek(); k.At != now {
+				break
+			}
+			_, r, _ := run.Pop()
+			idle.Push(pq.Key{Sub: int64(r.proc)}, r.proc)
 			d.ProcRelease[r.proc] = now
 			j := tasks[r.task].job
 			pending[j]--
@@ -281,4 +279,11 @@ func jobRank(keys []JobKey, pol Policy) []int {
 		rank[i] = r
 	}
 	return rank
+}
+
+// running is a task in progress on a processor.
+type running struct {
+	end  float64
+	proc int
+	task int
 }
