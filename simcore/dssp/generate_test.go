@@ -181,3 +181,57 @@ func TestSubset(t *testing.T) {
 		t.Fatal("empty pool accepted")
 	}
 }
+
+// TestSensitivityTracesKeepFacts checks that the generator settings of the
+// sensitivity sweeps in configs/anderson2005 keep the published facts of
+// §1 and §5: the named trace within TestTraceMatchesPaper's tolerances, and
+// (unless -short) the generator over 16 other seeds within
+// TestGeneratorFit's. Every T∞ respects the cap.
+func TestSensitivityTracesKeepFacts(t *testing.T) {
+	tests := []struct {
+		name string
+		seed uint64
+		gen  func(*Generator)
+	}{
+		// sens-fig3-4-tail.yaml: gen_tinf_cap_h 19, gen_tinf_sigma 0.8.
+		{"tail19", 1301, func(g *Generator) { g.TInfCap, g.TInfSigma = 19, 0.8 }},
+	}
+	for _, tc := range tests {
+		g := DefaultGenerator()
+		tc.gen(&g)
+		tr := g.Trace(tc.seed)
+		s := Stats(tr, 1000, 13)
+		t.Logf("%s seed %d: %v", tc.name, tc.seed, s)
+		rel := func(got, want float64) float64 { return math.Abs(got-want) / want }
+		if s.Nights != 56 || rel(float64(s.Jobs), 2388) > 0.02 || rel(float64(s.Tasks), 280011) > 0.02 ||
+			math.Abs(s.MedianTInf-3.4) > 0.1 || abs(s.NightsLongJob-42) > 1 || abs(s.NightsOver-32) > 1 || abs(s.NightsOver110-18) > 1 {
+			t.Errorf("%s seed %d: %v", tc.name, tc.seed, s)
+		}
+		for n := range tr {
+			for _, j := range tr[n].Jobs {
+				if g.TInfCap > 0 && j.TInf() > g.TInfCap*(1+1e-12) {
+					t.Fatalf("%s: T∞ %v above the cap %v", tc.name, j.TInf(), g.TInfCap)
+				}
+			}
+		}
+		if testing.Short() {
+			continue
+		}
+		const k = 16
+		var jobs, tasks, med, long, over, over110 float64
+		for seed := uint64(1); seed <= k; seed++ {
+			s := Stats(g.Trace(seed*7919), 1000, 13)
+			jobs += float64(s.Jobs) / k
+			tasks += float64(s.Tasks) / k
+			med += s.MedianTInf / k
+			long += float64(s.NightsLongJob) / k
+			over += float64(s.NightsOver) / k
+			over110 += float64(s.NightsOver110) / k
+		}
+		if rel(jobs, 2388) > 0.04 || rel(tasks, 280011) > 0.04 || math.Abs(med-3.4) > 0.1 ||
+			math.Abs(long/56-0.75) > 0.06 || math.Abs(over-32) > 3 || math.Abs(over110-18) > 3 {
+			t.Errorf("%s over %d seeds: jobs %.0f tasks %.0f median T∞ %.2f long-job nights %.1f over %.1f over110 %.1f",
+				tc.name, k, jobs, tasks, med, long, over, over110)
+		}
+	}
+}

@@ -23,8 +23,29 @@ type Model struct {
 }
 
 type traceKey struct {
-	seed  uint64
-	sigma float64
+	seed uint64
+	gen  genKey
+}
+
+// genKey is the part of the generator a run may set (Config.Gen); the
+// other fields keep DefaultGenerator's values.
+type genKey struct {
+	estimateSigma, tinfSigma, tinfCap, lo, renderWeight, renderMedian, renderSigma float64
+}
+
+// defaultGenKey is DefaultGenerator's key with the given estimate noise.
+func defaultGenKey(estimateSigma float64) genKey {
+	g := DefaultGenerator()
+	return genKey{estimateSigma: estimateSigma, tinfSigma: g.TInfSigma, tinfCap: g.TInfCap, lo: g.LO,
+		renderWeight: g.RenderWeight, renderMedian: g.RenderMedian, renderSigma: g.RenderSigma}
+}
+
+// generator is DefaultGenerator with the run's settings.
+func (k genKey) generator() Generator {
+	g := DefaultGenerator()
+	g.EstimateSigma, g.TInfSigma, g.TInfCap, g.LO = k.estimateSigma, k.tinfSigma, k.tinfCap, k.lo
+	g.RenderWeight, g.RenderMedian, g.RenderSigma = k.renderWeight, k.renderMedian, k.renderSigma
+	return g
 }
 
 // maxCached bounds the traces and files a Model keeps.
@@ -62,19 +83,22 @@ type Config struct {
 	TInfMax       float64
 	SubsetDemand  float64
 	EstimateSigma float64
-	Reward        Reward
-	Selector      string
-	Ties          Ties
-	Budget        float64 // r·D, hours
-	Theorem4      bool    // r from Theorem 4 instead of Budget
-	Policy        Policy
-	Predicted     bool
-	Epsilon       float64
-	TeamCap       float64
-	NodeLimit     int
-	JobTable      bool
-	ProcTable     bool
-	Schedule      bool
+	// Gen holds the generator settings of the synthetic trace.
+	Gen       genKey
+	DropLong  bool
+	Reward    Reward
+	Selector  string
+	Ties      Ties
+	Budget    float64 // r·D, hours
+	Theorem4  bool    // r from Theorem 4 instead of Budget
+	Policy    Policy
+	Predicted bool
+	Epsilon   float64
+	TeamCap   float64
+	NodeLimit int
+	JobTable  bool
+	ProcTable bool
+	Schedule  bool
 }
 
 // Decode reads a completed parameter set and refuses inconsistent ones
@@ -85,6 +109,9 @@ func Decode(p simcore.Params) (Config, error) {
 		P: int(p.Int("processors")), D: p.Float("deadline_h"), MinDemand: p.Float("min_demand"),
 		Top: int(p.Int("top")), Rank: int(p.Int("night_rank")), TInfMax: p.Float("tinf_max_h"),
 		SubsetDemand: p.Float("subset_demand"), EstimateSigma: p.Float("estimate_sigma"),
+		Gen: genKey{estimateSigma: p.Float("estimate_sigma"), tinfSigma: p.Float("gen_tinf_sigma"), tinfCap: p.Float("gen_tinf_cap_h"),
+			lo: p.Float("gen_lo"), renderWeight: p.Float("gen_render_weight"), renderMedian: p.Float("gen_render_median"), renderSigma: p.Float("gen_render_sigma")},
+		DropLong: p.Bool("drop_long"),
 		Selector: p.String("selector"), Theorem4: p.String("budget_rule") == "theorem4", Ties: Ties(p.String("greedy_ties")), Budget: p.Float("budget_h"), Predicted: p.String("estimates") == "predicted",
 		Epsilon: p.Float("dp_epsilon"), TeamCap: p.Float("team_cap"), NodeLimit: int(p.Int("bnb_node_limit")),
 		JobTable: p.Bool("job_table"), ProcTable: p.Bool("proc_table"), Schedule: p.Bool("schedule_table"),
@@ -109,6 +136,8 @@ func Decode(p simcore.Params) (Config, error) {
 		return c, fmt.Errorf("parameter dp_epsilon: reward scaling applies to selector dp only (selector is %s)", c.Selector)
 	case c.Theorem4 && c.Selector == "none":
 		return c, errors.New("parameter budget_rule: theorem4 sets the selection budget; selector none has none")
+	case c.Workload == "file" && c.Gen != defaultGenKey(c.EstimateSigma):
+		return c, errors.New("parameters gen_*: the generator settings apply to workload synthetic and subsets, not to a night file; leave them at their defaults")
 	case c.Workload == "subsets" && (c.Rank != 0 || c.Top != 0 || c.MinDemand != 0):
 		return c, errors.New("parameters night_rank, top, min_demand: not used by workload subsets (one subset per run); leave them at 0")
 	}
@@ -160,7 +189,7 @@ func (m *Model) nights(cfg Config, seed uint64) ([]Night, error) {
 			return nil, err
 		}
 	default:
-		stats = m.trace(cfg.TraceSeed, cfg.EstimateSigma)
+		stats = m.trace(cfg.TraceSeed, cfg.Gen)
 		all = stats.nights
 	}
 	if cfg.Workload == "subsets" {
@@ -192,16 +221,14 @@ func (m *Model) nights(cfg Config, seed uint64) ([]Night, error) {
 	return kept, nil
 }
 
-func (m *Model) trace(seed uint64, sigma float64) *jobStats {
-	k := traceKey{seed, sigma}
+func (m *Model) trace(seed uint64, gen genKey) *jobStats {
+	k := traceKey{seed, gen}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if t, ok := m.traces[k]; ok {
 		return t
 	}
-	g := DefaultGenerator()
-	g.EstimateSigma = sigma
-	t := newJobStats(g.Trace(seed))
+	t := newJobStats(gen.generator().Trace(seed))
 	if len(m.traces) >= maxCached {
 		clear(m.traces)
 	}
@@ -277,7 +304,7 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 
 	var cand []int // jobs that may be selected
 	for i := range night.Jobs {
-		if cfg.Selector == "none" || keys[i].TInf <= cfg.D {
+		if cfg.Selector == "none" || !cfg.DropLong || keys[i].TInf <= cfg.D {
 			cand = append(cand, i)
 		} else {
 			out.Dropped++
