@@ -2,6 +2,8 @@ package dssp
 
 import (
 	"math"
+	"reflect"
+	"sort"
 	"testing"
 
 	"schedfarm/simcore/rng"
@@ -232,6 +234,69 @@ func TestSensitivityTracesKeepFacts(t *testing.T) {
 			math.Abs(long/56-0.75) > 0.06 || math.Abs(over-32) > 3 || math.Abs(over110-18) > 3 {
 			t.Errorf("%s over %d seeds: jobs %.0f tasks %.0f median T∞ %.2f long-job nights %.1f over %.1f over110 %.1f",
 				tc.name, k, jobs, tasks, med, long, over, over110)
+		}
+	}
+}
+
+// TestPriorityCoupling: gen_priority_t1_rho only deals a night's
+// priorities out again (same multiset, same jobs), and ρ = 1 gives the most
+// important priorities to the biggest jobs; gen_top_band sets the share of
+// priorities below 100.
+func TestPriorityCoupling(t *testing.T) {
+	base := DefaultGenerator().Trace(7)
+	tests := []struct {
+		name    string
+		key     func(genKey) genKey
+		wantTop float64 // share of priorities < 100, ± 0.03
+		sign    int     // sign of the correlation of T1 rank and importance
+	}{
+		{"default", func(k genKey) genKey { return k }, 0.15, 0},
+		{"rho 1", func(k genKey) genKey { k.priorityT1Rho = 1; return k }, 0.15, 1},
+		{"rho -1", func(k genKey) genKey { k.priorityT1Rho = -1; return k }, 0.15, -1},
+		{"top band 0.45", func(k genKey) genKey { k.topBand = 0.45; return k }, 0.45, 0},
+	}
+	for _, tc := range tests {
+		tr := tc.key(defaultGenKey(0.3)).generator().Trace(7)
+		top, n := 0, 0
+		corr := 0.0
+		for i := range tr {
+			a, b := tr[i].Jobs, base[i].Jobs
+			if len(a) != len(b) {
+				t.Fatalf("%s: night %d has %d jobs, default %d", tc.name, i, len(a), len(b))
+			}
+			var pa, pb []int
+			for j := range a {
+				if a[j].T1() != b[j].T1() {
+					t.Fatalf("%s: job structure changed", tc.name)
+				}
+				pa, pb = append(pa, a[j].Priority), append(pb, b[j].Priority)
+				if a[j].Priority < 100 {
+					top++
+				}
+				n++
+				// Concordance of size and importance over pairs.
+				for k := 0; k < j; k++ {
+					ds, dp := a[j].T1()-a[k].T1(), float64(a[k].Priority-a[j].Priority)
+					if ds*dp > 0 {
+						corr++
+					} else if ds*dp < 0 {
+						corr--
+					}
+				}
+			}
+			if tc.key(defaultGenKey(0.3)).topBand == 0.15 {
+				sort.Ints(pa)
+				sort.Ints(pb)
+				if !reflect.DeepEqual(pa, pb) {
+					t.Fatalf("%s: night %d's priorities changed, not only dealt out again", tc.name, i)
+				}
+			}
+		}
+		if share := float64(top) / float64(n); math.Abs(share-tc.wantTop) > 0.03 {
+			t.Errorf("%s: top-band share %.3f, want %.2f", tc.name, share, tc.wantTop)
+		}
+		if tc.sign != 0 && corr*float64(tc.sign) <= 0 {
+			t.Errorf("%s: size–importance concordance %v, want sign %d", tc.name, corr, tc.sign)
 		}
 	}
 }

@@ -30,14 +30,15 @@ type traceKey struct {
 // genKey is the part of the generator a run may set (Config.Gen); the
 // other fields keep DefaultGenerator's values.
 type genKey struct {
-	estimateSigma, tinfSigma, tinfCap, lo, renderWeight, renderMedian, renderSigma float64
+	estimateSigma, tinfSigma, tinfCap, lo, renderWeight, renderMedian, renderSigma, priorityT1Rho, topBand float64
 }
 
 // defaultGenKey is DefaultGenerator's key with the given estimate noise.
 func defaultGenKey(estimateSigma float64) genKey {
 	g := DefaultGenerator()
 	return genKey{estimateSigma: estimateSigma, tinfSigma: g.TInfSigma, tinfCap: g.TInfCap, lo: g.LO,
-		renderWeight: g.RenderWeight, renderMedian: g.RenderMedian, renderSigma: g.RenderSigma}
+		renderWeight: g.RenderWeight, renderMedian: g.RenderMedian, renderSigma: g.RenderSigma, priorityT1Rho: g.PriorityT1Rho,
+		topBand: g.PriorityBands[0]}
 }
 
 // generator is DefaultGenerator with the run's settings.
@@ -45,6 +46,16 @@ func (k genKey) generator() Generator {
 	g := DefaultGenerator()
 	g.EstimateSigma, g.TInfSigma, g.TInfCap, g.LO = k.estimateSigma, k.tinfSigma, k.tinfCap, k.lo
 	g.RenderWeight, g.RenderMedian, g.RenderSigma = k.renderWeight, k.renderMedian, k.renderSigma
+	g.PriorityT1Rho = k.priorityT1Rho
+	if k.topBand != g.PriorityBands[0] {
+		// The other bands keep their relative shares.
+		rest := 1 - g.PriorityBands[0]
+		bands := []float64{k.topBand}
+		for _, b := range g.PriorityBands[1:] {
+			bands = append(bands, b/rest*(1-k.topBand))
+		}
+		g.PriorityBands = bands
+	}
 	return g
 }
 
@@ -110,7 +121,8 @@ func Decode(p simcore.Params) (Config, error) {
 		Top: int(p.Int("top")), Rank: int(p.Int("night_rank")), TInfMax: p.Float("tinf_max_h"),
 		SubsetDemand: p.Float("subset_demand"), EstimateSigma: p.Float("estimate_sigma"),
 		Gen: genKey{estimateSigma: p.Float("estimate_sigma"), tinfSigma: p.Float("gen_tinf_sigma"), tinfCap: p.Float("gen_tinf_cap_h"),
-			lo: p.Float("gen_lo"), renderWeight: p.Float("gen_render_weight"), renderMedian: p.Float("gen_render_median"), renderSigma: p.Float("gen_render_sigma")},
+			lo: p.Float("gen_lo"), renderWeight: p.Float("gen_render_weight"), renderMedian: p.Float("gen_render_median"), renderSigma: p.Float("gen_render_sigma"),
+			priorityT1Rho: p.Float("gen_priority_t1_rho"), topBand: p.Float("gen_top_band")},
 		DropLong: p.Bool("drop_long"),
 		Selector: p.String("selector"), Theorem4: p.String("budget_rule") == "theorem4", Ties: Ties(p.String("greedy_ties")), Budget: p.Float("budget_h"), Predicted: p.String("estimates") == "predicted",
 		Epsilon: p.Float("dp_epsilon"), TeamCap: p.Float("team_cap"), NodeLimit: int(p.Int("bnb_node_limit")),
@@ -429,7 +441,7 @@ func optimum(items []Item, r Reward, capacity float64, caps map[int]float64) (fl
 // result aggregates the nights of one run.
 func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 	var jobs, tasks, dropped, selected, completed, late int64
-	var demand, selDemand, reward, total, selReward, gap, makespan, sumMakespan float64
+	var demand, selDemand, reward, total, selReward, selTrue, gap, makespan, sumMakespan float64
 	var work, busyPD, pdTotal, spanTotal float64
 	var completions, releases []float64
 	var busyAfter, procs int
@@ -446,6 +458,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 		d := o.Dispatch
 		for k, i := range o.Jobs {
 			selDemand += n.Jobs[i].T1()
+			selTrue += o.Rewards[i]
 			end := d.JobEnd[k]
 			completions = append(completions, end)
 			if onTime(end, cfg.D) {
@@ -488,7 +501,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 		"nights": int64(len(outs)), "jobs": jobs, "tasks": tasks, "demand": demand,
 		"dropped_tinf": dropped, "selected": selected, "selected_demand": selDemand,
 		"completed": completed, "late": late, "aggregate_reward": reward, "reward_frac": frac(reward, total),
-		"selected_reward": selReward, "selection_gap": gap,
+		"selected_reward": selReward, "earned_of_selected": frac(reward, selTrue), "selection_gap": gap,
 		"makespan_h": makespan, "mean_makespan_h": frac(sumMakespan, float64(len(outs))),
 		"idle_before_d": 1 - frac(busyPD, pdTotal), "idle_overall": 1 - frac(work, spanTotal),
 		"median_completion_h": median(completions), "done_by_8h": byTime(8), "done_by_10h": byTime(10),
