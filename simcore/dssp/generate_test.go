@@ -197,6 +197,9 @@ func TestSensitivityTracesKeepFacts(t *testing.T) {
 	}{
 		// sens-fig3-4-tail.yaml: gen_tinf_cap_h 19, gen_tinf_sigma 0.8.
 		{"tail19", 1301, func(g *Generator) { g.TInfCap, g.TInfSigma = 19, 0.8 }},
+		// sens-sec52-sizes.yaml: render task counts half as spread (mean
+		// kept), the nightly demand target moved to keep the night counts.
+		{"narrow-sizes", 117, func(g *Generator) { g.RenderSigma, g.RenderMedian, g.DemandMedian = 0.4, 104.8780549015159, 13050 }},
 	}
 	for _, tc := range tests {
 		g := DefaultGenerator()

@@ -30,7 +30,7 @@ type traceKey struct {
 // genKey is the part of the generator a run may set (Config.Gen); the
 // other fields keep DefaultGenerator's values.
 type genKey struct {
-	estimateSigma, tinfSigma, tinfCap, lo, renderWeight, renderMedian, renderSigma, priorityT1Rho, topBand float64
+	estimateSigma, tinfSigma, tinfCap, lo, renderWeight, renderMedian, renderSigma, priorityT1Rho, topBand, demandMedian float64
 }
 
 // defaultGenKey is DefaultGenerator's key with the given estimate noise.
@@ -38,7 +38,7 @@ func defaultGenKey(estimateSigma float64) genKey {
 	g := DefaultGenerator()
 	return genKey{estimateSigma: estimateSigma, tinfSigma: g.TInfSigma, tinfCap: g.TInfCap, lo: g.LO,
 		renderWeight: g.RenderWeight, renderMedian: g.RenderMedian, renderSigma: g.RenderSigma, priorityT1Rho: g.PriorityT1Rho,
-		topBand: g.PriorityBands[0]}
+		topBand: g.PriorityBands[0], demandMedian: g.DemandMedian}
 }
 
 // generator is DefaultGenerator with the run's settings.
@@ -46,7 +46,7 @@ func (k genKey) generator() Generator {
 	g := DefaultGenerator()
 	g.EstimateSigma, g.TInfSigma, g.TInfCap, g.LO = k.estimateSigma, k.tinfSigma, k.tinfCap, k.lo
 	g.RenderWeight, g.RenderMedian, g.RenderSigma = k.renderWeight, k.renderMedian, k.renderSigma
-	g.PriorityT1Rho = k.priorityT1Rho
+	g.PriorityT1Rho, g.DemandMedian = k.priorityT1Rho, k.demandMedian
 	if k.topBand != g.PriorityBands[0] {
 		// The other bands keep their relative shares.
 		rest := 1 - g.PriorityBands[0]
@@ -86,6 +86,7 @@ func (*Model) Schema() simcore.Schema { return schema() }
 type Config struct {
 	Workload      string
 	TraceSeed     uint64
+	TraceFromSeed bool
 	File          string
 	P             int
 	D             float64
@@ -116,13 +117,14 @@ type Config struct {
 // with an error naming the parameter.
 func Decode(p simcore.Params) (Config, error) {
 	c := Config{
-		Workload: p.String("workload"), TraceSeed: uint64(p.Int("trace_seed")), File: p.String("nights_file"),
+		Workload: p.String("workload"), TraceSeed: uint64(p.Int("trace_seed")), TraceFromSeed: p.Bool("trace_from_seed"), File: p.String("nights_file"),
 		P: int(p.Int("processors")), D: p.Float("deadline_h"), MinDemand: p.Float("min_demand"),
 		Top: int(p.Int("top")), Rank: int(p.Int("night_rank")), TInfMax: p.Float("tinf_max_h"),
 		SubsetDemand: p.Float("subset_demand"), EstimateSigma: p.Float("estimate_sigma"),
 		Gen: genKey{estimateSigma: p.Float("estimate_sigma"), tinfSigma: p.Float("gen_tinf_sigma"), tinfCap: p.Float("gen_tinf_cap_h"),
 			lo: p.Float("gen_lo"), renderWeight: p.Float("gen_render_weight"), renderMedian: p.Float("gen_render_median"), renderSigma: p.Float("gen_render_sigma"),
-			priorityT1Rho: p.Float("gen_priority_t1_rho"), topBand: p.Float("gen_top_band")},
+			priorityT1Rho: p.Float("gen_priority_t1_rho"), topBand: p.Float("gen_top_band"),
+			demandMedian: p.Float("gen_demand_median")},
 		DropLong: p.Bool("drop_long"),
 		Selector: p.String("selector"), Theorem4: p.String("budget_rule") == "theorem4", Ties: Ties(p.String("greedy_ties")), Budget: p.Float("budget_h"), Predicted: p.String("estimates") == "predicted",
 		Epsilon: p.Float("dp_epsilon"), TeamCap: p.Float("team_cap"), NodeLimit: int(p.Int("bnb_node_limit")),
@@ -148,6 +150,8 @@ func Decode(p simcore.Params) (Config, error) {
 		return c, fmt.Errorf("parameter dp_epsilon: reward scaling applies to selector dp only (selector is %s)", c.Selector)
 	case c.Theorem4 && c.Selector == "none":
 		return c, errors.New("parameter budget_rule: theorem4 sets the selection budget; selector none has none")
+	case c.Workload == "file" && c.TraceFromSeed:
+		return c, errors.New("parameter trace_from_seed: a night file has no generator seed; leave it false with workload file")
 	case c.Workload == "file" && c.Gen != defaultGenKey(c.EstimateSigma):
 		return c, errors.New("parameters gen_*: the generator settings apply to workload synthetic and subsets, not to a night file; leave them at their defaults")
 	case c.Workload == "subsets" && (c.Rank != 0 || c.Top != 0 || c.MinDemand != 0):
@@ -201,7 +205,11 @@ func (m *Model) nights(cfg Config, seed uint64) ([]Night, error) {
 			return nil, err
 		}
 	default:
-		stats = m.trace(cfg.TraceSeed, cfg.Gen)
+		ts := cfg.TraceSeed
+		if cfg.TraceFromSeed {
+			ts = seed
+		}
+		stats = m.trace(ts, cfg.Gen)
 		all = stats.nights
 	}
 	if cfg.Workload == "subsets" {
