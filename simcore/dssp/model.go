@@ -619,3 +619,22 @@ func quantile(x []float64, q float64) float64 {
 	hi := min(lo+1, len(y)-1)
 	return y[lo] + (pos-float64(lo))*(y[hi]-y[lo])
 }
+
+// TraceGenerator returns the generator and trace seed a completed
+// parameter set of a synthetic or subsets workload draws its nights from
+// (with trace_from_seed the trace seed is the run's seed, returned as
+// given): the published facts of such a trace are Stats(g.Trace(seed), P, D).
+func TraceGenerator(p simcore.Params, runSeed uint64) (Generator, uint64, error) {
+	c, err := Decode(p)
+	if err != nil {
+		return Generator{}, 0, err
+	}
+	if c.Workload == "file" {
+		return Generator{}, 0, errors.New("parameter workload: a night file has no generator")
+	}
+	seed := c.TraceSeed
+	if c.TraceFromSeed {
+		seed = runSeed
+	}
+	return c.Gen.generator(), seed, nil
+}
