@@ -96,6 +96,9 @@ func write(w io.Writer) error {
 	if err := tunedTable(w, r); err != nil {
 		return err
 	}
+	if err := fig10Table(w, r); err != nil {
+		return err
+	}
 	if err := roomTable(w, r); err != nil {
 		return err
 	}
@@ -210,6 +213,28 @@ func tunedTable(w io.Writer, r runner) error {
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", rw, est, p, rel("LCPF"), rel("STCPU"), rel("CPA"))
 		}
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// fig10Table: Appendix A's "regardless of r" at the budget where it fails
+// on the default nights, under the T∞ tail settings.
+func fig10Table(w io.Writer, r runner) error {
+	fmt.Fprintln(w, "Fig. 10, size-dependent rewards, predicted estimates, over-selection (r·D = 15 h; `sens-fig10-tail.yaml` runs every budget): LCPF relative to PRIORITY and STCPU. Paper: LCPF ahead of both \"regardless of r\".")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| setting | LCPF vs PRIORITY | LCPF vs STCPU |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, st := range []setting{fig34Settings[0], fig34Settings[2], fig34Settings[3], fig34Settings[4]} {
+		v := map[string]float64{}
+		for _, d := range []string{"PRIORITY", "STCPU", "LCPF"} {
+			m, err := r.run(simcore.Params{"top": int64(10), "reward": "size", "selector": "dp", "estimates": "predicted", "budget_h": 15.0, "dispatcher": d}, st.params)
+			if err != nil {
+				return err
+			}
+			v[d] = m["aggregate_reward"].(float64)
+		}
+		fmt.Fprintf(w, "| %s | %+.1f%% | %+.1f%% |\n", st.name, 100*(v["LCPF"]/v["PRIORITY"]-1), 100*(v["LCPF"]/v["STCPU"]-1))
 	}
 	fmt.Fprintln(w)
 	return nil
