@@ -107,10 +107,7 @@ func write(w io.Writer) error {
 
 // factsTable: the seven published facts of each setting's trace.
 func factsTable(w io.Writer, r runner) error {
-	fmt.Fprintln(w, "Published trace facts (§1, §5) of each setting's trace; the paper's in the first row.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| setting | config | trace seed | jobs | tasks | median T∞ (h) | nights with a job T∞ > 13 h | nights ≥ 13,000 / ≥ 14,300 CPU-h |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	header(w, "Published trace facts (§1, §5) of each setting's trace; the paper's in the first row.", "setting", "config", "trace seed", "jobs", "tasks", "median T∞ (h)", "nights with a job T∞ > 13 h", "nights ≥ 13,000 / ≥ 14,300 CPU-h")
 	fmt.Fprintln(w, "| paper | – | – | 2,388 | 280,011 | 3.4 | 42 (75%) | 32 / 18 |")
 	seen := map[string]bool{}
 	for _, st := range fig34Settings {
@@ -140,10 +137,7 @@ func factsTable(w io.Writer, r runner) error {
 // CPU-hours, greedy to 13,000 CPU-hours, linear rewards.
 func fig34Table(w io.Writer, r runner) error {
 	base := simcore.Params{"min_demand": 1.0, "selector": "greedy", "budget_h": 13.0}
-	fmt.Fprintln(w, "Figs. 3–4 magnitudes (§5.3): the nights over 13,000 CPU-hours pooled, greedy selection to 13,000 CPU-hours; done by 10 h, busy at D + 1 h and idle before D in %, makespans in hours. Bold: outside the claim's tolerance (±10 points on shares, ±2 h on makespans, ±3 points on idle; PRIORITY's makespan \"over 23 h\").")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| setting | jobs selected | done by 10 h STCPU / PRIORITY / LCPF / CPA | busy at D+1 h LCPF / STCPU | worst makespan LCPF / CPA / PRIORITY / STCPU | idle before D STCPU / PRIORITY / LCPF |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	header(w, "Figs. 3–4 magnitudes (§5.3): the nights over 13,000 CPU-hours pooled, greedy selection to 13,000 CPU-hours; done by 10 h, busy at D + 1 h and idle before D in %, makespans in hours. Bold: outside the claim's tolerance (±10 points on shares, ±2 h on makespans, ±3 points on idle; PRIORITY's makespan \"over 23 h\").", "setting", "jobs selected", "done by 10 h STCPU / PRIORITY / LCPF / CPA", "busy at D+1 h LCPF / STCPU", "worst makespan LCPF / CPA / PRIORITY / STCPU", "idle before D STCPU / PRIORITY / LCPF")
 	fmt.Fprintln(w, "| paper | 1,311 | > 80 / 62.5 / 30.7 / 2.4 | 7.2 / 31.7 | 19 / 19 / > 23 / 26.8 | 13.5 / 10.5 / 5.5 |")
 	for _, st := range fig34Settings {
 		m := map[string]map[string]any{}
@@ -178,10 +172,7 @@ func fig34Table(w io.Writer, r runner) error {
 // at its best budget (r·D = 9–15 h by 1 h and 11.5 h), exact selection.
 func tunedTable(w io.Writer, r runner) error {
 	budgets := []float64{9, 10, 11, 11.5, 12, 13, 14, 15}
-	fmt.Fprintln(w, "Selection and dispatch together (§5.4, Appendix A; `fig6.yaml`–`fig10.yaml`, default nights, exact selection): each dispatcher at its best budget r·D of 9–15 h, aggregate reward relative to PRIORITY at its best.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| rewards | estimates | paper: LCPF vs PRIORITY | LCPF (best r·D) | STCPU | CPA |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	header(w, "Selection and dispatch together (§5.4, Appendix A; `fig6.yaml`–`fig10.yaml`, default nights, exact selection): each dispatcher at its best budget r·D of 9–15 h, aggregate reward relative to PRIORITY at its best.", "rewards", "estimates", "paper: LCPF vs PRIORITY", "LCPF (best r·D)", "STCPU", "CPA")
 	paper := map[string]string{"banded/actual": "+9%", "size/actual": "+32%", "linear/actual": "resembles banded", "size/predicted": "≈ +9%"}
 	for _, rw := range []string{"banded", "linear", "size"} {
 		for _, est := range []string{"actual", "predicted"} {
@@ -221,10 +212,7 @@ func tunedTable(w io.Writer, r runner) error {
 // fig10Table: Appendix A's "regardless of r" at the budget where it fails
 // on the default nights, under the T∞ tail settings.
 func fig10Table(w io.Writer, r runner) error {
-	fmt.Fprintln(w, "Fig. 10, size-dependent rewards, predicted estimates, over-selection (r·D = 15 h; `sens-fig10-tail.yaml` runs every budget): LCPF relative to PRIORITY and STCPU. Paper: LCPF ahead of both \"regardless of r\".")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| setting | LCPF vs PRIORITY | LCPF vs STCPU |")
-	fmt.Fprintln(w, "|---|---|---|")
+	header(w, "Fig. 10, size-dependent rewards, predicted estimates, over-selection (r·D = 15 h; `sens-fig10-tail.yaml` runs every budget): LCPF relative to PRIORITY and STCPU. Paper: LCPF ahead of both \"regardless of r\".", "setting", "LCPF vs PRIORITY", "LCPF vs STCPU")
 	for _, st := range []setting{fig34Settings[0], fig34Settings[2], fig34Settings[3], fig34Settings[4]} {
 		v := map[string]float64{}
 		for _, d := range []string{"PRIORITY", "STCPU", "LCPF"} {
@@ -244,10 +232,7 @@ func fig10Table(w io.Writer, r runner) error {
 // selection, actual run times, over the grid of sens-fig6-room.yaml.
 func roomTable(w io.Writer, r runner) error {
 	budgets := []float64{9, 10, 11, 11.5, 12, 13}
-	fmt.Fprintln(w, "Banded rewards (§5.4, Fig. 6; sens-fig6-room.yaml, actual run times): PRIORITY's least share of its selection's reward over r·D = 9–13 h (a 9% gain of any dispatcher over tuned PRIORITY needs it below 91.7%), and tuned LCPF against tuned PRIORITY (each at its best of those budgets) and at r·D = 11.5 h. Paper: +9%.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| top-band share | ρ (importance–size) | PRIORITY's least share earned | best LCPF vs best PRIORITY | at 11.5 h |")
-	fmt.Fprintln(w, "|---|---|---|---|---|")
+	header(w, "Banded rewards (§5.4, Fig. 6; sens-fig6-room.yaml, actual run times): PRIORITY's least share of its selection's reward over r·D = 9–13 h (a 9% gain of any dispatcher over tuned PRIORITY needs it below 91.7%), and tuned LCPF against tuned PRIORITY (each at its best of those budgets) and at r·D = 11.5 h. Paper: +9%.", "top-band share", "ρ (importance–size)", "PRIORITY's least share earned", "best LCPF vs best PRIORITY", "at 11.5 h")
 	for _, band := range []float64{0.15, 0.3, 0.45} {
 		for _, rho := range []float64{0, 0.5, 1} {
 			gen := simcore.Params{"top": int64(10), "reward": "banded", "selector": "dp", "gen_top_band": band, "gen_priority_t1_rho": rho}
@@ -278,10 +263,7 @@ func roomTable(w io.Writer, r runner) error {
 
 // gapTable: §5.2's greedy gap with linear rewards on the nights over 110%.
 func gapTable(w io.Writer, r runner) error {
-	fmt.Fprintln(w, "§5.2, linear rewards: greedy's gap to the optimum on the nights over 110% (paper: at most 0.25%).")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| setting | nights | largest gap | nights over 0.25% |")
-	fmt.Fprintln(w, "|---|---|---|---|")
+	header(w, "§5.2, linear rewards: greedy's gap to the optimum on the nights over 110% (paper: at most 0.25%).", "setting", "nights", "largest gap", "nights over 0.25%")
 	for _, st := range []setting{
 		{"default", "sec52.yaml", simcore.Params{}},
 		{"long jobs kept", "–", simcore.Params{"drop_long": false}},
@@ -310,6 +292,12 @@ func gapTable(w io.Writer, r runner) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// header writes a table's caption, a blank line, its header row and the
+// separator row.
+func header(w io.Writer, caption string, cols ...string) {
+	fmt.Fprintf(w, "%s\n\n| %s |\n|%s\n", caption, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 }
 
 func code(s string) string {

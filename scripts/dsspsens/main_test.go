@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFormat(t *testing.T) {
 	tests := []struct {
@@ -16,5 +19,13 @@ func TestFormat(t *testing.T) {
 	}
 	if mark("1.0", true) != "**1.0**" || mark("1.0", false) != "1.0" || code("–") != "–" || code("a.yaml") != "`a.yaml`" {
 		t.Error("mark or code")
+	}
+}
+
+func TestHeader(t *testing.T) {
+	var b strings.Builder
+	header(&b, "Caption.", "a", "b c")
+	if want := "Caption.\n\n| a | b c |\n|---|---|\n"; b.String() != want {
+		t.Errorf("header = %q, want %q", b.String(), want)
 	}
 }

@@ -42,6 +42,31 @@ func TestTraceMatchesPaper(t *testing.T) {
 	}
 }
 
+// fitMeans are the published facts averaged over several traces of one
+// generator.
+type fitMeans struct{ jobs, tasks, med, long, over, over110 float64 }
+
+// fitOver averages the facts over k traces of g (seeds 7919·1..k), calling
+// visit (if not nil) on each trace.
+func fitOver(g Generator, k int, visit func([]Night)) fitMeans {
+	var m fitMeans
+	f := float64(k)
+	for seed := uint64(1); seed <= uint64(k); seed++ {
+		tr := g.Trace(seed * 7919)
+		s := Stats(tr, 1000, 13)
+		m.jobs += float64(s.Jobs) / f
+		m.tasks += float64(s.Tasks) / f
+		m.med += s.MedianTInf / f
+		m.long += float64(s.NightsLongJob) / f
+		m.over += float64(s.NightsOver) / f
+		m.over110 += float64(s.NightsOver110) / f
+		if visit != nil {
+			visit(tr)
+		}
+	}
+	return m
+}
+
 func abs(x int) int {
 	if x < 0 {
 		return -x
@@ -59,27 +84,18 @@ func TestGeneratorFit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("16 full traces")
 	}
-	g := DefaultGenerator()
 	const k = 16
-	var jobs, tasks, med, long, over, over110 float64
 	bands := [4]int{}
 	minP, maxP := 1000, -1
-	for seed := uint64(1); seed <= k; seed++ {
-		tr := g.Trace(seed * 7919)
-		s := Stats(tr, 1000, 13)
-		jobs += float64(s.Jobs) / k
-		tasks += float64(s.Tasks) / k
-		med += s.MedianTInf / k
-		long += float64(s.NightsLongJob) / k
-		over += float64(s.NightsOver) / k
-		over110 += float64(s.NightsOver110) / k
+	m := fitOver(DefaultGenerator(), k, func(tr []Night) {
 		for n := range tr {
 			for _, j := range tr[n].Jobs {
 				bands[min(3, j.Priority/100)]++
 				minP, maxP = min(minP, j.Priority), max(maxP, j.Priority)
 			}
 		}
-	}
+	})
+	jobs, tasks, med, long, over, over110 := m.jobs, m.tasks, m.med, m.long, m.over, m.over110
 	t.Logf("mean over %d seeds: jobs %.0f tasks %.0f median T∞ %.2f long-job nights %.1f over %.1f over110 %.1f bands %v",
 		k, jobs, tasks, med, long, over, over110, bands)
 	if math.Abs(jobs-2388)/2388 > 0.04 || math.Abs(tasks-280011)/280011 > 0.04 {
@@ -223,16 +239,8 @@ func TestSensitivityTracesKeepFacts(t *testing.T) {
 			continue
 		}
 		const k = 16
-		var jobs, tasks, med, long, over, over110 float64
-		for seed := uint64(1); seed <= k; seed++ {
-			s := Stats(g.Trace(seed*7919), 1000, 13)
-			jobs += float64(s.Jobs) / k
-			tasks += float64(s.Tasks) / k
-			med += s.MedianTInf / k
-			long += float64(s.NightsLongJob) / k
-			over += float64(s.NightsOver) / k
-			over110 += float64(s.NightsOver110) / k
-		}
+		m := fitOver(g, k, nil)
+		jobs, tasks, med, long, over, over110 := m.jobs, m.tasks, m.med, m.long, m.over, m.over110
 		if rel(jobs, 2388) > 0.04 || rel(tasks, 280011) > 0.04 || math.Abs(med-3.4) > 0.1 ||
 			math.Abs(long/56-0.75) > 0.06 || math.Abs(over-32) > 3 || math.Abs(over110-18) > 3 {
 			t.Errorf("%s over %d seeds: jobs %.0f tasks %.0f median T∞ %.2f long-job nights %.1f over %.1f over110 %.1f",
