@@ -3,6 +3,7 @@ package dssp
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"schedfarm/simcore/rng"
 )
@@ -30,6 +31,10 @@ type Generator struct {
 	MinJobs int
 	// T∞ ~ LogNormal(ln TInfMedian, TInfSigma²), hours.
 	TInfMedian, TInfSigma float64
+	// TInfCap > 0 truncates T∞ to (0, TInfCap] by redrawing: the published
+	// facts (median 3.4 h, a job over 13 h on 75% of nights) fix the body
+	// and the mass above 13 h, not how far the tail reaches. 0: no cap.
+	TInfCap float64
 	// StageProbs[g−1] is the probability of g stages.
 	StageProbs []float64
 	// Render stage: max(1, round(LogNormal(ln RenderMedian, RenderSigma²)))
@@ -44,6 +49,13 @@ type Generator struct {
 	// PriorityBands[k] is the probability of priorities in [100k, 100k+99]
 	// (the last band covers 300..499).
 	PriorityBands []float64
+	// PriorityT1Rho ≠ 0 couples importance to size: within each night the
+	// drawn priorities are dealt out again, the most important (lowest
+	// value) to the job of highest ρ·z_j + √(1−ρ²)·ε_j, where z_j is the
+	// normal score of the job's T1 rank in the night and ε_j ~ N(0, 1).
+	// The priorities' distribution and the jobs are unchanged; ρ > 0 makes
+	// big jobs important. The paper publishes no relation between the two.
+	PriorityT1Rho float64
 	// Teams: jobs are spread uniformly over this many teams (per-team
 	// CPU-hour caps, the side constraint of §1).
 	Teams int
@@ -82,6 +94,9 @@ func (g Generator) Trace(seed uint64) []Night {
 	s := rng.New(seed)
 	for n := range nights {
 		nights[n] = g.night(n+1, s.Stream(fmt.Sprintf("night/%d", n+1)))
+		if g.PriorityT1Rho != 0 {
+			couplePriorities(nights[n].Jobs, g.PriorityT1Rho, s.Stream(fmt.Sprintf("priority/%d", n+1)))
+		}
 	}
 	return nights
 }
@@ -115,6 +130,9 @@ func (g Generator) night(id int, r *rng.Rand) Night {
 
 func (g Generator) job(id int, r *rng.Rand) Job {
 	tinf := g.TInfMedian * math.Exp(g.TInfSigma*r.Normal(0, 1))
+	for g.TInfCap > 0 && tinf > g.TInfCap {
+		tinf = g.TInfMedian * math.Exp(g.TInfSigma*r.Normal(0, 1))
+	}
 	ng := 1 + discrete(r, g.StageProbs)
 	render := r.IntN(ng)
 	shares := make([]float64, ng)
@@ -153,6 +171,36 @@ func (g Generator) job(id int, r *rng.Rand) Job {
 	j.T1Est = j.T1() * math.Exp(g.EstimateSigma*r.Normal(0, 1))
 	j.TInfEst = j.TInf() * math.Exp(g.EstimateSigma*r.Normal(0, 1))
 	return j
+}
+
+// couplePriorities deals the jobs' priorities out again by the latent
+// ρ·z + √(1−ρ²)·ε of Generator.PriorityT1Rho.
+func couplePriorities(jobs []Job, rho float64, r *rng.Rand) {
+	n := len(jobs)
+	byT1 := make([]int, n)
+	for i := range byT1 {
+		byT1[i] = i
+	}
+	sort.SliceStable(byT1, func(a, b int) bool { return jobs[byT1[a]].T1() < jobs[byT1[b]].T1() })
+	latent := make([]float64, n)
+	for rank, i := range byT1 {
+		// Normal score of the rank: Φ⁻¹((rank + ½)/n) = √2·erfinv(2p − 1).
+		z := math.Sqrt2 * math.Erfinv(2*(float64(rank)+0.5)/float64(n)-1)
+		latent[i] = rho*z + math.Sqrt(1-rho*rho)*r.Normal(0, 1)
+	}
+	prio := make([]int, n)
+	for i := range jobs {
+		prio[i] = jobs[i].Priority
+	}
+	sort.Ints(prio)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return latent[order[a]] > latent[order[b]] })
+	for k, i := range order {
+		jobs[i].Priority = prio[k]
+	}
 }
 
 // discrete draws an index with the given (unnormalised) probabilities.

@@ -2,6 +2,8 @@ package dssp
 
 import (
 	"math"
+	"reflect"
+	"sort"
 	"testing"
 
 	"schedfarm/simcore/rng"
@@ -40,6 +42,31 @@ func TestTraceMatchesPaper(t *testing.T) {
 	}
 }
 
+// fitMeans are the published facts averaged over several traces of one
+// generator.
+type fitMeans struct{ jobs, tasks, med, long, over, over110 float64 }
+
+// fitOver averages the facts over k traces of g (seeds 7919·1..k), calling
+// visit (if not nil) on each trace.
+func fitOver(g Generator, k int, visit func([]Night)) fitMeans {
+	var m fitMeans
+	f := float64(k)
+	for seed := uint64(1); seed <= uint64(k); seed++ {
+		tr := g.Trace(seed * 7919)
+		s := Stats(tr, 1000, 13)
+		m.jobs += float64(s.Jobs) / f
+		m.tasks += float64(s.Tasks) / f
+		m.med += s.MedianTInf / f
+		m.long += float64(s.NightsLongJob) / f
+		m.over += float64(s.NightsOver) / f
+		m.over110 += float64(s.NightsOver110) / f
+		if visit != nil {
+			visit(tr)
+		}
+	}
+	return m
+}
+
 func abs(x int) int {
 	if x < 0 {
 		return -x
@@ -57,27 +84,18 @@ func TestGeneratorFit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("16 full traces")
 	}
-	g := DefaultGenerator()
 	const k = 16
-	var jobs, tasks, med, long, over, over110 float64
 	bands := [4]int{}
 	minP, maxP := 1000, -1
-	for seed := uint64(1); seed <= k; seed++ {
-		tr := g.Trace(seed * 7919)
-		s := Stats(tr, 1000, 13)
-		jobs += float64(s.Jobs) / k
-		tasks += float64(s.Tasks) / k
-		med += s.MedianTInf / k
-		long += float64(s.NightsLongJob) / k
-		over += float64(s.NightsOver) / k
-		over110 += float64(s.NightsOver110) / k
+	m := fitOver(DefaultGenerator(), k, func(tr []Night) {
 		for n := range tr {
 			for _, j := range tr[n].Jobs {
 				bands[min(3, j.Priority/100)]++
 				minP, maxP = min(minP, j.Priority), max(maxP, j.Priority)
 			}
 		}
-	}
+	})
+	jobs, tasks, med, long, over, over110 := m.jobs, m.tasks, m.med, m.long, m.over, m.over110
 	t.Logf("mean over %d seeds: jobs %.0f tasks %.0f median T∞ %.2f long-job nights %.1f over %.1f over110 %.1f bands %v",
 		k, jobs, tasks, med, long, over, over110, bands)
 	if math.Abs(jobs-2388)/2388 > 0.04 || math.Abs(tasks-280011)/280011 > 0.04 {
@@ -179,5 +197,117 @@ func TestSubset(t *testing.T) {
 	}
 	if _, err := Subset(tr, 0.001, 13000, rng.New(3).Stream("subset")); err == nil {
 		t.Fatal("empty pool accepted")
+	}
+}
+
+// TestSensitivityTracesKeepFacts checks that the generator settings of the
+// sensitivity sweeps in configs/anderson2005 keep the published facts of
+// §1 and §5: the named trace within TestTraceMatchesPaper's tolerances, and
+// (unless -short) the generator over 16 other seeds within
+// TestGeneratorFit's. Every T∞ respects the cap.
+func TestSensitivityTracesKeepFacts(t *testing.T) {
+	tests := []struct {
+		name string
+		seed uint64
+		gen  func(*Generator)
+	}{
+		// sens-fig3-4-tail.yaml: gen_tinf_cap_h 19, gen_tinf_sigma 0.8.
+		{"tail19", 1301, func(g *Generator) { g.TInfCap, g.TInfSigma = 19, 0.8 }},
+		// sens-sec52-sizes.yaml: render task counts half as spread (mean
+		// kept), the nightly demand target moved to keep the night counts.
+		{"narrow-sizes", 117, func(g *Generator) { g.RenderSigma, g.RenderMedian, g.DemandMedian = 0.4, 104.8780549015159, 13050 }},
+	}
+	for _, tc := range tests {
+		g := DefaultGenerator()
+		tc.gen(&g)
+		tr := g.Trace(tc.seed)
+		s := Stats(tr, 1000, 13)
+		t.Logf("%s seed %d: %v", tc.name, tc.seed, s)
+		rel := func(got, want float64) float64 { return math.Abs(got-want) / want }
+		if s.Nights != 56 || rel(float64(s.Jobs), 2388) > 0.02 || rel(float64(s.Tasks), 280011) > 0.02 ||
+			math.Abs(s.MedianTInf-3.4) > 0.1 || abs(s.NightsLongJob-42) > 1 || abs(s.NightsOver-32) > 1 || abs(s.NightsOver110-18) > 1 {
+			t.Errorf("%s seed %d: %v", tc.name, tc.seed, s)
+		}
+		for n := range tr {
+			for _, j := range tr[n].Jobs {
+				if g.TInfCap > 0 && j.TInf() > g.TInfCap*(1+1e-12) {
+					t.Fatalf("%s: T∞ %v above the cap %v", tc.name, j.TInf(), g.TInfCap)
+				}
+			}
+		}
+		if testing.Short() {
+			continue
+		}
+		const k = 16
+		m := fitOver(g, k, nil)
+		jobs, tasks, med, long, over, over110 := m.jobs, m.tasks, m.med, m.long, m.over, m.over110
+		if rel(jobs, 2388) > 0.04 || rel(tasks, 280011) > 0.04 || math.Abs(med-3.4) > 0.1 ||
+			math.Abs(long/56-0.75) > 0.06 || math.Abs(over-32) > 3 || math.Abs(over110-18) > 3 {
+			t.Errorf("%s over %d seeds: jobs %.0f tasks %.0f median T∞ %.2f long-job nights %.1f over %.1f over110 %.1f",
+				tc.name, k, jobs, tasks, med, long, over, over110)
+		}
+	}
+}
+
+// TestPriorityCoupling: gen_priority_t1_rho only deals a night's
+// priorities out again (same multiset, same jobs), and ρ = 1 gives the most
+// important priorities to the biggest jobs; gen_top_band sets the share of
+// priorities below 100.
+func TestPriorityCoupling(t *testing.T) {
+	base := DefaultGenerator().Trace(7)
+	tests := []struct {
+		name    string
+		key     func(genKey) genKey
+		wantTop float64 // share of priorities < 100, ± 0.03
+		sign    int     // sign of the correlation of T1 rank and importance
+	}{
+		{"default", func(k genKey) genKey { return k }, 0.15, 0},
+		{"rho 1", func(k genKey) genKey { k.priorityT1Rho = 1; return k }, 0.15, 1},
+		{"rho -1", func(k genKey) genKey { k.priorityT1Rho = -1; return k }, 0.15, -1},
+		{"top band 0.45", func(k genKey) genKey { k.topBand = 0.45; return k }, 0.45, 0},
+	}
+	for _, tc := range tests {
+		tr := tc.key(defaultGenKey(0.3)).generator().Trace(7)
+		top, n := 0, 0
+		corr := 0.0
+		for i := range tr {
+			a, b := tr[i].Jobs, base[i].Jobs
+			if len(a) != len(b) {
+				t.Fatalf("%s: night %d has %d jobs, default %d", tc.name, i, len(a), len(b))
+			}
+			var pa, pb []int
+			for j := range a {
+				if a[j].T1() != b[j].T1() {
+					t.Fatalf("%s: job structure changed", tc.name)
+				}
+				pa, pb = append(pa, a[j].Priority), append(pb, b[j].Priority)
+				if a[j].Priority < 100 {
+					top++
+				}
+				n++
+				// Concordance of size and importance over pairs.
+				for k := 0; k < j; k++ {
+					ds, dp := a[j].T1()-a[k].T1(), float64(a[k].Priority-a[j].Priority)
+					if ds*dp > 0 {
+						corr++
+					} else if ds*dp < 0 {
+						corr--
+					}
+				}
+			}
+			if tc.key(defaultGenKey(0.3)).topBand == 0.15 {
+				sort.Ints(pa)
+				sort.Ints(pb)
+				if !reflect.DeepEqual(pa, pb) {
+					t.Fatalf("%s: night %d's priorities changed, not only dealt out again", tc.name, i)
+				}
+			}
+		}
+		if share := float64(top) / float64(n); math.Abs(share-tc.wantTop) > 0.03 {
+			t.Errorf("%s: top-band share %.3f, want %.2f", tc.name, share, tc.wantTop)
+		}
+		if tc.sign != 0 && corr*float64(tc.sign) <= 0 {
+			t.Errorf("%s: size–importance concordance %v, want sign %d", tc.name, corr, tc.sign)
+		}
 	}
 }

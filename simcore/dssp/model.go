@@ -23,8 +23,40 @@ type Model struct {
 }
 
 type traceKey struct {
-	seed  uint64
-	sigma float64
+	seed uint64
+	gen  genKey
+}
+
+// genKey is the part of the generator a run may set (Config.Gen); the
+// other fields keep DefaultGenerator's values.
+type genKey struct {
+	estimateSigma, tinfSigma, tinfCap, lo, renderWeight, renderMedian, renderSigma, priorityT1Rho, topBand, demandMedian float64
+}
+
+// defaultGenKey is DefaultGenerator's key with the given estimate noise.
+func defaultGenKey(estimateSigma float64) genKey {
+	g := DefaultGenerator()
+	return genKey{estimateSigma: estimateSigma, tinfSigma: g.TInfSigma, tinfCap: g.TInfCap, lo: g.LO,
+		renderWeight: g.RenderWeight, renderMedian: g.RenderMedian, renderSigma: g.RenderSigma, priorityT1Rho: g.PriorityT1Rho,
+		topBand: g.PriorityBands[0], demandMedian: g.DemandMedian}
+}
+
+// generator is DefaultGenerator with the run's settings.
+func (k genKey) generator() Generator {
+	g := DefaultGenerator()
+	g.EstimateSigma, g.TInfSigma, g.TInfCap, g.LO = k.estimateSigma, k.tinfSigma, k.tinfCap, k.lo
+	g.RenderWeight, g.RenderMedian, g.RenderSigma = k.renderWeight, k.renderMedian, k.renderSigma
+	g.PriorityT1Rho, g.DemandMedian = k.priorityT1Rho, k.demandMedian
+	if k.topBand != g.PriorityBands[0] {
+		// The other bands keep their relative shares.
+		rest := 1 - g.PriorityBands[0]
+		bands := []float64{k.topBand}
+		for _, b := range g.PriorityBands[1:] {
+			bands = append(bands, b/rest*(1-k.topBand))
+		}
+		g.PriorityBands = bands
+	}
+	return g
 }
 
 // maxCached bounds the traces and files a Model keeps.
@@ -54,6 +86,7 @@ func (*Model) Schema() simcore.Schema { return schema() }
 type Config struct {
 	Workload      string
 	TraceSeed     uint64
+	TraceFromSeed bool
 	File          string
 	P             int
 	D             float64
@@ -62,29 +95,37 @@ type Config struct {
 	TInfMax       float64
 	SubsetDemand  float64
 	EstimateSigma float64
-	Reward        Reward
-	Selector      string
-	Ties          Ties
-	Budget        float64 // r·D, hours
-	Theorem4      bool    // r from Theorem 4 instead of Budget
-	Policy        Policy
-	Predicted     bool
-	Epsilon       float64
-	TeamCap       float64
-	NodeLimit     int
-	JobTable      bool
-	ProcTable     bool
-	Schedule      bool
+	// Gen holds the generator settings of the synthetic trace.
+	Gen       genKey
+	DropLong  bool
+	Reward    Reward
+	Selector  string
+	Ties      Ties
+	Budget    float64 // r·D, hours
+	Theorem4  bool    // r from Theorem 4 instead of Budget
+	Policy    Policy
+	Predicted bool
+	Epsilon   float64
+	TeamCap   float64
+	NodeLimit int
+	JobTable  bool
+	ProcTable bool
+	Schedule  bool
 }
 
 // Decode reads a completed parameter set and refuses inconsistent ones
 // with an error naming the parameter.
 func Decode(p simcore.Params) (Config, error) {
 	c := Config{
-		Workload: p.String("workload"), TraceSeed: uint64(p.Int("trace_seed")), File: p.String("nights_file"),
+		Workload: p.String("workload"), TraceSeed: uint64(p.Int("trace_seed")), TraceFromSeed: p.Bool("trace_from_seed"), File: p.String("nights_file"),
 		P: int(p.Int("processors")), D: p.Float("deadline_h"), MinDemand: p.Float("min_demand"),
 		Top: int(p.Int("top")), Rank: int(p.Int("night_rank")), TInfMax: p.Float("tinf_max_h"),
 		SubsetDemand: p.Float("subset_demand"), EstimateSigma: p.Float("estimate_sigma"),
+		Gen: genKey{estimateSigma: p.Float("estimate_sigma"), tinfSigma: p.Float("gen_tinf_sigma"), tinfCap: p.Float("gen_tinf_cap_h"),
+			lo: p.Float("gen_lo"), renderWeight: p.Float("gen_render_weight"), renderMedian: p.Float("gen_render_median"), renderSigma: p.Float("gen_render_sigma"),
+			priorityT1Rho: p.Float("gen_priority_t1_rho"), topBand: p.Float("gen_top_band"),
+			demandMedian: p.Float("gen_demand_median")},
+		DropLong: p.Bool("drop_long"),
 		Selector: p.String("selector"), Theorem4: p.String("budget_rule") == "theorem4", Ties: Ties(p.String("greedy_ties")), Budget: p.Float("budget_h"), Predicted: p.String("estimates") == "predicted",
 		Epsilon: p.Float("dp_epsilon"), TeamCap: p.Float("team_cap"), NodeLimit: int(p.Int("bnb_node_limit")),
 		JobTable: p.Bool("job_table"), ProcTable: p.Bool("proc_table"), Schedule: p.Bool("schedule_table"),
@@ -109,6 +150,10 @@ func Decode(p simcore.Params) (Config, error) {
 		return c, fmt.Errorf("parameter dp_epsilon: reward scaling applies to selector dp only (selector is %s)", c.Selector)
 	case c.Theorem4 && c.Selector == "none":
 		return c, errors.New("parameter budget_rule: theorem4 sets the selection budget; selector none has none")
+	case c.Workload == "file" && c.TraceFromSeed:
+		return c, errors.New("parameter trace_from_seed: a night file has no generator seed; leave it false with workload file")
+	case c.Workload == "file" && c.Gen != defaultGenKey(c.EstimateSigma):
+		return c, errors.New("parameters gen_*: the generator settings apply to workload synthetic and subsets, not to a night file; leave them at their defaults")
 	case c.Workload == "subsets" && (c.Rank != 0 || c.Top != 0 || c.MinDemand != 0):
 		return c, errors.New("parameters night_rank, top, min_demand: not used by workload subsets (one subset per run); leave them at 0")
 	}
@@ -160,7 +205,11 @@ func (m *Model) nights(cfg Config, seed uint64) ([]Night, error) {
 			return nil, err
 		}
 	default:
-		stats = m.trace(cfg.TraceSeed, cfg.EstimateSigma)
+		ts := cfg.TraceSeed
+		if cfg.TraceFromSeed {
+			ts = seed
+		}
+		stats = m.trace(ts, cfg.Gen)
 		all = stats.nights
 	}
 	if cfg.Workload == "subsets" {
@@ -192,16 +241,14 @@ func (m *Model) nights(cfg Config, seed uint64) ([]Night, error) {
 	return kept, nil
 }
 
-func (m *Model) trace(seed uint64, sigma float64) *jobStats {
-	k := traceKey{seed, sigma}
+func (m *Model) trace(seed uint64, gen genKey) *jobStats {
+	k := traceKey{seed, gen}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if t, ok := m.traces[k]; ok {
 		return t
 	}
-	g := DefaultGenerator()
-	g.EstimateSigma = sigma
-	t := newJobStats(g.Trace(seed))
+	t := newJobStats(gen.generator().Trace(seed))
 	if len(m.traces) >= maxCached {
 		clear(m.traces)
 	}
@@ -277,7 +324,7 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 
 	var cand []int // jobs that may be selected
 	for i := range night.Jobs {
-		if cfg.Selector == "none" || keys[i].TInf <= cfg.D {
+		if cfg.Selector == "none" || !cfg.DropLong || keys[i].TInf <= cfg.D {
 			cand = append(cand, i)
 		} else {
 			out.Dropped++
@@ -402,7 +449,7 @@ func optimum(items []Item, r Reward, capacity float64, caps map[int]float64) (fl
 // result aggregates the nights of one run.
 func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 	var jobs, tasks, dropped, selected, completed, late int64
-	var demand, selDemand, reward, total, selReward, gap, makespan, sumMakespan float64
+	var demand, selDemand, reward, total, selReward, selTrue, gap, makespan, sumMakespan float64
 	var work, busyPD, pdTotal, spanTotal float64
 	var completions, releases []float64
 	var busyAfter, procs int
@@ -419,6 +466,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 		d := o.Dispatch
 		for k, i := range o.Jobs {
 			selDemand += n.Jobs[i].T1()
+			selTrue += o.Rewards[i]
 			end := d.JobEnd[k]
 			completions = append(completions, end)
 			if onTime(end, cfg.D) {
@@ -461,7 +509,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 		"nights": int64(len(outs)), "jobs": jobs, "tasks": tasks, "demand": demand,
 		"dropped_tinf": dropped, "selected": selected, "selected_demand": selDemand,
 		"completed": completed, "late": late, "aggregate_reward": reward, "reward_frac": frac(reward, total),
-		"selected_reward": selReward, "selection_gap": gap,
+		"selected_reward": selReward, "earned_of_selected": frac(reward, selTrue), "selection_gap": gap,
 		"makespan_h": makespan, "mean_makespan_h": frac(sumMakespan, float64(len(outs))),
 		"idle_before_d": 1 - frac(busyPD, pdTotal), "idle_overall": 1 - frac(work, spanTotal),
 		"median_completion_h": median(completions), "done_by_8h": byTime(8), "done_by_10h": byTime(10),
@@ -570,4 +618,23 @@ func quantile(x []float64, q float64) float64 {
 	lo := int(math.Floor(pos))
 	hi := min(lo+1, len(y)-1)
 	return y[lo] + (pos-float64(lo))*(y[hi]-y[lo])
+}
+
+// TraceGenerator returns the generator and trace seed a completed
+// parameter set of a synthetic or subsets workload draws its nights from
+// (with trace_from_seed the trace seed is the run's seed, returned as
+// given): the published facts of such a trace are Stats(g.Trace(seed), P, D).
+func TraceGenerator(p simcore.Params, runSeed uint64) (Generator, uint64, error) {
+	c, err := Decode(p)
+	if err != nil {
+		return Generator{}, 0, err
+	}
+	if c.Workload == "file" {
+		return Generator{}, 0, errors.New("parameter workload: a night file has no generator")
+	}
+	seed := c.TraceSeed
+	if c.TraceFromSeed {
+		seed = runSeed
+	}
+	return c.Gen.generator(), seed, nil
 }

@@ -82,6 +82,13 @@ func TestModelFileHand(t *testing.T) {
 	if r.Metrics["dropped_tinf"] != int64(0) || r.Metrics["selected"] != int64(2) || r.Metrics["late"] != int64(1) {
 		t.Fatalf("night 2, no selection: dropped %v selected %v late %v", r.Metrics["dropped_tinf"], r.Metrics["selected"], r.Metrics["late"])
 	}
+	// drop_long: false keeps the long job for greedy selection (§3.1:
+	// such jobs "may be discarded"): both fit the budget and are dispatched.
+	p["selector"], p["drop_long"] = "greedy", false
+	r = run(t, m, p, 1)
+	if r.Metrics["dropped_tinf"] != int64(0) || r.Metrics["selected"] != int64(2) || r.Metrics["late"] != int64(1) {
+		t.Fatalf("night 2, drop_long false: dropped %v selected %v late %v", r.Metrics["dropped_tinf"], r.Metrics["selected"], r.Metrics["late"])
+	}
 }
 
 // scheduleFromTable rebuilds the checker's record from the schedule table:
@@ -173,6 +180,14 @@ func TestDeterminism(t *testing.T) {
 	if a.Metrics["median_completion_h"] == b.Metrics["median_completion_h"] {
 		t.Fatal("RANDOM ignores the seed")
 	}
+	// trace_from_seed: the nights follow the seed (LCPF is deterministic
+	// on given nights), and seed s is the trace of trace_seed s.
+	c := run(t, m, simcore.Params{"dispatcher": "LCPF", "night_rank": int64(1), "trace_from_seed": true}, 1)
+	d := run(t, m, simcore.Params{"dispatcher": "LCPF", "night_rank": int64(1), "trace_from_seed": true}, 2)
+	e := run(t, m, simcore.Params{"dispatcher": "LCPF", "night_rank": int64(1), "trace_seed": int64(2)}, 9)
+	if c.Metrics["demand"] == d.Metrics["demand"] || d.Metrics["demand"] != e.Metrics["demand"] {
+		t.Fatalf("trace_from_seed: demand %v (seed 1), %v (seed 2), %v (trace_seed 2)", c.Metrics["demand"], d.Metrics["demand"], e.Metrics["demand"])
+	}
 }
 
 func TestBadParams(t *testing.T) {
@@ -193,6 +208,8 @@ func TestBadParams(t *testing.T) {
 		{simcore.Params{"workload": "subsets", "tinf_max_h": 0.01}, "parameter tinf_max_h"},
 		{simcore.Params{"workload": "subsets", "top": int64(3)}, "not used by workload subsets"},
 		{simcore.Params{"budget_rule": "theorem4", "selector": "none"}, "parameter budget_rule"},
+		{simcore.Params{"workload": "file", "nights_file": "two_nights.csv", "gen_lo": 0.3}, "parameters gen_*"},
+		{simcore.Params{"workload": "file", "nights_file": "two_nights.csv", "trace_from_seed": true}, "parameter trace_from_seed"},
 		{simcore.Params{"selector": "bnb", "reward": "size", "bnb_node_limit": int64(10), "night_rank": int64(1)}, "bnb_node_limit"},
 	}
 	for _, c := range cases {

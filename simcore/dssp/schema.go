@@ -5,6 +5,12 @@ import "schedfarm/simcore"
 // Selectors of the selection phase (§3.1, §4.1).
 var Selectors = []string{"none", "greedy", "dp", "bnb", "maxk"}
 
+// The generator settings (trace_from_seed, gen_*) are marked Algorithm
+// although they shape the instance: the nights are fixed by trace_seed (or
+// the run's seed), so the instance seed need not see them, and leaving them
+// out keeps the seeds of every sweep written before them (RANDOM's stream,
+// the §5.5 subsets) unchanged; settings compared at one point then share
+// their random numbers.
 func schema() simcore.Schema {
 	pos := simcore.Bound(1e-9)
 	return simcore.Schema{
@@ -13,6 +19,8 @@ func schema() simcore.Schema {
 				Doc: "synthetic: the calibrated Shrek 2 generator (56 nights); file: nights_file; subsets: §5.5 random subsets with T∞ ≤ tinf_max_h drawn from the synthetic trace"},
 			{Name: "trace_seed", Kind: simcore.Int, Min: simcore.Bound(0), Default: int64(DefaultTraceSeed),
 				Doc: "seed of the synthetic trace (the default is the published one, closest to the paper's facts)"},
+			{Name: "trace_from_seed", Kind: simcore.Bool, Algorithm: true, Default: false,
+				Doc: "synthetic, subsets: true draws the trace from the run's instance seed instead of trace_seed, so each replicate is a fresh 56-night trace of the same generator (the dispatchers and budgets of a replicate share it)"},
 			{Name: "nights_file", Kind: simcore.String, Default: "",
 				Doc: "workload file: a CSV of (night, job, stage, task, length_h, priority[, team, t1_est_h, tinf_est_h]) rows, relative to the data directory (README.md (Reproducing Anderson et al. 2005))"},
 			{Name: "processors", Kind: simcore.Int, Unit: "processors", Min: simcore.Bound(1), Max: simcore.Bound(1e6), Default: int64(1000),
@@ -31,6 +39,26 @@ func schema() simcore.Schema {
 				Doc: "subsets: jobs drawn while Σ T1 ≤ subset_demand·P·D (§5.5: close to 13,000 CPU-hours)"},
 			{Name: "estimate_sigma", Kind: simcore.Float, Min: simcore.Bound(0), Max: simcore.Bound(5), Default: 0.3,
 				Doc: "synthetic: predicted T1 and T∞ are true × exp(N(0, σ²)) (SPECS §2.3 step 4)"},
+			{Name: "gen_demand_median", Kind: simcore.Float, Unit: "CPU-h", Min: simcore.Bound(1), Max: simcore.Bound(1e7), Algorithm: true, Default: 12850.0,
+				Doc: "synthetic, subsets: median nightly demand target (LogNormal, σ 0.15); jobs are drawn until a night's Σ T1 reaches its target"},
+			{Name: "gen_tinf_sigma", Kind: simcore.Float, Min: pos, Max: simcore.Bound(5), Algorithm: true, Default: 0.725,
+				Doc: "synthetic, subsets: σ of the generator's T∞ ~ LogNormal(ln 3.4 h, σ²) (with the median, fixes the share of nights with a job over D)"},
+			{Name: "gen_tinf_cap_h", Kind: simcore.Float, Unit: "h", Min: simcore.Bound(0), Max: simcore.Bound(1e3), Algorithm: true, Default: 0.0,
+				Doc: "synthetic, subsets: T∞ drawn again while above this cap (the published facts do not bound the tail); 0: no cap"},
+			{Name: "gen_lo", Kind: simcore.Float, Min: simcore.Bound(0), Max: simcore.Bound(1), Algorithm: true, Default: 0.5,
+				Doc: "synthetic, subsets: every task but a stage's longest lasts stage maximum · U(gen_lo, 1): the spread of task run times within a stage"},
+			{Name: "gen_render_weight", Kind: simcore.Float, Min: pos, Max: simcore.Bound(1e3), Algorithm: true, Default: 8.0,
+				Doc: "synthetic, subsets: Dirichlet weight of the render stage's share of T∞ (the other stages weigh 1)"},
+			{Name: "gen_render_median", Kind: simcore.Float, Min: simcore.Bound(1), Max: simcore.Bound(1e4), Algorithm: true, Default: 82.5,
+				Doc: "synthetic, subsets: median task count of the render stage (LogNormal, σ gen_render_sigma)"},
+			{Name: "gen_render_sigma", Kind: simcore.Float, Min: simcore.Bound(0), Max: simcore.Bound(5), Algorithm: true, Default: 0.8,
+				Doc: "synthetic, subsets: σ of the render stage's LogNormal task count: the spread of task counts between jobs"},
+			{Name: "gen_priority_t1_rho", Kind: simcore.Float, Min: simcore.Bound(-1), Max: simcore.Bound(1), Algorithm: true, Default: 0.0,
+				Doc: "synthetic, subsets: couples importance to size within each night (Gaussian copula on the T1 rank; > 0: big jobs get the low, important priority values); 0: independent"},
+			{Name: "gen_top_band", Kind: simcore.Float, Min: simcore.Bound(0), Max: simcore.Bound(1), Algorithm: true, Default: 0.15,
+				Doc: "synthetic, subsets: share of jobs with priority < 100 (banded reward 100,000); the other bands keep their shares .35/.35/.15 relative to each other"},
+			{Name: "drop_long", Kind: simcore.Bool, Default: true, Algorithm: true,
+				Doc: "§3.1: jobs with T∞ > D \"may be discarded before job selection\": true discards them (the default), false lets the selector take them (every selected job still runs to completion)"},
 			{Name: "reward", Kind: simcore.String, Enum: Rewards, Default: string(Linear),
 				Doc: "completion reward (§5.1): linear 500−priority, size T1, banded 100000/1000/10/1, unit 1"},
 			{Name: "selector", Kind: simcore.String, Enum: Selectors, Default: "greedy", Algorithm: true,
@@ -71,6 +99,7 @@ func schema() simcore.Schema {
 			{Name: "aggregate_reward", Kind: simcore.Float, Doc: "aggregate reward R_Σ of the jobs completed by D (§2)"},
 			{Name: "reward_frac", Kind: simcore.Float, Doc: "aggregate_reward over Σ R of all submitted jobs"},
 			{Name: "selected_reward", Kind: simcore.Float, Doc: "Σ R of the selection as the selector saw it (objective of Eq. 1)"},
+			{Name: "earned_of_selected", Kind: simcore.Float, Unit: "share", Doc: "aggregate_reward over the true Σ R of the dispatched (selected) jobs: how much of its selection's value the dispatcher earned; 1 − it bounds what any other dispatcher could add on the same selection"},
 			{Name: "selection_gap", Kind: simcore.Float, Doc: "(optimal − selected_reward)/optimal of the knapsack of Eqs. 1–2, optimum by branch and bound or DP (§5.2; measured for greedy and scaled dp, 0 for the exact selectors, none and maxk); the largest over the run's nights"},
 			{Name: "makespan_h", Kind: simcore.Float, Unit: "h", Doc: "last completion, the worst over the run's nights (§5.3)"},
 			{Name: "mean_makespan_h", Kind: simcore.Float, Unit: "h", Doc: "last completion, mean over the nights"},
