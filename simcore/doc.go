@@ -6,6 +6,10 @@
 // input files only. They read no wall clock, keep no package-level state and
 // import nothing from the farm (sweep, coordinator, worker, results, NATS),
 // so they can be tested alone and give bit-identical results wherever they run.
+// The measured metrics (a scheduler's computation time) are the exception
+// the caller allows: a model passes its decision code to Timed, and the
+// clock is the caller's (WithClock; the worker's), so that a model's own
+// tests see 0 and every other metric stays a function of (parameters, seed).
 //
 // The pipeline a model sits in:
 //

@@ -755,7 +755,7 @@ func (w *Worker) runModel(ctx context.Context, model simcore.Model, job *broker.
 			err = fmt.Errorf("model %s panicked: %v\n%s", model.Name(), p, debug.Stack())
 		}
 	}()
-	res, err = model.Run(ctx, job.Job.Params, job.Job.Seed)
+	res, err = model.Run(simcore.WithClock(ctx, time.Now), job.Job.Params, job.Job.Seed)
 	return res, 0, err
 }
 

@@ -152,7 +152,7 @@ func (a *app) benchModels(ctx context.Context, log io.Writer, reg *simcore.Regis
 			fmt.Fprintf(log, "bench: %s: %s\n", m.Name(), rep.Doc)
 			for i := 0; i < runs && row.err == nil; i++ {
 				t0 := time.Now()
-				_, err := m.Run(ctx, p, rep.Seed)
+				_, err := m.Run(simcore.WithClock(ctx, time.Now), p, rep.Seed)
 				row.times = append(row.times, time.Since(t0))
 				row.err = err
 			}

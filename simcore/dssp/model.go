@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 	"sync"
-	"time"
 
 	"schedfarm/simcore"
 	"schedfarm/simcore/rng"
@@ -179,17 +178,22 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 	if err != nil {
 		return nil, err
 	}
-	t0 := time.Now()
 	outs := make([]*NightRun, len(nights))
-	for i := range nights {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	ms, err := simcore.Timed(ctx, func() error {
+		for i := range nights {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var err error
+			if outs[i], err = Solve(&nights[i], cfg, seed); err != nil {
+				return err
+			}
 		}
-		if outs[i], err = Solve(&nights[i], cfg, seed); err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	ms := float64(time.Since(t0).Microseconds()) / 1000
 	return result(cfg, outs, ms), nil
 }
 
