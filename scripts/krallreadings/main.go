@@ -6,7 +6,9 @@
 //
 // OUT_DIR/<sweep>/<run>/summary.csv holds each sweep's summary (the newest
 // run folder is read). The sweeps: krallmann-table4-arrivals (Table 4 under
-// readings of §6.2's generator) and krallmann-table6-smart-recompute
+// readings of §6.2's generator), krallmann-table4-plot-trace (the reading
+// that reaches Table 4's level, with 5 instances; optional) and
+// krallmann-table6-smart-recompute
 // (weighted SMART with backfilling, exact against requested run times). The
 // published values come from configs/published/krallmann1999_art.csv (run
 // from the repository's root).
@@ -156,7 +158,88 @@ func pct(v float64) string {
 	return fmt.Sprintf("%+.0f %%", v)
 }
 
-func table4(w io.Writer, s *summary, pub map[string]float64) error {
+// cell is one cell of Table 4.
+type cell struct{ w, order, exec string }
+
+// cells are Table 4's 26 cells in the paper's order.
+func cells() []cell {
+	var out []cell
+	for _, wt := range weights {
+		for _, o := range orders {
+			for _, e := range executors {
+				if o == "GareyGraham" && e != "list" {
+					continue
+				}
+				out = append(out, cell{wt, o, e})
+			}
+		}
+	}
+	return out
+}
+
+var (
+	metricOf   = map[string]string{"unweighted": "art", "weighted": "awrt"}
+	flagOf     = map[string]string{"unweighted": "false", "weighted": "true"}
+	backfillOf = map[string]string{"list": "none", "conservative": "conservative", "easy": "easy"}
+)
+
+// t4 reads Table 4's cells of one reading from a summary against the paper.
+type t4 struct {
+	s   *summary
+	r   reading
+	pub map[string]float64
+}
+
+func (t t4) value(c cell) (mean, ci float64) {
+	row := t.s.find(t.r.where(flagOf[c.w], c.order, backfillOf[c.exec]))
+	if row == nil {
+		return math.NaN(), math.NaN()
+	}
+	return t.s.num(row, metricOf[c.w]+"_mean"), t.s.num(row, metricOf[c.w]+"_ci95")
+}
+
+// change is the cell's change against FCFS+EASY of its weighting (%).
+func (t t4) change(c cell) float64 {
+	v, _ := t.value(c)
+	ref, _ := t.value(cell{c.w, "FCFS", "easy"})
+	return 100 * (v/ref - 1)
+}
+
+func (t t4) paper(c cell) float64 { return t.pub["4/"+c.w+"/"+c.order+"/"+c.exec] }
+
+func (t t4) paperChange(c cell) float64 {
+	return 100 * (t.paper(c)/t.paper(cell{c.w, "FCFS", "easy"}) - 1)
+}
+
+// countRow writes the reading's line of the summary table.
+func (t t4) countRow(w io.Writer, label string) {
+	within, v10, v30 := 0, 0, 0
+	for _, c := range cells() {
+		v, _ := t.value(c)
+		if rel := math.Abs(v/t.paper(c) - 1); rel <= 0.10 {
+			v10++
+			v30++
+		} else if rel <= 0.30 {
+			v30++
+		}
+		if c.order == "FCFS" && c.exec == "easy" {
+			continue
+		}
+		if math.Abs(t.change(c)-t.paperChange(c)) <= 10 {
+			within++
+		}
+	}
+	load := math.NaN()
+	if row := t.s.find(t.r.where("false", "FCFS", "easy")); row != nil {
+		load = t.s.num(row, "offered_load_mean")
+	}
+	u, uci := t.value(cell{"unweighted", "FCFS", "easy"})
+	wv, wci := t.value(cell{"weighted", "FCFS", "easy"})
+	fmt.Fprintf(w, "| %s | %.2f | %s ± %s | %s ± %s | %d / 24 | %d / 26 | %d / 26 |\n", label, load, sci(u), sci(uci), sci(wv), sci(wci), within, v10, v30)
+}
+
+// readings lists the readings of a summary in row order.
+func readings(s *summary) []reading {
 	var rs []reading
 	seen := map[reading]bool{}
 	for _, row := range s.rows {
@@ -166,75 +249,51 @@ func table4(w io.Writer, s *summary, pub map[string]float64) error {
 			rs = append(rs, r)
 		}
 	}
-	// change[r][cell] = our change vs FCFS+EASY of the same weighting (%)
-	type cellKey struct{ w, order, exec string }
-	var cells []cellKey
-	for _, wt := range weights {
-		for _, o := range orders {
-			for _, e := range executors {
-				if o == "GareyGraham" && e != "list" {
-					continue
-				}
-				cells = append(cells, cellKey{wt, o, e})
-			}
-		}
-	}
-	metric := map[string]string{"unweighted": "art", "weighted": "awrt"}
-	flag := map[string]string{"unweighted": "false", "weighted": "true"}
-	backfill := map[string]string{"list": "none", "conservative": "conservative", "easy": "easy"}
-	value := func(r reading, c cellKey) (mean, ci float64) {
-		row := s.find(r.where(flag[c.w], c.order, backfill[c.exec]))
-		if row == nil {
-			return math.NaN(), math.NaN()
-		}
-		return s.num(row, metric[c.w]+"_mean"), s.num(row, metric[c.w]+"_ci95")
-	}
-	change := func(r reading, c cellKey) float64 {
-		v, _ := value(r, c)
-		ref, _ := value(r, cellKey{c.w, "FCFS", "easy"})
-		return 100 * (v/ref - 1)
-	}
-	paper := func(c cellKey) float64 { return pub["4/"+c.w+"/"+c.order+"/"+c.exec] }
-	paperChange := func(c cellKey) float64 {
-		return 100 * (paper(c)/paper(cellKey{c.w, "FCFS", "easy"}) - 1)
-	}
-	fmt.Fprintf(w, "Readings of §6.2 (`weibull_fit`, `bin_values`, `arrivals`), the offered load on 256 nodes and what each reproduces of Table 4. A change against FCFS+EASY counts when it lies within 10 points of the paper's (24 cells, FCFS+EASY excluded); a value when it lies within 10 %% or 30 %% of the paper's (26 cells). Means of the sweep's instances.\n\n")
+	return rs
+}
+
+// table4 writes the readings' summary, every cell's change under each
+// reading, and the values of (plot, trace, fit) from more (when not nil:
+// the sweep that runs that reading alone with more instances).
+func table4(w io.Writer, s, more *summary, pub map[string]float64) {
+	rs := readings(s)
+	fmt.Fprintf(w, "Readings of §6.2 (`weibull_fit`, `bin_values`, `arrivals`), the offered load on 256 nodes and what each reproduces of Table 4. A change against FCFS+EASY counts when it lies within 10 points of the paper's (24 cells, FCFS+EASY excluded); a value when it lies within 10 %% or 30 %% of the paper's (26 cells). Means over the instances (2 per point in krallmann-table4-arrivals, 5 in krallmann-table4-plot-trace), ± the 95 %% CI half-width.\n\n")
 	fmt.Fprintf(w, "| reading | offered load | FCFS+EASY ART (paper 1.03e+06) | FCFS+EASY AWRT (paper 2.96e+11) | changes within 10 points | values within 10 %% | within 30 %% |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rs {
-		within, v10, v30 := 0, 0, 0
-		for _, c := range cells {
-			v, _ := value(r, c)
-			if rel := math.Abs(v/paper(c) - 1); rel <= 0.10 {
-				v10++
-				v30++
-			} else if rel <= 0.30 {
-				v30++
-			}
-			if c.order == "FCFS" && c.exec == "easy" {
-				continue
-			}
-			if math.Abs(change(r, c)-paperChange(c)) <= 10 {
-				within++
-			}
-		}
-		load := s.num(s.find(r.where("false", "FCFS", "easy")), "offered_load_mean")
-		u, uci := value(r, cellKey{"unweighted", "FCFS", "easy"})
-		wv, wci := value(r, cellKey{"weighted", "FCFS", "easy"})
-		fmt.Fprintf(w, "| %s | %.2f | %s ± %s | %s ± %s | %d / 24 | %d / 26 | %d / 26 |\n", r, load, sci(u), sci(uci), sci(wv), sci(wci), within, v10, v30)
+		t4{s, r, pub}.countRow(w, r.String())
+	}
+	best := reading{"plot", "trace", "fit"}
+	if more != nil {
+		t4{more, best, pub}.countRow(w, best.String()+", 5 instances")
 	}
 	fmt.Fprintf(w, "\nChange of every cell against FCFS+EASY of the same weighting, the paper's and ours under each reading (bold: within 10 points of the paper's).\n\n| case | order | executor | paper |")
 	for _, r := range rs {
 		fmt.Fprintf(w, " %s |", r)
 	}
-	fmt.Fprintf(w, "\n|---|---|---|---|%s\n", strings.Repeat("---|", len(rs)))
-	for _, c := range cells {
+	if more != nil {
+		fmt.Fprintf(w, " %s, 5 instances |", best)
+	}
+	n := len(rs)
+	if more != nil {
+		n++
+	}
+	fmt.Fprintf(w, "\n|---|---|---|---|%s\n", strings.Repeat("---|", n))
+	for _, c := range cells() {
 		if c.order == "FCFS" && c.exec == "easy" {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s |", c.w, c.order, c.exec, pct(paperChange(c)))
+		base := t4{s, rs[0], pub}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |", c.w, c.order, c.exec, pct(base.paperChange(c)))
+		cols := make([]t4, 0, n)
 		for _, r := range rs {
-			ch := change(r, c)
-			if math.Abs(ch-paperChange(c)) <= 10 {
+			cols = append(cols, t4{s, r, pub})
+		}
+		if more != nil {
+			cols = append(cols, t4{more, best, pub})
+		}
+		for _, t := range cols {
+			ch := t.change(c)
+			if math.Abs(ch-t.paperChange(c)) <= 10 {
 				fmt.Fprintf(w, " **%s** |", pct(ch))
 			} else {
 				fmt.Fprintf(w, " %s |", pct(ch))
@@ -242,16 +301,18 @@ func table4(w io.Writer, s *summary, pub map[string]float64) error {
 		}
 		fmt.Fprintln(w)
 	}
-	best := reading{"plot", "trace", "fit"}
-	if !seen[best] {
-		return nil
+	src, label := t4{s, best, pub}, best.String()
+	if more != nil {
+		src, label = t4{more, best, pub}, best.String()+", 5 instances"
 	}
-	fmt.Fprintf(w, "\nValues under (%s), mean ± 95 %% CI over the instances, against the paper's.\n\n| case | order | executor | ours | paper | ours / paper |\n|---|---|---|---|---|---|\n", best)
-	for _, c := range cells {
-		v, ci := value(best, c)
-		fmt.Fprintf(w, "| %s | %s | %s | %s ± %s | %s | %.2f |\n", c.w, c.order, c.exec, sci(v), sci(ci), sci(paper(c)), v/paper(c))
+	if src.s.find(best.where("false", "FCFS", "easy")) == nil {
+		return
 	}
-	return nil
+	fmt.Fprintf(w, "\nValues under (%s), mean ± 95 %% CI half-width, against the paper's.\n\n| case | order | executor | ours | paper | ours / paper |\n|---|---|---|---|---|---|\n", label)
+	for _, c := range cells() {
+		v, ci := src.value(c)
+		fmt.Fprintf(w, "| %s | %s | %s | %s ± %s | %s | %.2f |\n", c.w, c.order, c.exec, sci(v), sci(ci), sci(src.paper(c)), v/src.paper(c))
+	}
 }
 
 func table6(w io.Writer, s *summary, pub map[string]float64) {
@@ -303,12 +364,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "krallreadings:", err)
 		os.Exit(1)
 	}
-	fmt.Println("#### Table 4 under each reading (krallmann-table4-arrivals)")
-	fmt.Println()
-	if err := table4(os.Stdout, s4, pub); err != nil {
-		fmt.Fprintln(os.Stderr, "krallreadings:", err)
-		os.Exit(1)
+	more, err := load(os.Args[1], "krallmann-table4-plot-trace")
+	if err != nil {
+		more = nil // the 5-instance sweep is optional
 	}
+	fmt.Println("#### Table 4 under each reading (krallmann-table4-arrivals, krallmann-table4-plot-trace)")
+	fmt.Println()
+	table4(os.Stdout, s4, more, pub)
 	fmt.Println()
 	fmt.Println("#### Table 6: weighted SMART, exact against requested run times (krallmann-table6-smart-recompute)")
 	fmt.Println()

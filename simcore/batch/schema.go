@@ -15,7 +15,7 @@ var schema = simcore.Schema{
 		{Name: "jobs", Kind: simcore.Int, Min: simcore.Bound(0), Default: int64(0),
 			Doc: "trace: keep the first N jobs (0: all); probabilistic(-marginal): jobs generated (0: the log's count); randomized: 0 means 50,000 (Table 1)"},
 		{Name: "bin_values", Kind: simcore.String, Enum: []string{workload.BinValuesLogUniform, workload.BinValuesUniform, workload.BinValuesTrace}, Default: workload.BinValuesLogUniform,
-			Doc: "probabilistic(-marginal): how requested and run times are drawn inside a job's bin: loguniform or uniform inside the power-of-two class (run redrawn, then clamped, to stay within the request), or trace: the (requested, run) pair of one of the log's jobs in the bin (issue #28 §1)"},
+			Doc: "probabilistic(-marginal): how requested and run times are drawn inside a job's bin: loguniform or uniform inside the power-of-two class (run redrawn, then clamped, to stay within the request), or trace: the (requested, run) pair of one of the log's jobs in the bin (marginal bins: a requested and a run time of the log's jobs in their classes; issue #28 §1)"},
 		{Name: "run_past_request", Kind: simcore.Bool, Default: false,
 			Doc: "probabilistic(-marginal): keep a drawn run time that exceeds the drawn request (the job runs past its estimate; §3 rule 2: such a job \"may be cancelled\") instead of redrawing and clamping it (issue #28 §1)"},
 		{Name: "weibull_fit", Kind: simcore.String, Enum: []string{workload.WeibullMLE, workload.WeibullPlot}, Default: workload.WeibullMLE,
