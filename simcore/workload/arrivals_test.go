@@ -2,30 +2,9 @@ package workload
 
 import (
 	"math"
+	"slices"
 	"testing"
-
-	"schedfarm/simcore/rng"
 )
-
-// TestFitWeibullPlotRecovers: the probability-plot fit recovers the shape
-// and scale of 20,000 Weibull samples within 5%, and differs from the
-// maximum-likelihood fit only by sampling noise on Weibull data.
-func TestFitWeibullPlotRecovers(t *testing.T) {
-	for _, c := range []struct{ k, l float64 }{{0.5, 180}, {0.8, 300}, {1.5, 60}} {
-		r := rng.New(7).Stream("w")
-		x := make([]float64, 20000)
-		for i := range x {
-			x[i] = r.Weibull(c.k, c.l)
-		}
-		k, l := FitWeibullPlot(x)
-		if math.Abs(k/c.k-1) > 0.05 || math.Abs(l/c.l-1) > 0.05 {
-			t.Errorf("Weibull(%v, %v): plot fit (%.4g, %.4g)", c.k, c.l, k, l)
-		}
-	}
-	if k, l := FitWeibullPlot([]float64{5}); k != 0.6 || l != 239 {
-		t.Errorf("fallback = (%v, %v), want FitWeibull's (0.6, 239)", k, l)
-	}
-}
 
 // TestRefit: Refit sets the fit its method names, and refuses an unknown
 // method.
@@ -134,7 +113,7 @@ func TestGenerateWithReadings(t *testing.T) {
 			t.Errorf("%s: %d runs above their request, want some: %v", c.name, over, c.past)
 		}
 	}
-	if got := m.GenerateMarginal(100, 9); !sameJobs(got, mustGen(t, m, 100, 9, GenOptions{Values: BinValuesLogUniform, Marginal: true})) {
+	if got := m.GenerateMarginal(100, 9); !slices.Equal(got, mustGen(t, m, 100, 9, GenOptions{Values: BinValuesLogUniform, Marginal: true})) {
 		t.Error("GenerateMarginal differs from GenerateWith marginal loguniform")
 	}
 }
@@ -146,16 +125,4 @@ func mustGen(t *testing.T, m *Model, n int, seed uint64, o GenOptions) []Job {
 		t.Fatal(err)
 	}
 	return jobs
-}
-
-func sameJobs(a, b []Job) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
