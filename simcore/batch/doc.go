@@ -7,7 +7,9 @@
 // Pipeline (one Run):
 //
 //	workload (§6, package workload): SWF log → conventions → jobs
-//	  | probabilistic model fitted on the log (§6.2) | randomized (Table 2)
+//	  | probabilistic model fitted on the log (§6.2; readings of its Weibull
+//	    fit, time frame and values in a bin: weibull_fit, arrivals,
+//	    bin_values, run_past_request) | randomized (Table 2)
 //	→ order (§5): FCFS | Garey&Graham | PSRS (§5.5) | SMART-FFIA/NFIW (§5.4),
 //	  SMART and PSRS recomputed over the queue by the 2/3 rule (order.go, psrs.go)
 //	→ executor (§5.2): reservation depth k on the shared availability

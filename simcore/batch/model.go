@@ -72,7 +72,7 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 	wall := float64(time.Since(t0).Microseconds()) / 1000
 	met := Measure(jobs, out, nodes)
 	res := &simcore.Result{Metrics: map[string]any{
-		"n_jobs": int64(len(jobs)), "art": met.ART, "awrt": met.AWRT, "makespan": met.Makespan,
+		"n_jobs": int64(len(jobs)), "offered_load": workload.OfferedLoad(jobs, nodes), "art": met.ART, "awrt": met.AWRT, "makespan": met.Makespan,
 		"utilization": met.Utilization, "bsld": met.BSLD, "max_wait": met.MaxWait,
 		"max_wait_wide": met.MaxWaitWide, "killed": int64(st.Capped), "invalid": int64(st.Invalid),
 		"too_wide": int64(st.TooWide), "rebuilds": int64(out.Rebuilds), "overruns": int64(out.Overruns),
@@ -143,12 +143,19 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 			if n == 0 {
 				n = len(jobs)
 			}
-			if fm := workload.Fit(jobs); kind == "probabilistic-marginal" {
-				jobs = fm.GenerateMarginal(n, seed)
-			} else if jobs, err = fm.GenerateValues(n, seed, p.String("bin_values")); err != nil {
+			base := jobs
+			o := workload.GenOptions{Values: p.String("bin_values"), Marginal: kind == "probabilistic-marginal", RunPastRequest: p.Bool("run_past_request")}
+			fm := workload.Fit(jobs)
+			if err := fm.Refit(jobs, p.String("weibull_fit")); err != nil {
+				return nil, st, err
+			}
+			if jobs, err = fm.GenerateWith(n, seed, o); err != nil {
 				return nil, st, err
 			}
 			st = workload.Stats{Jobs: n}
+			if err := placeArrivals(jobs, base, p); err != nil {
+				return nil, st, err
+			}
 		} else {
 			jobs = append([]workload.Job(nil), jobs...)
 		}
@@ -162,6 +169,20 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 		}
 	}
 	return jobs, st, nil
+}
+
+// placeArrivals applies the arrival reading of a generated workload (seed
+// 002 §7): arrivals: log_span stretches the submit times so the jobs span
+// the log's (log) time frame.
+func placeArrivals(jobs, log []workload.Job, p simcore.Params) error {
+	if p.String("arrivals") == workload.ArrivalsLogSpan {
+		if s := workload.Span(jobs); s > 0 {
+			if err := workload.ScaleArrivals(jobs, workload.Span(log)/s); err != nil {
+				return fmt.Errorf("arrivals log_span: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // Metrics are the objectives of one schedule.

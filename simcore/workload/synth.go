@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"schedfarm/simcore/rng"
@@ -28,6 +29,26 @@ type Model struct {
 	// members holds, per cell (in cells' order), the (requested, run)
 	// times of the trace's jobs in it (BinValuesTrace).
 	members [][][2]float64
+	// reqVals and runVals hold, per class of the marginal bins, the
+	// requested and run times of the trace's jobs in it (GenerateWith with
+	// Marginal and BinValuesTrace).
+	reqVals, runVals map[int][]float64
+}
+
+// GenOptions are the readings of seed 002 §6.2 that GenerateWith follows.
+// The zero value with Values BinValuesLogUniform is Generate.
+type GenOptions struct {
+	// Values is how the requested and run times are drawn inside a bin
+	// (BinValuesLogUniform, BinValuesUniform or BinValuesTrace).
+	Values string
+	// Marginal draws the size, the requested-time class and the run-time
+	// class independently, each from its own bins (GenerateMarginal).
+	Marginal bool
+	// RunPastRequest keeps the run time as drawn even when it exceeds the
+	// request: the job runs past its estimate instead of having its run
+	// time redrawn and clamped to the request. Seed 002 §3 rule 2 says
+	// only that such a job "may be cancelled".
+	RunPastRequest bool
 }
 
 // How Generate draws the requested and run times inside a job's bin (seed
@@ -64,19 +85,16 @@ func class(x float64) int {
 // Fit builds the model from jobs sorted by submit time.
 func Fit(jobs []Job) *Model {
 	m := &Model{Jobs: len(jobs)}
-	var gaps []float64
-	for i := 1; i < len(jobs); i++ {
-		if g := jobs[i].Submit - jobs[i-1].Submit; g > 0 {
-			gaps = append(gaps, g)
-		}
-	}
-	m.Shape, m.Scale = FitWeibull(gaps)
+	m.Shape, m.Scale = FitWeibull(gaps(jobs))
 	count := map[cell]int64{}
 	mem := map[cell][][2]float64{}
+	m.reqVals, m.runVals = map[int][]float64{}, map[int][]float64{}
 	for _, j := range jobs {
 		c := cell{j.Size, class(j.Request), class(j.Run)}
 		count[c]++
 		mem[c] = append(mem[c], [2]float64{j.Request, j.Run})
+		m.reqVals[c.req] = append(m.reqVals[c.req], j.Request)
+		m.runVals[c.run] = append(m.runVals[c.run], j.Run)
 	}
 	for c := range count {
 		m.cells = append(m.cells, c)
@@ -172,6 +190,75 @@ func FitWeibull(x []float64) (shape, scale float64) {
 	return shape, math.Pow(s/float64(len(x)), 1/shape)
 }
 
+// How the Weibull inter-arrival distribution is fitted to the log's gaps
+// (seed 002 §6.2 says only that "a Weibull distribution matches best the
+// submission times of the jobs in the trace").
+const (
+	// WeibullMLE: maximum likelihood (FitWeibull), the default.
+	WeibullMLE = "mle"
+	// WeibullPlot: least squares on the Weibull probability plot
+	// (FitWeibullPlot), the textbook graphical fit.
+	WeibullPlot = "plot"
+)
+
+// FitWeibullPlot returns the Weibull shape k and scale λ fitted by least
+// squares on the Weibull probability plot of positive samples: with the
+// samples sorted and Benard's median ranks F_i = (i − 0.3)/(n + 0.4), the
+// line y = k·x − k·ln λ regressed through (ln x_i, ln(−ln(1 − F_i))).
+// With fewer than two distinct samples it returns FitWeibull's.
+func FitWeibullPlot(x []float64) (shape, scale float64) {
+	s := slices.Clone(x)
+	sort.Float64s(s)
+	n := float64(len(s))
+	var mx, my float64
+	xs, ys := make([]float64, len(s)), make([]float64, len(s))
+	for i, v := range s {
+		f := (float64(i+1) - 0.3) / (n + 0.4)
+		xs[i], ys[i] = math.Log(v), math.Log(-math.Log(1-f))
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= n
+	my /= n
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if len(s) < 2 || sxx == 0 {
+		return FitWeibull(x)
+	}
+	shape = sxy / sxx
+	return shape, math.Exp(mx - my/shape)
+}
+
+// Refit replaces the model's Weibull inter-arrival fit with the one method
+// gives (WeibullMLE or WeibullPlot) on the gaps of jobs, the log the model
+// was fitted on.
+func (m *Model) Refit(jobs []Job, method string) error {
+	switch method {
+	case WeibullMLE:
+		m.Shape, m.Scale = FitWeibull(gaps(jobs))
+	case WeibullPlot:
+		m.Shape, m.Scale = FitWeibullPlot(gaps(jobs))
+	default:
+		return fmt.Errorf("workload: unknown Weibull fit %q (want %s or %s)", method, WeibullMLE, WeibullPlot)
+	}
+	return nil
+}
+
+// gaps returns the positive gaps between consecutive submissions of jobs
+// sorted by submit time.
+func gaps(jobs []Job) []float64 {
+	var g []float64
+	for i := 1; i < len(jobs); i++ {
+		if d := jobs[i].Submit - jobs[i-1].Submit; d > 0 {
+			g = append(g, d)
+		}
+	}
+	return g
+}
+
 // Generate draws n jobs from the model, submit times from 0. Requested and
 // run times are log-uniform inside their classes, rounded to whole seconds,
 // with the run time redrawn (then clamped) until it does not exceed the
@@ -186,10 +273,30 @@ func (m *Model) Generate(n int, seed uint64) []Job {
 // arrivals and the bins drawn are the same for every values (the same
 // seeded streams), so the readings compare pairwise.
 func (m *Model) GenerateValues(n int, seed uint64, values string) ([]Job, error) {
-	switch values {
+	return m.GenerateWith(n, seed, GenOptions{Values: values})
+}
+
+// GenerateMarginal is Generate with the three attributes drawn
+// independently, each from its own marginal bins (nodes, requested-time
+// class, run-time class), the other reading of seed 002 §6.2: it loses the
+// correlations between size, request and run time that the joint bins
+// keep. The run time is redrawn (then clamped) as in Generate. Same seeded
+// streams, so the arrivals equal Generate's.
+func (m *Model) GenerateMarginal(n int, seed uint64) []Job {
+	jobs, _ := m.GenerateWith(n, seed, GenOptions{Values: BinValuesLogUniform, Marginal: true})
+	return jobs
+}
+
+// GenerateWith draws n jobs from the model under the readings o, submit
+// times from 0. Every reading draws the same arrivals, and the same bins
+// for the same Marginal (the same seeded streams: the values of the
+// readings other than the default come from a stream of their own), so
+// readings compare pairwise.
+func (m *Model) GenerateWith(n int, seed uint64, o GenOptions) ([]Job, error) {
+	switch o.Values {
 	case BinValuesLogUniform, BinValuesUniform, BinValuesTrace:
 	default:
-		return nil, fmt.Errorf("workload: unknown bin values %q (want %s, %s or %s)", values, BinValuesLogUniform, BinValuesUniform, BinValuesTrace)
+		return nil, fmt.Errorf("workload: unknown bin values %q (want %s, %s or %s)", o.Values, BinValuesLogUniform, BinValuesUniform, BinValuesTrace)
 	}
 	st := rng.New(seed)
 	arr, attr := st.Stream("arrivals"), st.Stream("attributes")
@@ -202,52 +309,49 @@ func (m *Model) GenerateValues(n int, seed uint64, values string) ([]Job, error)
 		if i > 0 {
 			t += math.Round(arr.Weibull(m.Shape, m.Scale))
 		}
-		u := int64(attr.IntN(int(total)))
-		k := sort.Search(len(m.cum), func(k int) bool { return m.cum[k] > u })
-		c := m.cells[k]
+		var c cell
+		k := -1
+		if o.Marginal {
+			c = cell{pick(attr, m.size, m.sizeCum), pick(attr, m.req, m.reqCum), pick(attr, m.run, m.runCum)}
+		} else {
+			u := int64(attr.IntN(int(total)))
+			k = sort.Search(len(m.cum), func(k int) bool { return m.cum[k] > u })
+			c = m.cells[k]
+		}
 		jobs[i] = m.job(i, t, c, attr) // drawn for every reading: the next bins stay the same
-		switch values {
-		case BinValuesTrace:
+		switch {
+		case o.Values == BinValuesTrace && !o.Marginal:
 			mb := m.members[k]
 			p := mb[val.IntN(len(mb))]
 			jobs[i] = Job{ID: int64(i + 1), Submit: t, Size: c.size, Run: p[1], Estimate: p[0], Request: p[0]}
-		case BinValuesUniform:
-			jobs[i] = m.jobWith(i, t, c, val, true)
+		case o.Values == BinValuesTrace:
+			rq, rn := m.reqVals[c.req], m.runVals[c.run]
+			req := rq[val.IntN(len(rq))]
+			run := rn[val.IntN(len(rn))]
+			for try := 0; run > req && !o.RunPastRequest && try < 20; try++ {
+				run = rn[val.IntN(len(rn))]
+			}
+			if !o.RunPastRequest {
+				run = math.Min(run, req)
+			}
+			jobs[i] = Job{ID: int64(i + 1), Submit: t, Size: c.size, Run: run, Estimate: req, Request: req}
+		case o.Values == BinValuesUniform || o.RunPastRequest:
+			jobs[i] = m.jobWith(i, t, c, val, o.Values == BinValuesUniform, o.RunPastRequest)
 		}
 	}
 	return jobs, nil
 }
 
-// GenerateMarginal is Generate with the three attributes drawn
-// independently, each from its own marginal bins (nodes, requested-time
-// class, run-time class), the other reading of seed 002 §6.2: it loses the
-// correlations between size, request and run time that the joint bins
-// keep. The run time is redrawn (then clamped) as in Generate. Same seeded
-// streams, so the arrivals equal Generate's.
-func (m *Model) GenerateMarginal(n int, seed uint64) []Job {
-	st := rng.New(seed)
-	arr, attr := st.Stream("arrivals"), st.Stream("attributes")
-	jobs := make([]Job, n)
-	t := 0.0
-	for i := range jobs {
-		if i > 0 {
-			t += math.Round(arr.Weibull(m.Shape, m.Scale))
-		}
-		c := cell{pick(attr, m.size, m.sizeCum), pick(attr, m.req, m.reqCum), pick(attr, m.run, m.runCum)}
-		jobs[i] = m.job(i, t, c, attr)
-	}
-	return jobs
-}
-
 // job draws the requested and run times of a job of cell c, log-uniform
 // inside their classes.
 func (m *Model) job(i int, t float64, c cell, attr *rng.Rand) Job {
-	return m.jobWith(i, t, c, attr, false)
+	return m.jobWith(i, t, c, attr, false, false)
 }
 
 // jobWith draws the requested and run times of a job of cell c, uniform or
-// log-uniform inside their classes.
-func (m *Model) jobWith(i int, t float64, c cell, attr *rng.Rand, uniform bool) Job {
+// log-uniform inside their classes; unless past, the run time is redrawn
+// (then clamped) until it does not exceed the request.
+func (m *Model) jobWith(i int, t float64, c cell, attr *rng.Rand, uniform, past bool) Job {
 	in := func(cl int) float64 {
 		lo := math.Ldexp(1, cl)
 		if uniform {
@@ -257,10 +361,12 @@ func (m *Model) jobWith(i int, t float64, c cell, attr *rng.Rand, uniform bool) 
 	}
 	req := in(c.req)
 	run := in(c.run)
-	for try := 0; run > req && try < 20; try++ {
-		run = in(c.run)
+	if !past {
+		for try := 0; run > req && try < 20; try++ {
+			run = in(c.run)
+		}
+		run = math.Min(run, req)
 	}
-	run = math.Min(run, req)
 	return Job{ID: int64(i + 1), Submit: t, Size: c.size, Run: run, Estimate: req, Request: req}
 }
 

@@ -9,21 +9,28 @@ import (
 )
 
 // TestFitWeibullRecovers: the maximum-likelihood fit recovers the shape and
-// scale of 20,000 Weibull samples within 3%.
+// scale of 20,000 Weibull samples within 3%, the probability-plot fit
+// within 5%; both fall back to (0.6, 239 s) on one sample.
 func TestFitWeibullRecovers(t *testing.T) {
-	for _, c := range []struct{ k, l float64 }{{0.5, 180}, {0.8, 300}, {1.5, 60}} {
-		r := rng.New(7).Stream("w")
-		x := make([]float64, 20000)
-		for i := range x {
-			x[i] = r.Weibull(c.k, c.l)
+	for _, f := range []struct {
+		name string
+		fit  func([]float64) (float64, float64)
+		tol  float64
+	}{{"mle", FitWeibull, 0.03}, {"plot", FitWeibullPlot, 0.05}} {
+		for _, c := range []struct{ k, l float64 }{{0.5, 180}, {0.8, 300}, {1.5, 60}} {
+			r := rng.New(7).Stream("w")
+			x := make([]float64, 20000)
+			for i := range x {
+				x[i] = r.Weibull(c.k, c.l)
+			}
+			k, l := f.fit(x)
+			if math.Abs(k/c.k-1) > f.tol || math.Abs(l/c.l-1) > f.tol {
+				t.Errorf("%s: Weibull(%v, %v): fitted (%.4g, %.4g)", f.name, c.k, c.l, k, l)
+			}
 		}
-		k, l := FitWeibull(x)
-		if math.Abs(k/c.k-1) > 0.03 || math.Abs(l/c.l-1) > 0.03 {
-			t.Errorf("Weibull(%v, %v): fitted (%.4g, %.4g)", c.k, c.l, k, l)
+		if k, l := f.fit([]float64{5}); k != 0.6 || l != 239 {
+			t.Errorf("%s: fallback = (%v, %v), want (0.6, 239)", f.name, k, l)
 		}
-	}
-	if k, l := FitWeibull([]float64{5}); k != 0.6 || l != 239 {
-		t.Errorf("fallback = (%v, %v), want (0.6, 239)", k, l)
 	}
 }
 
