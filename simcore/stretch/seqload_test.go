@@ -69,8 +69,9 @@ func TestExactKeepsDefault(t *testing.T) {
 	}
 }
 
-// TestCheckRules runs DASEDF under every feasibility check and target rule
-// on a random instance: each schedule is valid (every task runs once, for
+// TestCheckRules runs DASEDF under every feasibility check and target rule,
+// and both algorithms with the reservation scheme comparing the parts'
+// schedules with their running tasks, on a random instance: each schedule is valid (every task runs once, for
 // its size, after its release, at most m at a time) and stretches are ≥ 1.
 func TestCheckRules(t *testing.T) {
 	tasks, _, err := SeqWorkload{N: 600, A: 1, Delta: 20, Load: 16.5}.Generate(3)
@@ -80,8 +81,12 @@ func TestCheckRules(t *testing.T) {
 	for _, tc := range []struct {
 		check   string
 		keepMax bool
-	}{{"lemma", false}, {"strict_prefix", false}, {"no_running", false}, {"lemma", true}} {
-		out, err := SimulateSeq(context.Background(), tasks, SeqConfig{M: 16, Algorithm: DASEDF, Check: tc.check, KeepMax: tc.keepMax})
+		alg     string
+		x       int // reservation_x with reservation_side: with_running (0: none)
+	}{{"lemma", false, DASEDF, 0}, {"strict_prefix", false, DASEDF, 0}, {"no_running", false, DASEDF, 0},
+		{"lemma", true, DASEDF, 0}, {"lemma", false, DASEDF, 3}, {"lemma", false, FCFS, 3}} {
+		out, err := SimulateSeq(context.Background(), tasks, SeqConfig{M: 16, Algorithm: tc.alg, Check: tc.check, KeepMax: tc.keepMax,
+			X: tc.x, T: 1.2, SideWithRunning: tc.x > 0})
 		if err != nil {
 			t.Fatalf("%s keep_max=%v: %v", tc.check, tc.keepMax, err)
 		}
