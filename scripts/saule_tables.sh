@@ -6,11 +6,17 @@
 #   configs/saule/table1b-load302.yaml  Table 1(b), loads capped at 302
 #   configs/saule/dasedf-largest.yaml   DASEDF's worst instance vs exact load
 #   configs/saule/fig1.yaml             Fig. 1
-# Every run is at the paper's instance size (20,000 tasks, 300 processors);
-# by default the adaptive sweeps (table1b, fig1) are cut to their first round
-# (replicates fixed at their min: 60 and 12), about 5 minutes on a busy
-# 2-core machine. SCALE=paper keeps their adaptive replicates (the rounds of
-# configs/all.yaml; up to 480 and 96 replicates).
+#   configs/saule/fig2-reservation-dasedf.yaml  DASEDF at fixed (X, T)
+#   configs/saule/mold-readings.yaml    readings of DBOS, SCOJO-P, Improved Iterative
+# Every run is at the paper's instance size (20,000 tasks on 300 processors,
+# 8,000 moldable tasks on 512); by default the adaptive sweeps (table1b,
+# table1b-load302, fig1) are cut to their first round (replicates fixed at
+# their min: 60, 60 and 12). The sequential sweeps take about 10 CPU-minutes,
+# mold-readings about as much again (its high-load DBOS and Iterative runs).
+# SCALE=paper keeps the adaptive replicates (the rounds of configs/all.yaml;
+# up to 480 and 96 replicates). ONLY="name ..." runs only those files (names
+# without .yaml) and keeps the other results already in OUT_DIR (the tables
+# are made from everything there).
 #   scripts/saule_tables.sh OUT_DIR
 # Exit status: 0 written, 1 a run failed, 2 bad input.
 set -uo pipefail
@@ -25,15 +31,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin="$tmp/schedfarm"
 go build -o "$bin" ./cmd/schedfarm || exit 2
+# The sweep files are run from a copy of the folder, so that the
+# explained_by of one file finds the other files beside it.
+cp -r configs/saule "$tmp/saule" || exit 2
 rc=0
-for f in table1b table1b-load302 dasedf-largest fig1; do
-  src=configs/saule/$f.yaml
-  dst=$tmp/$f.yaml
-  if [ "${SCALE:-reduced}" = paper ]; then
-    cp "$src" "$dst"
-  else
+for f in table1b table1b-load302 dasedf-largest fig1 fig2-reservation-dasedf mold-readings; do
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $f "* ]]; then
+    continue
+  fi
+  dst=$tmp/saule/$f.yaml
+  if [ "${SCALE:-reduced}" != paper ]; then
     # replicates: {min: N, max: M} → replicates: N (the first round only).
-    sed -e 's/^\( *\)replicates: {min: \([0-9]*\), max: [0-9]*}.*/\1replicates: \2/' "$src" >"$dst"
+    sed -i -e 's/^\( *\)replicates: {min: \([0-9]*\), max: [0-9]*}.*/\1replicates: \2/' "$dst"
   fi
   echo "saule_tables: $f" >&2
   if ! "$bin" run --workers "${WORKERS:-1}" --state-dir "$tmp/state-$f" --results-dir "$out" "$dst" >"$out/$f.log" 2>&1; then
