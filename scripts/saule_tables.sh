@@ -5,13 +5,14 @@
 #   configs/saule/table1b.yaml          Table 1(b), the paper's rule and band
 #   configs/saule/table1b-load302.yaml  Table 1(b), loads capped at 302
 #   configs/saule/dasedf-largest.yaml   DASEDF's worst instance vs exact load
+#   configs/saule/dasedf-rules.yaml     the same under DASEDF's check and target readings
 #   configs/saule/fig1.yaml             Fig. 1
 #   configs/saule/fig2-reservation-dasedf.yaml  DASEDF at fixed (X, T)
 #   configs/saule/mold-readings.yaml    readings of DBOS, SCOJO-P, Improved Iterative
 # Every run is at the paper's instance size (20,000 tasks on 300 processors,
 # 8,000 moldable tasks on 512); by default the adaptive sweeps (table1b,
-# table1b-load302, fig1) are cut to their first round (replicates fixed at
-# their min: 60, 60 and 12). The sequential sweeps take about 10 CPU-minutes,
+# fig1) are cut to their first round (replicates fixed at their min: 60 and
+# 12). The sequential sweeps take about 10 CPU-minutes,
 # mold-readings about as much again (its high-load DBOS and Iterative runs).
 # SCALE=paper keeps the adaptive replicates (the rounds of configs/all.yaml;
 # up to 480 and 96 replicates). ONLY="name ..." runs only those files (names
@@ -35,7 +36,7 @@ go build -o "$bin" ./cmd/schedfarm || exit 2
 # explained_by of one file finds the other files beside it.
 cp -r configs/saule "$tmp/saule" || exit 2
 rc=0
-for f in table1b table1b-load302 dasedf-largest fig1 fig2-reservation-dasedf mold-readings; do
+for f in table1b table1b-load302 dasedf-largest dasedf-rules fig1 fig2-reservation-dasedf mold-readings; do
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $f "* ]]; then
     continue
   fi
