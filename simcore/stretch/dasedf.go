@@ -34,6 +34,7 @@ import "math"
 // evaluated; measured in BenchmarkDASEDF_Queue.
 type dasedf struct {
 	tol    float64
+	rule   checkRule // the feasibility property checked (Lemma 3.2's by default)
 	order  []int     // pending tasks sorted by deadline at the last check
 	keys   []float64 // their deadlines at the last check
 	mark   []int32   // generation stamps, per task
@@ -169,6 +170,11 @@ func (d *dasedf) syncOrder(pending, order []int, keys []float64, inPending, seen
 // feasible's answer. sorted: a feasible answer must leave d.order sorted
 // at s.
 func (d *dasedf) check(tasks []Task, s, t, resid, m float64, sorted bool) bool {
+	if d.rule != ruleLemma {
+		d.checks++
+		d.sortAt(tasks, s, -1)
+		return d.scanRule(tasks, t, resid, m)
+	}
 	if !sorted && s >= d.above {
 		d.checks++
 		return true
@@ -382,6 +388,51 @@ func (d *dasedf) scan(tasks []Task, t, resid, m float64) bool {
 		}
 		if t+w/m > kj+1e-9*a {
 			return false
+		}
+	}
+	return true
+}
+
+// checkRule is the feasibility property DASEDF's binary search checks.
+// The proof of Lemma 3.2 (seed 003 §3.2) bounds every task by the work up
+// to and including it, d_i ≥ Σ_{i' ≤ i} p_i'/m, and remarks that "the proof
+// does not take the tasks currently running on the cluster into account.
+// This can be corrected by adding terms"; the paragraph on the algorithm's
+// cost states the check as "∀i, d_i ≥ Σ_{i' < i} p_i'/m". The readings:
+type checkRule int
+
+const (
+	// ruleLemma: Σ_{i' ≤ i}, the running work added (the default).
+	ruleLemma checkRule = iota
+	// ruleStrictPrefix: Σ_{i' < i}, as the cost paragraph writes it, the
+	// running work added.
+	ruleStrictPrefix
+	// ruleNoRunning: Σ_{i' ≤ i} from t, the running tasks left out, as in
+	// the proof.
+	ruleNoRunning
+)
+
+// Names of the check rules (parameter dasedf_check).
+var checkRules = map[string]checkRule{"lemma": ruleLemma, "strict_prefix": ruleStrictPrefix, "no_running": ruleNoRunning}
+
+// scanRule checks d.rule's property on d.order, sorted (keys in d.keys);
+// the other rules than ruleLemma take this plain path (sort and scan at
+// every check: slower, for sensitivity sweeps).
+func (d *dasedf) scanRule(tasks []Task, t, resid, m float64) bool {
+	w := resid
+	if d.rule == ruleNoRunning {
+		w = 0
+	}
+	for j, i := range d.order {
+		if d.rule != ruleStrictPrefix {
+			w += tasks[i].Size
+		}
+		kj := d.keys[j]
+		if t+w/m > kj+1e-9*math.Max(1, math.Abs(kj)) {
+			return false
+		}
+		if d.rule == ruleStrictPrefix {
+			w += tasks[i].Size
 		}
 	}
 	return true

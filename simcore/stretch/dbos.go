@@ -9,14 +9,15 @@ import (
 // target stretch S with MoldableEDF as the deadline scheduler, then the
 // schedule at ρ·S if MoldableEDF finds it feasible.
 type dbos struct {
-	rho, tol float64
-	prevS    float64
-	key      []float64 // deadline per task
-	start    []float64 // planned start per task
-	procs    []int     // planned processors per task
-	order    []int
-	inPend   []int32 // generation stamps per task (syncOrder)
-	gen      int32
+	rho, tol      float64
+	relaxSchedule bool // relax the schedule's max stretch, not the target (MoldConfig.RelaxSchedule)
+	prevS         float64
+	key           []float64 // deadline per task
+	start         []float64 // planned start per task
+	procs         []int     // planned processors per task
+	order         []int
+	inPend        []int32 // generation stamps per task (syncOrder)
+	gen           int32
 	// next[i][j] is the first j' > j with T[j'] < T[j'-1] (len(T) if
 	// none): the processor counts MoldableEDF tries after j. Built when
 	// task i is first planned, dropped when it starts.
@@ -111,8 +112,13 @@ func (d *dbos) plan(t float64, st *moldState) []startNow {
 		s = hi
 	}
 	d.prevS = s
+	relax := s
+	if d.relaxSchedule && d.rho > 1 {
+		d.moldableEDF(s, t, st)
+		relax = d.planStretch(st)
+	}
 	// Lines 4–6 of Algorithm 2: relax S by ρ if that schedule is feasible.
-	if !(d.rho > 1 && d.moldableEDF(d.rho*s, t, st)) {
+	if !(d.rho > 1 && d.moldableEDF(d.rho*relax, t, st)) {
 		d.moldableEDF(s, t, st)
 	}
 	starts := startsAt(t, d.order, d.start, d.procs)
@@ -120,6 +126,17 @@ func (d *dbos) plan(t float64, st *moldState) []startNow {
 		d.next[x.task] = nil
 	}
 	return starts
+}
+
+// planStretch is the largest stretch (C − r)/p_{i,1} of the waiting tasks
+// in the last MoldableEDF plan.
+func (d *dbos) planStretch(st *moldState) float64 {
+	m := 0.0
+	for _, i := range st.pending {
+		tk := &st.tasks[i]
+		m = math.Max(m, (d.start[i]+tk.Times[d.procs[i]-1]-tk.Release)/tk.Seq())
+	}
+	return m
 }
 
 // nextDrops returns next[i], building it on first use.

@@ -35,4 +35,10 @@
 //	  │  the tasks planned at the current time start
 //	  ▼
 //	Measure + Fairness (size classes of Figs. 3(e)–5(e)); tables schedule, tasks
+//
+// Where the paper leaves a choice, the alternatives are parameters with the
+// published reading as default (dasedf_check, dasedf_target,
+// reservation_side, dbos_relax, scojo_shrink, improved_select; load_exact and
+// load_mid for the instances of Table 1(b)); docs/models/stretch.md quotes
+// the sentence each rests on.
 package stretch

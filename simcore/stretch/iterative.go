@@ -12,12 +12,17 @@ import "math"
 // tasks decreases, otherwise reverted and the task frozen.
 type iterative struct {
 	improved bool
-	size     []int
-	start    []float64
-	frozen   []bool
-	gain     []float64
-	step     []int
-	bf       incBackfill
+	// selectTotal (improved only): the task grown next is the one whose
+	// best step cuts its runtime most, p_x − p_{x+k}, instead of the one
+	// with the largest cut per processor (p_x − p_{x+k})/k
+	// (MoldConfig.ImprovedSelectTotal).
+	selectTotal bool
+	size        []int
+	start       []float64
+	frozen      []bool
+	gain        []float64
+	step        []int
+	bf          incBackfill
 	// The improved variant's best step of a waiting task at each size is
 	// a function of the task and the size alone: memoK holds k+1 (0: not
 	// yet computed) and memoG the gain, filled as sizes are visited, and
@@ -134,8 +139,12 @@ func (it *iterative) plan(t float64, st *moldState) []startNow {
 	for {
 		j, g, pj := -1, 0.0, -1
 		for p, i := range W {
-			if !it.frozen[i] && (j < 0 || it.gain[i] > g) {
-				j, g, pj = i, it.gain[i], p
+			gi := it.gain[i]
+			if it.selectTotal {
+				gi *= float64(it.step[i])
+			}
+			if !it.frozen[i] && (j < 0 || gi > g) {
+				j, g, pj = i, gi, p
 			}
 		}
 		if j < 0 {

@@ -82,14 +82,16 @@ func orDefault(v int64, def int) int {
 
 func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
 	w := SeqWorkload{N: orDefault(p.Int("n_tasks"), 20000), A: p.Float("size_min"), Delta: p.Float("delta"),
-		Load: p.Float("load"), LoadHi: p.Float("load_hi")}
+		Load: p.Float("load"), LoadHi: p.Float("load_hi"), LoadMid: p.Float("load_mid"),
+		ShareHi: p.Float("load_share_hi"), Exact: p.Bool("load_exact")}
 	tasks, target, err := w.Generate(seed)
 	if err != nil {
 		return nil, err
 	}
 	procs := orDefault(p.Int("m"), 300)
 	alg := p.String("algorithm")
-	cfg := SeqConfig{M: procs, Algorithm: alg, Tol: p.Float("tol")}
+	cfg := SeqConfig{M: procs, Algorithm: alg, Tol: p.Float("tol"), Check: p.String("dasedf_check"),
+		KeepMax: p.String("dasedf_target") == "keep_max", SideWithRunning: p.String("reservation_side") == "with_running"}
 	trials := []Trial{{0, 0}}
 	switch p.String("reservation") {
 	case "fixed":

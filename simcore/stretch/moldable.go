@@ -34,6 +34,22 @@ type MoldConfig struct {
 	Algorithm string
 	Rho       float64 // DBOS online factor ρ (1 disables it)
 	Tol       float64 // relative precision of DBOS's search on S
+	// RelaxSchedule: DBOS relaxes the maximum stretch of the schedule
+	// DASEDF(MoldableEDF) returns (Algorithm 2 line 3, "Let S be the
+	// maximum stretch of (π*, σ*)") instead of the target S its search
+	// found; the first is at most the second.
+	RelaxSchedule bool
+	// ScojoShrinkAny: SCOJO-P may start a task now on any smaller size
+	// (down to one processor) that ends it earlier than waiting, instead of
+	// down to half its size (§5.5: "it is considered for scheduling using
+	// fewer processors if it improves its flow-time").
+	ScojoShrinkAny bool
+	// ImprovedSelectTotal: Improved Iterative grows the task whose best
+	// step k cuts its runtime most (p_x − p_{x+k}) rather than the one with
+	// the largest cut per processor ((p_x − p_{x+k})/k, the quantity §5.4
+	// maximises over k; which task goes first §5.4 leaves to the original
+	// rule, "the most reduction in its processing time").
+	ImprovedSelectTotal bool
 }
 
 // MoldOutcome is the executed schedule of a moldable run.
@@ -144,11 +160,13 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 		if cfg.Rho < 1 {
 			return nil, fmt.Errorf("stretch: rho = %v; the online factor must be >= 1 (1 disables it)", cfg.Rho)
 		}
-		pl = &dbos{rho: cfg.Rho, tol: cfg.Tol}
+		pl = &dbos{rho: cfg.Rho, tol: cfg.Tol, relaxSchedule: cfg.RelaxSchedule}
 	case Iterative, ImprovedIter:
-		pl = &iterative{improved: cfg.Algorithm == ImprovedIter}
+		pl = &iterative{improved: cfg.Algorithm == ImprovedIter, selectTotal: cfg.Algorithm == ImprovedIter && cfg.ImprovedSelectTotal}
 	case SCOJOP:
-		pl = newScojo(len(tasks))
+		sc := newScojo(len(tasks))
+		sc.shrinkAny = cfg.ScojoShrinkAny
+		pl = sc
 	case FCFSSeq:
 		pl = fcfsSeq{}
 	default:

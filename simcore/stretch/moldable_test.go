@@ -194,7 +194,16 @@ func TestMoldableSchedulesValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The readings of mold-readings.yaml run on the same instances.
+	readings := []MoldConfig{
+		{P: 32, Algorithm: DBOS, Rho: 1.5, RelaxSchedule: true},
+		{P: 32, Algorithm: SCOJOP, ScojoShrinkAny: true},
+		{P: 32, Algorithm: ImprovedIter, ImprovedSelectTotal: true},
+	}
 	for _, tasks := range [][]MoldTask{down, ssm} {
+		for _, cfg := range readings {
+			simMold(t, tasks, cfg)
+		}
 		for _, alg := range []string{DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq} {
 			out := simMold(t, tasks, MoldConfig{P: 32, Algorithm: alg, Rho: 1.5})
 			if alg == FCFSSeq {

@@ -60,7 +60,9 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	if err != nil {
 		return nil, err
 	}
-	cfg := MoldConfig{P: P, Algorithm: p.String("algorithm"), Rho: p.Float("rho"), Tol: p.Float("tol")}
+	cfg := MoldConfig{P: P, Algorithm: p.String("algorithm"), Rho: p.Float("rho"), Tol: p.Float("tol"),
+		RelaxSchedule: p.String("dbos_relax") == "schedule", ScojoShrinkAny: p.String("scojo_shrink") == "any",
+		ImprovedSelectTotal: p.String("improved_select") == "total"}
 	t0 := time.Now() // measured outside the simulated clock; reported as sched_wall_ms only
 	out, err := SimulateMoldable(ctx, tasks, cfg)
 	if err != nil {

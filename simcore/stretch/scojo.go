@@ -26,6 +26,9 @@ type scojo struct {
 	window []int // last arrivals (task indices), oldest first
 	prof   moldProfile
 	init   bool
+	// shrinkAny: the smaller sizes tried go down to 1, not n/2
+	// (MoldConfig.ScojoShrinkAny).
+	shrinkAny bool
 }
 
 const (
@@ -89,7 +92,11 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 	if !prof.fitsAt(n, T[n-1], t) {
 		wait := prof.earliestFit(n, T[n-1], t)
 		bestEnd, bestN := wait+T[n-1], n
-		for k := max(1, n/2); k < n; k++ {
+		lo := max(1, n/2)
+		if sc.shrinkAny {
+			lo = 1
+		}
+		for k := lo; k < n; k++ {
 			if prof.fitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
 				bestEnd, bestN = t+T[k-1], k
 			}

@@ -30,6 +30,20 @@ type SeqConfig struct {
 	T float64
 	// Tol is the relative precision of DASEDF's binary search on S.
 	Tol float64
+	// Check is DASEDF's feasibility property: "lemma" (or ""),
+	// "strict_prefix" or "no_running" (checkRule).
+	Check string
+	// KeepMax: DASEDF orders the tasks by r_i + S·p_i with S at least the
+	// largest stretch reached so far, "targeting to keep the current
+	// maximum stretch below the global maximum stretch achieved so far",
+	// the rule seed 003 §4.2 contrasts DASEDF with; false: the
+	// instantaneous S of the search (§3.2).
+	KeepMax bool
+	// SideWithRunning: the reservation scheme compares the parts' schedules
+	// including their running tasks' stretches (seed 003 §4: "the maximum
+	// stretch in the resulting schedule"), not only the plan of the waiting
+	// tasks and the new one.
+	SideWithRunning bool
 	// Abandon > 0 stops the run as soon as its maximum stretch is known to
 	// be at least Abandon (SeqOutcome.Abandoned): reservation: best drops a
 	// trial that can no longer beat the best one found so far. The bound is
@@ -184,13 +198,13 @@ func (h *endHeap) pop() runEntry {
 	return x
 }
 
-func newPart(m, base int, alg string, tol float64) *part {
+func newPart(m, base int, alg string, tol float64, rule checkRule) *part {
 	p := &part{m: m, base: base}
 	for n := m - 1; n >= 0; n-- {
 		p.free = append(p.free, base+n)
 	}
 	if alg == DASEDF {
-		p.dasedf = &dasedf{tol: tol}
+		p.dasedf = &dasedf{tol: tol, rule: rule}
 	} else {
 		p.fcfs = &fcfsPlan{free: make(floatHeap, m)}
 	}
@@ -263,6 +277,13 @@ func SimulateSeq(ctx context.Context, tasks []Task, cfg SeqConfig) (*SeqOutcome,
 	if cfg.Tol <= 0 {
 		cfg.Tol = 1e-4
 	}
+	rule, ok := checkRules[cfg.Check]
+	if cfg.Check == "" {
+		rule, ok = ruleLemma, true
+	}
+	if !ok {
+		return nil, fmt.Errorf("stretch: dasedf_check %q; want lemma, strict_prefix or no_running", cfg.Check)
+	}
 	for i := 1; i < len(tasks); i++ {
 		if tasks[i].Release < tasks[i-1].Release {
 			return nil, fmt.Errorf("stretch: tasks not sorted by release (task %d at %v after %v)", i, tasks[i].Release, tasks[i-1].Release)
@@ -275,9 +296,9 @@ func SimulateSeq(ctx context.Context, tasks []Task, cfg SeqConfig) (*SeqOutcome,
 	}
 	n := len(tasks)
 	out := &SeqOutcome{Start: make([]float64, n), End: make([]float64, n), Node: make([]int, n), Part: make([]int, n)}
-	parts := []*part{newPart(cfg.M-cfg.X, 0, cfg.Algorithm, cfg.Tol)}
+	parts := []*part{newPart(cfg.M-cfg.X, 0, cfg.Algorithm, cfg.Tol, rule)}
 	if cfg.X > 0 {
-		parts = append(parts, newPart(cfg.X, cfg.M-cfg.X, cfg.Algorithm, cfg.Tol))
+		parts = append(parts, newPart(cfg.X, cfg.M-cfg.X, cfg.Algorithm, cfg.Tol, rule))
 	}
 	next := 0
 	for step := 0; ; step++ {
@@ -348,6 +369,9 @@ func pendingBound(parts []*part, tasks []Task, t float64) float64 {
 // needs: up to the first task reaching T (then sMain ≥ T), and after the
 // auxiliary part's plan, up to the first task exceeding sAux.
 func chooseSide(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, out *SeqOutcome) int {
+	if cfg.SideWithRunning {
+		return chooseSideRunning(parts, tasks, i, t, cfg, out)
+	}
 	main := parts[0]
 	if main.fcfs != nil {
 		sMain := main.fcfs.add(tasks, i, t, false)
@@ -368,6 +392,30 @@ func chooseSide(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, ou
 		return 1 // sMain > sAux
 	}
 	return 0
+}
+
+// chooseSideRunning is chooseSide with each part's schedule read as its
+// running tasks and its plan (SeqConfig.SideWithRunning): the maximum
+// stretch of a part's new schedule is the larger of the running tasks'
+// stretches (C − r)/p, fixed once started, and the plan's.
+func chooseSideRunning(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, out *SeqOutcome) int {
+	sMain := math.Max(parts[0].runningMax(tasks), parts[0].planWith(tasks, i, t, out))
+	if sMain < cfg.T {
+		return 0
+	}
+	if math.Max(parts[1].runningMax(tasks), parts[1].planWith(tasks, i, t, out)) < sMain {
+		return 1
+	}
+	return 0
+}
+
+// runningMax is the largest stretch (C − r)/p of the part's running tasks.
+func (p *part) runningMax(tasks []Task) float64 {
+	s := 0.0
+	for _, r := range p.running {
+		s = math.Max(s, (r.end-tasks[r.task].Release)/tasks[r.task].Size)
+	}
+	return s
 }
 
 // planWith returns the maximum stretch of the part's schedule of its pending
@@ -404,9 +452,13 @@ func (p *part) dispatch(tasks []Task, t float64, cfg SeqConfig, out *SeqOutcome)
 	chosen := p.chosen[:0]
 	if p.dasedf != nil && len(p.pending) > k {
 		resid, f := p.freeTimes(t)
-		p.dasedf.search(tasks, p.pending, t, resid, f)
+		s := p.dasedf.search(tasks, p.pending, t, resid, f)
 		out.Decisions++
 		out.Checks += p.dasedf.checks
+		if cfg.KeepMax && out.MaxStretch > s {
+			// Order at the largest stretch reached so far instead.
+			p.dasedf.sortAt(tasks, out.MaxStretch, -1)
+		}
 		chosen = append(chosen, p.dasedf.order[:k]...)
 	} else {
 		if k > len(p.pending) {

@@ -357,7 +357,7 @@ func TestFCFSPlanIncrementalMatchesReplan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPart(8, 0, FCFS, 0)
+	p := newPart(8, 0, FCFS, 0, ruleLemma)
 	out := &SeqOutcome{Start: make([]float64, len(tasks)), End: make([]float64, len(tasks)), Node: make([]int, len(tasks)), Part: make([]int, len(tasks))}
 	for i, tk := range tasks {
 		now := tk.Release

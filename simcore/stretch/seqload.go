@@ -18,6 +18,17 @@ type SeqWorkload struct {
 	// LoadHi > Load draws the target load of each instance uniformly in
 	// [Load, LoadHi] (a band of instances, like the paper's "load > 270").
 	LoadHi float64
+	// LoadMid in (Load, LoadHi) splits the band in two: the target is drawn
+	// uniformly in [LoadMid, LoadHi] with probability ShareHi, else in
+	// [Load, LoadMid] (seed 003 §4.2 counts its instances above 270 and
+	// above 290; 0 keeps one uniform band).
+	LoadMid, ShareHi float64
+	// Exact rescales the release times so that the instance's realised load
+	// Σp/(max r − min r) equals its target exactly: the gaps stay
+	// exponential, with the rate scaled by the realised ratio. The paper
+	// selects instances by their load (Table 1(b): "load > 270"); with
+	// Exact a band of target loads is that selection.
+	Exact bool
 }
 
 // Generate draws one instance. The expected load is E[p]/E[gap] with
@@ -32,7 +43,19 @@ func (w SeqWorkload) Generate(seed uint64) ([]Task, float64, error) {
 	}
 	st := rng.New(seed)
 	load := w.Load
-	if w.LoadHi > w.Load {
+	switch {
+	case w.LoadHi > w.Load && w.LoadMid > w.Load && w.LoadMid < w.LoadHi:
+		if !(w.ShareHi >= 0 && w.ShareHi <= 1) {
+			return nil, 0, fmt.Errorf("stretch: load_share_hi %v: want a share in [0, 1]", w.ShareHi)
+		}
+		lo, hi := w.Load, w.LoadMid
+		if st.Stream("load-band").Float64() < w.ShareHi {
+			lo, hi = w.LoadMid, w.LoadHi
+		}
+		load = st.Stream("load").Uniform(lo, hi)
+	case w.LoadMid != 0 && w.LoadHi > w.Load:
+		return nil, 0, fmt.Errorf("stretch: load_mid %v outside (load, load_hi) = (%v, %v); 0 for one band", w.LoadMid, w.Load, w.LoadHi)
+	case w.LoadHi > w.Load:
 		load = st.Stream("load").Uniform(w.Load, w.LoadHi)
 	}
 	sizes, gaps := st.Stream("sizes"), st.Stream("arrivals")
@@ -45,6 +68,16 @@ func (w SeqWorkload) Generate(seed uint64) ([]Task, float64, error) {
 			r += gaps.Exp(meanGap)
 		}
 		tasks[i] = Task{Release: r, Size: sizes.Uniform(w.A, b)}
+	}
+	if w.Exact {
+		sum := 0.0
+		for _, t := range tasks {
+			sum += t.Size
+		}
+		c := sum / (load * r) // r = max r − min r
+		for i := range tasks {
+			tasks[i].Release *= c
+		}
 	}
 	return tasks, load, nil
 }
