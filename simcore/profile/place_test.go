@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -114,4 +115,20 @@ func TestRebuildOverCapacity(t *testing.T) {
 	if err := p.Rebuild(4, 0, 2, func(int) (float64, int) { return 5, 3 }); err == nil {
 		t.Fatal("Rebuild of 6 busy processors on 4: no error")
 	}
+}
+
+// A planner rebuilds the profile from its running tasks, then places a
+// task at its earliest fit.
+func ExampleProfile_Place() {
+	running := []struct {
+		end float64
+		k   int
+	}{{10, 3}, {20, 2}} // by end time
+	var p Profile
+	if err := p.Rebuild(8, 0, len(running), func(i int) (float64, int) { return running[i].end, running[i].k }); err != nil {
+		panic(err)
+	}
+	t, err := p.Place(5, 4, 0) // 5 processors for 4 s: free from 10 on
+	fmt.Println(t, err, p.Free(12), p.Free(14))
+	// Output: 10 <nil> 1 6
 }

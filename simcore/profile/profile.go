@@ -21,7 +21,11 @@
 // too low or all high enough (per-block least and largest counts, rebuilt
 // lazily after edits), Move shifts a reservation editing only the steps
 // whose count changes, and Cut removes an interval of the time axis (every
-// later breakpoint moves earlier) in one shift of the slices.
+// later breakpoint moves earlier) in one shift of the slices. The
+// moldable planners, which recompute their plan from the running tasks at
+// every decision, use the fast paths of place.go: Rebuild (the staircase
+// of the running tasks' ends in one pass), CopyFrom (checkpoints without
+// allocation) and Place/PlaceBy (a fit and its reservation in one search).
 package profile
 
 import (
