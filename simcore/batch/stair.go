@@ -3,7 +3,6 @@ package batch
 import (
 	"math"
 	"math/bits"
-	"sort"
 )
 
 // The certificate staircase of a compression: stair[k] is the least
@@ -50,12 +49,27 @@ func (s *sim) stairAt(k int) float64 {
 // stairKnown returns stair[k] for k < stairN: the d of the last step at
 // or before k. O(log steps).
 func (s *sim) stairKnown(k int) float64 {
-	st := s.stair
-	i := sort.Search(len(st), func(i int) bool { return st[i].k > k })
+	i := s.stairAfter(k)
 	if i == 0 {
 		return math.Inf(1)
 	}
-	return st[i-1].d
+	return s.stair[i-1].d
+}
+
+// stairAfter returns the index of the first step after size k (len(stair)
+// if none): a binary search.
+func (s *sim) stairAfter(k int) int {
+	st := s.stair
+	lo, hi := 0, len(st)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if st[m].k > k {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // extendStair computes the staircase up to k from the certificate table.
@@ -130,7 +144,7 @@ func (s *sim) noteCert(k int, d, bound float64) {
 // lowerStair makes stair[i] at most d for i from k (< stairN) on.
 func (s *sim) lowerStair(k int, d float64) {
 	st := s.stair
-	i := sort.Search(len(st), func(i int) bool { return st[i].k > k }) // the steps after k
+	i := s.stairAfter(k) // the steps after k
 	if i > 0 && st[i-1].d <= d {
 		return
 	}
