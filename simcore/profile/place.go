@@ -5,46 +5,49 @@ import (
 	"math"
 )
 
-// Rebuild makes p the profile of a cluster of capacity processors from
-// origin on, busy with n running tasks: the i-th (end(i) returns its end
-// time and processors) holds its processors from origin until its end.
-// The ends must not decrease with i and must lie after origin. It reuses
-// p's storage (no allocation once grown), so a planner that recomputes
-// its profile from the running tasks at every decision pays O(n), not
-// n reservations. It returns ErrCapacity, leaving p empty of steps past
-// the origin, if the tasks use more than the capacity. p may be a zero
-// Profile.
-func (p *Profile) Rebuild(capacity int, origin float64, n int, end func(i int) (t float64, k int)) error {
+// Rebuild makes p the profile of a cluster of capacity processors of
+// which used are busy from origin on, reusing p's storage (no allocation
+// once grown); Rise then frees them as the running tasks end. A planner
+// that recomputes its profile from the running tasks at every decision so
+// pays O(r) for r distinct ends, not r reservations. It returns
+// ErrCapacity, and makes every processor free, if used is not within [0,
+// capacity]. p may be a zero Profile.
+func (p *Profile) Rebuild(capacity int, origin float64, used int) error {
 	p.capacity = capacity
 	p.pads, p.clean, p.hint = 0, 0, 0
 	if p.slackFrom == 0 {
 		p.slackFrom = slackTail
 	}
-	used := 0
-	for i := range n {
-		_, k := end(i)
-		used += k
-	}
 	p.times = append(p.times[:0], origin)
 	p.free = append(p.free[:0], capacity-used)
-	if used > capacity {
+	if used < 0 || used > capacity {
 		p.free[0] = capacity
-		return fmt.Errorf("%w: running tasks use %d of %d processors", ErrCapacity, used, capacity)
-	}
-	for i := 0; i < n; {
-		e, k := end(i)
-		used -= k
-		for i++; i < n; i++ {
-			t, k := end(i)
-			if t != e {
-				break
-			}
-			used -= k
-		}
-		p.times = append(p.times, e)
-		p.free = append(p.free, capacity-used)
+		return fmt.Errorf("%w: %d busy processors of %d", ErrCapacity, used, capacity)
 	}
 	return nil
+}
+
+// Rise makes k more processors free from t on, t after every breakpoint
+// (the running tasks' ends, in increasing order, after Rebuild). It
+// returns an error, changing nothing, if t is not after the last
+// breakpoint or the count would exceed the capacity. O(1) amortised.
+func (p *Profile) Rise(t float64, k int) error {
+	n := len(p.times)
+	if f := p.free[n-1] + k; t > p.times[n-1] && f <= p.capacity && k >= 0 {
+		p.times = append(p.times, t)
+		p.free = append(p.free, f)
+		return nil
+	}
+	return p.riseErr(t, k)
+}
+
+// riseErr is the error of a Rise that cannot be.
+func (p *Profile) riseErr(t float64, k int) error {
+	n := len(p.times)
+	if !(t > p.times[n-1]) {
+		return fmt.Errorf("profile: rise at %v, not after the last breakpoint %v", t, p.times[n-1])
+	}
+	return fmt.Errorf("%w: %d processors freed at %v with %d free (capacity %d)", ErrCapacity, k, t, p.free[n-1], p.capacity)
 }
 
 // CopyFrom makes p a copy of q, reusing p's storage. p may be a zero
@@ -94,7 +97,7 @@ func (p *Profile) Place(k int, d, after float64) (float64, error) {
 	if i == n || low {
 		return math.Inf(1), fmt.Errorf("%w: %d processors after %v: the last step has %d free", ErrCapacity, k, after, free[n-1])
 	}
-	p.place(ci, i, cand, cand+d, k)
+	p.shift(ci, i, cand, cand+d, -k)
 	return cand, nil
 }
 
@@ -144,32 +147,9 @@ func (p *Profile) PlaceBy(k int, d, after, deadline float64) (float64, bool) {
 			}
 		}
 		if i+1 == n || times[i+1] >= cand+d {
-			p.place(ci, i, cand, cand+d, k)
+			p.shift(ci, i, cand, cand+d, -k)
 			return cand, true
 		}
 	}
 	return math.Inf(1), false
-}
-
-// place reserves k processors on [start, end), start in step ci (at or
-// after its start) and end in (times[ei], times[ei+1]] (or ei the last
-// step), k processors free on every step of ci..ei: add(start, end, −k)
-// without the searches.
-func (p *Profile) place(ci, ei int, start, end float64, k int) {
-	s := ci
-	if p.times[ci] != start {
-		p.insert(ci+1, start)
-		s, ei = ci+1, ei+1
-	}
-	j := ei + 1
-	if !(j < len(p.times) && p.times[j] == end) {
-		p.insert(j, end)
-	}
-	p.dirty(s)
-	free := p.free[s:j]
-	for x := range free {
-		free[x] -= k
-	}
-	p.merge(j)
-	p.merge(s)
 }

@@ -1,11 +1,18 @@
 package profile
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
+
+// run is a running task of the tests: its end and processors.
+type run struct {
+	end float64
+	k   int
+}
 
 // sameSteps fails unless p and q hold the same steps.
 func sameSteps(t *testing.T, what string, p, q *Profile) {
@@ -29,10 +36,6 @@ func sameSteps(t *testing.T, what string, p, q *Profile) {
 // answers and the same steps after every change.
 func TestFastPathsMatchReserve(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
-	type run struct {
-		end float64
-		k   int
-	}
 	var p, c Profile // zero Profiles: Rebuild and CopyFrom make them
 	for trial := range 300 {
 		P := 1 + r.IntN(16)
@@ -53,9 +56,7 @@ func TestFastPathsMatchReserve(t *testing.T) {
 			}
 			return 0
 		})
-		if err := p.Rebuild(P, origin, len(ends), func(i int) (float64, int) { return ends[i].end, ends[i].k }); err != nil {
-			t.Fatal(err)
-		}
+		rebuild(t, &p, P, origin, ends)
 		q := New(P, origin)
 		for _, e := range ends {
 			if err := q.Reserve(origin, e.end, e.k); err != nil {
@@ -109,23 +110,59 @@ func TestFastPathsMatchReserve(t *testing.T) {
 	}
 }
 
-// Rebuild refuses running tasks that use more than the capacity.
-func TestRebuildOverCapacity(t *testing.T) {
+// rebuild makes p the profile of the running tasks ends (sorted by end)
+// with Rebuild and one Rise per distinct end.
+func rebuild(t *testing.T, p *Profile, capacity int, origin float64, ends []run) {
+	t.Helper()
+	used := 0
+	for _, e := range ends {
+		used += e.k
+	}
+	if err := p.Rebuild(capacity, origin, used); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(ends); {
+		e, k := ends[i].end, 0
+		for ; i < len(ends) && ends[i].end == e; i++ {
+			k += ends[i].k
+		}
+		if err := p.Rise(e, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Rebuild and Rise refuse what no set of running tasks makes: more busy
+// processors than the capacity, a rise not after the last breakpoint, a
+// count above the capacity.
+func TestRebuildRefuses(t *testing.T) {
 	var p Profile
-	if err := p.Rebuild(4, 0, 2, func(int) (float64, int) { return 5, 3 }); err == nil {
-		t.Fatal("Rebuild of 6 busy processors on 4: no error")
+	if err := p.Rebuild(4, 0, 6); !errors.Is(err, ErrCapacity) {
+		t.Errorf("Rebuild of 6 busy processors on 4: %v", err)
+	}
+	if err := p.Rebuild(4, 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Rise(0, 1); err == nil {
+		t.Error("a rise at the origin: no error")
+	}
+	if err := p.Rise(5, 4); !errors.Is(err, ErrCapacity) {
+		t.Errorf("5 free of 4: %v", err)
+	}
+	if err := p.Rise(5, 3); err != nil || p.Len() != 2 || p.Free(5) != 4 {
+		t.Errorf("Rise(5, 3): %v, %d steps, %d free at 5", err, p.Len(), p.Free(5))
 	}
 }
 
 // A planner rebuilds the profile from its running tasks, then places a
 // task at its earliest fit.
 func ExampleProfile_Place() {
-	running := []struct {
-		end float64
-		k   int
-	}{{10, 3}, {20, 2}} // by end time
 	var p Profile
-	if err := p.Rebuild(8, 0, len(running), func(i int) (float64, int) { return running[i].end, running[i].k }); err != nil {
+	// 5 of 8 processors busy: 3 until 10, 2 until 20
+	if err := p.Rebuild(8, 0, 5); err != nil {
+		panic(err)
+	}
+	if err := errors.Join(p.Rise(10, 3), p.Rise(20, 2)); err != nil {
 		panic(err)
 	}
 	t, err := p.Place(5, 4, 0) // 5 processors for 4 s: free from 10 on

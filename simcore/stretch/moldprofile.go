@@ -7,15 +7,27 @@ import (
 )
 
 // The moldable planners' use of simcore/profile: the profile is rebuilt
-// from the running tasks at every check (profile.Rebuild, no allocation
-// once grown), and a reservation that does not fit is a bug (every caller
+// from the running tasks at every check (profile.Rebuild and Rise, no
+// allocation once grown), and a reservation that does not fit is a bug (every caller
 // reserves only what a query said fits), so it panics.
 
 // resetProfile makes p the staircase of the running tasks' ends (sorted
 // by end, all ending after origin): free rises at each distinct end time.
 func resetProfile(p *profile.Profile, capacity int, origin float64, ends []runEntry) {
-	if err := p.Rebuild(capacity, origin, len(ends), func(i int) (float64, int) { return ends[i].end, ends[i].node }); err != nil {
-		panic(fmt.Sprintf("stretch: %v", err))
+	used := 0
+	for _, r := range ends {
+		used += r.node
+	}
+	err := p.Rebuild(capacity, origin, used)
+	for k := 0; k < len(ends) && err == nil; {
+		e, freed := ends[k].end, 0
+		for ; k < len(ends) && ends[k].end == e; k++ {
+			freed += ends[k].node
+		}
+		err = p.Rise(e, freed)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("stretch: running tasks: %v", err))
 	}
 }
 
