@@ -948,16 +948,7 @@ func (s *sim) compress(now float64) {
 		s.ep++
 		s.mvh = pend[:0]
 	}()
-	if len(s.cert) == 0 {
-		s.cert = make([]cert, 2*(s.cfg.Nodes+1))
-		s.cert0 = make([]cert, len(s.cert))
-		for i := range s.cert0 {
-			s.cert0[i] = cert{d: math.Inf(1), bound: math.Inf(-1)}
-		}
-		copy(s.cert, s.cert0)
-	}
-	s.clearCerts()
-	s.resetStair()
+	s.startCerts()
 	// The group of the last move: its holder moved from gr to gt, and gmf
 	// nodes stay free throughout [gt, gr) (-1: not computed yet). The
 	// moves of its followers wait in gm until the profile is read again.

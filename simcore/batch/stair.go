@@ -168,6 +168,21 @@ func (s *sim) lowerStair(k int, d float64) {
 	s.stair[i] = stairPt{k, d}
 }
 
+// startCerts empties the certificate table and the staircase at the
+// start of a compression (making the table at the first).
+func (s *sim) startCerts() {
+	if len(s.cert) == 0 {
+		s.cert = make([]cert, 2*(s.cfg.Nodes+1))
+		s.cert0 = make([]cert, len(s.cert))
+		for i := range s.cert0 {
+			s.cert0[i] = cert{d: math.Inf(1), bound: math.Inf(-1)}
+		}
+		copy(s.cert, s.cert0)
+	}
+	s.clearCerts()
+	s.resetStair()
+}
+
 // clearCerts empties the certificate table: the entries of the sizes
 // noted since the last clear go back to cert0's.
 func (s *sim) clearCerts() {

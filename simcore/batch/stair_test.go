@@ -50,14 +50,7 @@ func TestStairMatchesDense(t *testing.T) {
 	for trial := range 200 {
 		nodes := 1 + r.IntN(10000)
 		s := &sim{cfg: Config{Nodes: nodes}}
-		s.cert = make([]cert, 2*(nodes+1))
-		s.cert0 = make([]cert, len(s.cert))
-		for i := range s.cert0 {
-			s.cert0[i] = cert{d: math.Inf(1), bound: math.Inf(-1)}
-		}
-		copy(s.cert, s.cert0)
-		s.clearCerts()
-		s.resetStair()
+		s.startCerts()
 		ref := &denseStair{stair: make([]float64, nodes+1), b: math.Inf(-1)}
 		sizes := make([]int, 1+r.IntN(40)) // the sizes this trial's jobs have
 		for i := range sizes {
