@@ -28,15 +28,29 @@ func ctcJobs(tb testing.TB, est string) []workload.Job {
 	return traceJobs(tb, datatest.Require(tb, ctcTrace), ctcTrace, est)
 }
 
-// traceJobs converts a log from data as the model does.
+// traceJobs converts a log from data as the model does, on 256 nodes.
 func traceJobs(tb testing.TB, data simcore.DataDir, trace, est string) []workload.Job {
 	tb.Helper()
+	return traceJobsNodes(tb, data, trace, est, 256)
+}
+
+// traceJobsOn converts a log of the data directory (skipping the test
+// when it is absent) for a machine of nodes nodes, estimates requested.
+func traceJobsOn(tb testing.TB, trace string, nodes int) []workload.Job {
+	tb.Helper()
+	return traceJobsNodes(tb, datatest.Require(tb, trace), trace, "requested", nodes)
+}
+
+// traceJobsNodes converts a log from data as the model does for a
+// machine of nodes nodes.
+func traceJobsNodes(tb testing.TB, data simcore.DataDir, trace, est string, nodes int) []workload.Job {
+	tb.Helper()
 	m := New(data)
-	p, err := schema.Complete(simcore.Params{"trace": trace, "estimate": est})
+	p, err := schema.Complete(simcore.Params{"trace": trace, "estimate": est, "nodes": int64(nodes)})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	jobs, _, err := m.workload(p, 1, 256)
+	jobs, _, err := m.workload(p, 1, nodes)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -96,6 +96,7 @@ type sim struct {
 	arrival       bool      // Config.CompressArrival with a depth above 1
 	evbuf         []event   // simulate, per-event passes: the events of an instant
 	acert         []acert   // compressArrival: certificates, two per size
+	acertUsed     []int32   // the sizes whose acert entries may be set
 	amov          []float64 // compressArrival: where each move's release begins
 	ref           bool      // tests: run backfillRef, the unoptimised executor
 	hbuf          []holder
@@ -135,18 +136,26 @@ type sim struct {
 	hlOwn bool
 	// Fit certificates of the current compression (see certBound):
 	// cert[2k], cert[2k+1] are those of jobs of k nodes (noteCert).
-	cert, cert0 []cert         // cert0: the empty table
-	gm          []profile.Item // compress: the followers' moves not yet made
-	due         []holder       // startDue: the holders that start
-	hpre        []holder       // the holders at now when compress last ran
-	moved       []int32        // compress: the positions of the moved holders
-	duePos      []int          // startDue: their positions in the queue
-	hj          []hjob         // per job: what compress looks up
+	cert, cert0 []cert // cert0: the empty table
+	// certUsed: the sizes whose certificates may differ from cert0's
+	// (clearCerts resets only them: a table per node count is long on a
+	// large machine)
+	certUsed []int32
+	// certBits has bit k set for the sizes in certUsed, certSum bit w
+	// for the words of certBits that are not zero: extendStair visits
+	// only the sizes that hold certificates
+	certBits, certSum []uint64
+	gm                []profile.Item // compress: the followers' moves not yet made
+	due               []holder       // startDue: the holders that start
+	hpre              []holder       // the holders at now when compress last ran
+	moved             []int32        // compress: the positions of the moved holders
+	duePos            []int          // startDue: their positions in the queue
+	hj                []hjob         // per job: what compress looks up
 	// The staircase of the certificates of bound stairB or more: no job
 	// of k nodes and a duration of stair[k] or more has a fit before
 	// stairB (noteCert keeps it, rebuildStair moves its bound; entries
 	// from stairN on are not computed yet, see stairAt).
-	stair      []float64
+	stair      []stairPt // the steps of stair[:stairN] (stair.go)
 	stairB     float64
 	stairN     int
 	stairFails int
@@ -939,15 +948,7 @@ func (s *sim) compress(now float64) {
 		s.ep++
 		s.mvh = pend[:0]
 	}()
-	if len(s.cert) == 0 {
-		s.cert = make([]cert, 2*(s.cfg.Nodes+1))
-		s.cert0 = make([]cert, len(s.cert))
-		for i := range s.cert0 {
-			s.cert0[i] = cert{d: math.Inf(1), bound: math.Inf(-1)}
-		}
-	}
-	copy(s.cert, s.cert0)
-	s.resetStair()
+	s.startCerts()
 	// The group of the last move: its holder moved from gr to gt, and gmf
 	// nodes stay free throughout [gt, gr) (-1: not computed yet). The
 	// moves of its followers wait in gm until the profile is read again.
@@ -997,7 +998,7 @@ func (s *sim) compress(now float64) {
 				for i := range suf {
 					suf[i] = t // what a holder's stop starts from
 				}
-				copy(s.cert, s.cert0)
+				s.clearCerts()
 				s.resetStair()
 				gr, gmf = math.Inf(-1), -1
 			}
@@ -1016,14 +1017,13 @@ func (s *sim) compress(now float64) {
 			if len(pend) > 0 {
 				pa = pend[0].a
 			}
-			stair := s.stair[:s.stairN]
 			for ; x < len(hs); x++ {
 				h := &hs[x]
 				if h.r > pa || h.r == gr {
 					break
 				}
 				hj := &s.hj[h.j]
-				if k := int(hj.k); k >= len(stair) || hj.d < stair[k] {
+				if k := int(hj.k); k >= s.stairN || hj.d < s.stairKnown(k) {
 					break
 				}
 			}
@@ -1426,69 +1426,6 @@ func (s *sim) certBound(k int, d, lim float64) float64 {
 	return b
 }
 
-// stairRebuild is the number of holders whose search limit passed the
-// staircase's bound after which compress rebuilds the staircase.
-const stairRebuild = 8
-
-// resetStair empties the staircase (at the start of a compression).
-func (s *sim) resetStair() {
-	if len(s.stair) == 0 {
-		s.stair = make([]float64, s.cfg.Nodes+1)
-	}
-	s.stairB, s.stairN, s.stairFails = math.Inf(-1), 0, 0
-}
-
-// rebuildStair makes the staircase that of bound b, computed from the
-// certificate table as sizes are asked for (stairAt).
-func (s *sim) rebuildStair(b float64) {
-	s.stairB, s.stairN, s.stairFails = b, 0, 0
-}
-
-// stairAt returns stair[k]: the least duration of a certificate of at most
-// k nodes with a bound of stairB or more (+Inf if none).
-func (s *sim) stairAt(k int) float64 {
-	if k >= s.stairN {
-		s.extendStair(k)
-	}
-	return s.stair[k]
-}
-
-// extendStair computes the staircase up to k from the certificate table.
-func (s *sim) extendStair(k int) {
-	d := math.Inf(1)
-	if s.stairN > 0 {
-		d = s.stair[s.stairN-1]
-	}
-	for i := s.stairN; i <= k; i++ {
-		if c := s.cert[2*i]; c.bound >= s.stairB {
-			d = min(d, c.d)
-		}
-		if c := s.cert[2*i+1]; c.bound >= s.stairB {
-			d = min(d, c.d)
-		}
-		s.stair[i] = d
-	}
-	s.stairN = k + 1
-}
-
-// noteCert records that a job of k nodes and duration d has no fit before
-// bound. Two certificates are kept per size: the latest (the largest
-// bound, as the reservation starts grow) and the one of the shortest
-// duration (the most general).
-func (s *sim) noteCert(k int, d, bound float64) {
-	if bound >= s.stairB {
-		for i := k; i < s.stairN && s.stair[i] > d; i++ {
-			s.stair[i] = d
-		}
-	}
-	if c := &s.cert[2*k]; d < c.d || d == c.d && bound > c.bound {
-		*c = cert{d: d, bound: bound}
-	}
-	if c := &s.cert[2*k+1]; bound >= c.bound || d <= c.d {
-		*c = cert{d: d, bound: bound}
-	}
-}
-
 // certOf is the bound of the certificates of k nodes for a job of
 // duration d (-Inf if none applies).
 func (s *sim) certOf(k int, d float64) float64 {
@@ -1573,10 +1510,16 @@ func (s *sim) compressArrival(now float64) {
 	s.suf = suf
 	if len(s.acert) == 0 {
 		s.acert = make([]acert, 2*(s.cfg.Nodes+1))
+		for i := range s.acert {
+			s.acert[i] = emptyAcert()
+		}
 	}
-	for i := range s.acert {
-		s.acert[i] = acert{d: math.Inf(1), b: math.Inf(-1), rx: math.Inf(1)}
+	// only the sizes noted since the last compression differ from the
+	// empty table
+	for _, k := range s.acertUsed {
+		s.acert[2*k], s.acert[2*k+1] = emptyAcert(), emptyAcert()
 	}
+	s.acertUsed = s.acertUsed[:0]
 	s.amov = s.amov[:0]
 	// the releases of this compression's moves: after every holder's look
 	runA, runB := math.Inf(1), math.Inf(-1)
@@ -1621,6 +1564,9 @@ func (s *sim) compressArrival(now float64) {
 	s.inc = s.inc[:copy(s.inc, s.inc[n0:])]
 	s.ep = base + uint64(n0)
 }
+
+// emptyAcert is an acert entry that excludes nothing.
+func emptyAcert() acert { return acert{d: math.Inf(1), b: math.Inf(-1), rx: math.Inf(1)} }
 
 // acert is a certificate of compressArrival: no job of its size and
 // duration d, reserved at rx, has a fit before b, given the moves up to
@@ -1667,6 +1613,7 @@ func (s *sim) arrivalBound(k int, d, r float64) float64 {
 // noteArrivalCert records that a job of k nodes and duration d has no fit
 // before b: two per size, the shortest duration and the latest bound.
 func (s *sim) noteArrivalCert(k int, d, b float64) {
+	s.acertUsed = append(s.acertUsed, int32(k))
 	c := acert{d: d, b: b, rx: b, m: len(s.amov)}
 	if x := &s.acert[2*k]; d < x.d || d == x.d && b > s.capped(x) {
 		*x = c

@@ -21,7 +21,11 @@
 // too low or all high enough (per-block least and largest counts, rebuilt
 // lazily after edits), Move shifts a reservation editing only the steps
 // whose count changes, and Cut removes an interval of the time axis (every
-// later breakpoint moves earlier) in one shift of the slices.
+// later breakpoint moves earlier) in one shift of the slices. The
+// moldable planners, which recompute their plan from the running tasks at
+// every decision, use the fast paths of place.go: Rebuild (the staircase
+// of the running tasks' ends in one pass), CopyFrom (checkpoints without
+// allocation) and Place/PlaceBy (a fit and its reservation in one search).
 package profile
 
 import (
@@ -651,60 +655,50 @@ func (p *Profile) splice(lo, x int, nb []step) {
 	}
 }
 
+// add adds delta during [start, end) if every count stays within [0,
+// capacity], else returns ErrCapacity changing nothing: one search for
+// start, one walk over the steps the interval spans (checking them), and
+// shift on the steps it found.
 func (p *Profile) add(start, end float64, delta int) error {
-	if err := p.check(start, end, delta); err != nil {
-		return err
-	}
-	p.apply(start, end, delta)
-	return nil
-}
-
-// check reports ErrCapacity if adding delta during [start, end) would take
-// a count below zero or above the capacity.
-func (p *Profile) check(start, end float64, delta int) error {
 	if start < p.times[0] {
 		start = p.times[0]
 	}
 	if !(end > start) || delta == 0 {
 		return nil
 	}
-	for i := p.index(start); i < len(p.times) && p.times[i] < end; i++ {
-		if f := p.free[i] + delta; f < 0 || f > p.capacity {
+	i := p.index(start)
+	x := i
+	for ; x < len(p.times) && p.times[x] < end; x++ {
+		if f := p.free[x] + delta; f < 0 || f > p.capacity {
 			return fmt.Errorf("%w: %d processors during [%v, %v) with %d free at %v (capacity %d)",
-				ErrCapacity, -delta, start, end, p.free[i], p.times[i], p.capacity)
+				ErrCapacity, -delta, start, end, p.free[x], p.times[x], p.capacity)
 		}
 	}
+	p.shift(i, x-1, start, end, delta)
 	return nil
 }
 
-// apply adds delta during [start, end) (checked by check).
-func (p *Profile) apply(start, end float64, delta int) {
-	if start < p.times[0] {
-		start = p.times[0]
+// shift adds delta during [start, end), start in step ci (at or after its
+// start) and end in (times[ei], times[ei+1]] (ei the last step for an
+// infinite end), the counts checked by the caller: it makes start and end
+// breakpoints, changes the steps between and merges at both ends.
+func (p *Profile) shift(ci, ei int, start, end float64, delta int) {
+	s := ci
+	if p.times[ci] != start {
+		p.insert(ci+1, start)
+		s, ei = ci+1, ei+1
 	}
-	if !(end > start) || delta == 0 {
-		return
+	j := ei + 1
+	if !math.IsInf(end, 1) && !(j < len(p.times) && p.times[j] == end) {
+		p.insert(j, end)
 	}
-	i := p.split(start)
-	j := len(p.times)
-	if !math.IsInf(end, 1) {
-		j = p.split(end)
-	}
-	p.dirty(i)
-	for x := i; x < j; x++ {
-		p.free[x] += delta
+	p.dirty(s)
+	free := p.free[s:j]
+	for x := range free {
+		free[x] += delta
 	}
 	p.merge(j)
-	p.merge(i)
-}
-
-// split makes t a breakpoint and returns its index.
-func (p *Profile) split(t float64) int {
-	i := p.index(t)
-	if p.times[i] == t {
-		return i
-	}
-	return p.insert(i+1, t)
+	p.merge(s)
 }
 
 // insert makes t (strictly between times[i-1] and times[i]) a breakpoint

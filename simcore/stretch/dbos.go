@@ -3,6 +3,8 @@ package stretch
 import (
 	"math"
 	"sort"
+
+	"schedfarm/simcore/profile"
 )
 
 // dbos is Algorithm 2 of seed 003 (§6): DASEDF's binary search on the
@@ -37,14 +39,14 @@ type edfRecord struct {
 	x     []float64
 	k     []int32
 	D     []float64
-	ck    []moldProfile
+	ck    []profile.Profile
 }
 
 // size makes room for n positions.
 func (r *edfRecord) size(n int) {
 	r.x, r.k, r.D = moldGrow(r.x, n), moldGrow(r.k, n), moldGrow(r.D, n)
 	for len(r.ck) < (n+ckEvery-1)/ckEvery {
-		r.ck = append(r.ck, moldProfile{})
+		r.ck = append(r.ck, profile.Profile{})
 	}
 }
 
@@ -211,22 +213,22 @@ func (d *dbos) moldableEDF(s, t float64, st *moldState) bool {
 		}
 	}
 	d.tmp.size(n)
-	var prof *moldProfile
+	var prof *profile.Profile
 	if L == 0 {
 		prof = st.baseProfile(t)
 	} else if L < n {
 		prof = &st.prof // baseProfile's scratch, not in use here
 		c := L / ckEvery
-		prof.copyFrom(&d.ref.ck[c])
+		prof.CopyFrom(&d.ref.ck[c])
 		for p := c * ckEvery; p < L; p++ {
 			i := d.order[p]
 			x, k := d.ref.x[p], int(d.ref.k[p])
-			prof.reserve(x, x+st.tasks[i].Times[k-1], k)
+			mustReserve(prof, x, x+st.tasks[i].Times[k-1], k)
 		}
 	}
 	for p := L; p < n; p++ {
 		if p%ckEvery == 0 {
-			d.tmp.ck[p/ckEvery].copyFrom(prof)
+			d.tmp.ck[p/ckEvery].CopyFrom(prof)
 		}
 		i := d.order[p]
 		T := st.tasks[i].Times[:st.P]
@@ -235,12 +237,14 @@ func (d *dbos) moldableEDF(s, t float64, st *moldState) bool {
 		ok := false
 		nx := d.nextDrops(st, i)
 		for j := j0; j < len(T); j = int(nx[j]) {
-			// Quick reject, as earliestFitBy would: fewer than j+1
+			// Quick reject, as PlaceBy would: fewer than j+1
 			// processors free now, so no start before the next step.
-			if j+1 > prof.free[0] && len(prof.times) > 1 && prof.times[1]+T[j] > D {
-				continue
+			if _, f0 := prof.Step(0); j+1 > f0 && prof.Len() > 1 {
+				if t1, _ := prof.Step(1); t1+T[j] > D {
+					continue
+				}
 			}
-			if x, fits := prof.fitByPlace(j+1, T[j], t, D); fits {
+			if x, fits := prof.PlaceBy(j+1, T[j], t, D); fits {
 				d.start[i], d.procs[i] = x, j+1
 				d.tmp.x[p], d.tmp.k[p], d.tmp.D[p] = x, int32(j+1), D
 				ok = true

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"schedfarm/simcore/profile"
 )
 
 // MoldTask is a moldable task (seed 003 §5): released at Release, it runs
@@ -80,7 +82,7 @@ type moldState struct {
 	running []runEntry // end, procs (in node), task
 	ends    []runEntry // running at `at`, by end time (prepare)
 	at      float64
-	prof    moldProfile // scratch of baseProfile
+	prof    profile.Profile // scratch of baseProfile
 }
 
 // prepare sorts the running tasks that are still running at t by end
@@ -125,11 +127,11 @@ func (st *moldState) dropEnds(t float64) {
 // distinct end time in increasing order: O(r) for r running tasks, kept
 // sorted by end across events, instead of O(r²) for one reservation per
 // task.
-func (st *moldState) baseProfile(t float64) *moldProfile {
+func (st *moldState) baseProfile(t float64) *profile.Profile {
 	if t != st.at {
 		st.prepare(t)
 	}
-	st.prof.reset(st.P, t, st.ends)
+	resetProfile(&st.prof, st.P, t, st.ends)
 	return &st.prof
 }
 

@@ -1,5 +1,7 @@
 package stretch
 
+import "schedfarm/simcore/profile"
+
 // incBackfill re-evaluates conservative backfilling in a fixed order when
 // one task's size changes (the Iterative algorithms' trial step), without
 // redoing the tasks before it: their reservations do not depend on the
@@ -15,17 +17,17 @@ type incBackfill struct {
 	order []int
 	start []float64 // accepted start per position
 	psum  []float64 // psum[p]: Σ(C − r) of positions < p, accepted
-	ck    []moldProfile
+	ck    []profile.Profile
 	// The trial's results, adopted by accept.
 	tStart []float64
 	tPsum  []float64
-	tCk    []moldProfile
+	tCk    []profile.Profile
 	tFrom  int // first position the trial planned
-	prof   moldProfile
+	prof   profile.Profile
 	// pre is the accepted profile before position prePos (if preOK): the
 	// same task is usually tried again right after an accepted step, at
 	// the same position, so its trial starts from a copy without replay.
-	pre    moldProfile
+	pre    profile.Profile
 	prePos int
 	preOK  bool
 }
@@ -34,7 +36,7 @@ const ckEvery = 8
 
 // reset plans every task of order from the base profile and accepts the
 // result; it returns Σ(C − r).
-func (b *incBackfill) reset(base *moldProfile, t float64, tasks []MoldTask, order []int, size []int) float64 {
+func (b *incBackfill) reset(base *profile.Profile, t float64, tasks []MoldTask, order []int, size []int) float64 {
 	n := len(order)
 	b.order = order
 	b.start = moldGrow(b.start, n)
@@ -43,10 +45,10 @@ func (b *incBackfill) reset(base *moldProfile, t float64, tasks []MoldTask, orde
 	b.tPsum = moldGrow(b.tPsum, n+1)
 	nck := (n + ckEvery - 1) / ckEvery
 	for len(b.ck) < nck {
-		b.ck = append(b.ck, moldProfile{})
-		b.tCk = append(b.tCk, moldProfile{})
+		b.ck = append(b.ck, profile.Profile{})
+		b.tCk = append(b.tCk, profile.Profile{})
 	}
-	b.prof.copyFrom(base)
+	b.prof.CopyFrom(base)
 	b.preOK = false
 	b.tPsum[0] = 0
 	F, _ := b.run(0, t, tasks, size, 0, false)
@@ -63,11 +65,11 @@ func (b *incBackfill) run(from int, t float64, tasks []MoldTask, size []int, thr
 	prof := &b.prof
 	for p := from; p < len(b.order); p++ {
 		if p%ckEvery == 0 {
-			b.tCk[p/ckEvery].copyFrom(prof)
+			b.tCk[p/ckEvery].CopyFrom(prof)
 		}
 		i := b.order[p]
 		d := tasks[i].Times[size[i]-1]
-		s := prof.fitPlace(size[i], d, t)
+		s := mustPlace(prof, size[i], d, t)
 		b.tStart[p] = s
 		sum += s + d - tasks[i].Release
 		b.tPsum[p+1] = sum
@@ -82,16 +84,16 @@ func (b *incBackfill) run(from int, t float64, tasks []MoldTask, size []int, thr
 // returns Σ(C − r) and true, or false as soon as the sum reaches thr.
 func (b *incBackfill) trial(pos int, t float64, tasks []MoldTask, size []int, thr float64) (float64, bool) {
 	if b.preOK && b.prePos == pos {
-		b.prof.copyFrom(&b.pre)
+		b.prof.CopyFrom(&b.pre)
 	} else {
 		c := pos / ckEvery
-		b.prof.copyFrom(&b.ck[c])
+		b.prof.CopyFrom(&b.ck[c])
 		for p := c * ckEvery; p < pos; p++ {
 			i := b.order[p]
 			s := b.start[p]
-			b.prof.reserve(s, s+tasks[i].Times[size[i]-1], size[i])
+			mustReserve(&b.prof, s, s+tasks[i].Times[size[i]-1], size[i])
 		}
-		b.pre.copyFrom(&b.prof)
+		b.pre.CopyFrom(&b.prof)
 		b.prePos, b.preOK = pos, true
 	}
 	b.tPsum[pos] = b.psum[pos]

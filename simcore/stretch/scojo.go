@@ -1,6 +1,10 @@
 package stretch
 
-import "math"
+import (
+	"math"
+
+	"schedfarm/simcore/profile"
+)
 
 // scojo approximates SCOJO-P (Barsanti & Sodan 2006) from its published
 // description (seed 003 §5.5, SPECS.md §4.3; the original is a Java program
@@ -24,7 +28,7 @@ type scojo struct {
 	size   []int
 	start  []float64
 	window []int // last arrivals (task indices), oldest first
-	prof   moldProfile
+	prof   profile.Profile
 	init   bool
 	// shrinkAny: the smaller sizes tried go down to 1, not n/2
 	// (MoldConfig.ScojoShrinkAny).
@@ -84,27 +88,27 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 	n := int(math.Round(float64(nstar) * scojoTarget / math.Max(u, 0.05)))
 	n = max(1, min(n, st.P, nmax))
 	if !sc.init {
-		sc.prof.reset(st.P, t, st.ends)
+		resetProfile(&sc.prof, st.P, t, st.ends)
 		sc.init = true
 	}
 	prof := &sc.prof
-	prof.advance(t)
-	if !prof.fitsAt(n, T[n-1], t) {
-		wait := prof.earliestFit(n, T[n-1], t)
+	prof.Advance(t)
+	if !prof.FitsAt(n, T[n-1], t) {
+		wait, _ := prof.EarliestFit(n, T[n-1], t)
 		bestEnd, bestN := wait+T[n-1], n
 		lo := max(1, n/2)
 		if sc.shrinkAny {
 			lo = 1
 		}
 		for k := lo; k < n; k++ {
-			if prof.fitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
+			if prof.FitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
 				bestEnd, bestN = t+T[k-1], k
 			}
 		}
 		n = bestN
 	}
 	sc.size[i] = n
-	x := prof.fitPlace(n, T[n-1], t)
+	x := mustPlace(prof, n, T[n-1], t)
 	sc.start[i] = x
 	sc.window = append(sc.window, i)
 	if len(sc.window) > scojoWindow {

@@ -3,12 +3,13 @@ package workload
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Record is one job line of a Standard Workload Format (SWF v2.2) log: the
@@ -99,6 +100,12 @@ func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
 	line := 0
 	var fields [NumFields][]byte
+	// Records fill chunks of recChunk, copied once into t.Records at the
+	// end: appending to one slice would copy every record again at each
+	// growth.
+	var full [][]Record
+	recs := make([]Record, 0, recChunk)
+	count := func() int { return len(full)*recChunk + len(recs) }
 	for sc.Scan() {
 		line++
 		b := bytes.TrimSpace(sc.Bytes())
@@ -129,10 +136,26 @@ func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
 			return nil, fmt.Errorf("swf: line %d: %w", line, err)
 		}
 		rec.SourceLine = line
-		t.Records = append(t.Records, rec)
-		if opt.Limit > 0 && len(t.Records) >= opt.Limit {
-			return t, nil
+		if len(recs) == recChunk {
+			full = append(full, recs)
+			recs = make([]Record, 0, recChunk)
 		}
+		recs = append(recs, rec)
+		if opt.Limit > 0 && count() >= opt.Limit {
+			break
+		}
+	}
+	if len(full) == 0 {
+		t.Records = recs
+	} else {
+		t.Records = make([]Record, 0, count())
+		for _, c := range full {
+			t.Records = append(t.Records, c...)
+		}
+		t.Records = append(t.Records, recs...)
+	}
+	if opt.Limit > 0 && len(t.Records) >= opt.Limit {
+		return t, nil
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("swf: after line %d: %w (the file is truncated or damaged)", line, err)
@@ -145,6 +168,10 @@ func Read(r io.Reader, opt ReadOptions) (*Trace, error) {
 	}
 	return t, nil
 }
+
+// recChunk is the number of records Read gathers before starting a new
+// chunk.
+const recChunk = 8192
 
 // plainText returns r buffered, or its decompressed stream when it starts
 // with gzip's magic bytes (1f 8b), and the function that closes the gzip
@@ -245,8 +272,13 @@ func firstWord(s string) string {
 	return s
 }
 
+// parseRecord parses a job line (trimmed, not empty) in one pass: a field
+// of plain digits is converted as it is scanned (plainInt's rule), any
+// other by strconv.ParseFloat; f receives the fields of the line.
 func parseRecord(b []byte, f *[NumFields][]byte) (Record, error) {
+	var v [NumFields]float64
 	n := 0
+	var bad error // the first bad field's, reported once the count is right
 	for i := 0; i < len(b); {
 		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
 			i++
@@ -254,58 +286,63 @@ func parseRecord(b []byte, f *[NumFields][]byte) (Record, error) {
 		if i == len(b) {
 			break
 		}
-		j := i
-		for j < len(b) && b[j] != ' ' && b[j] != '\t' {
-			j++
-		}
 		if n == NumFields {
 			return Record{}, fmt.Errorf("%w: more than %d fields", ErrMalformed, NumFields)
 		}
+		j := i
+		neg := b[j] == '-'
+		if neg {
+			j++
+		}
+		d0 := j
+		var x int64
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			x = x*10 + int64(b[j]-'0')
+			j++
+		}
+		plain := j > d0 && j-d0 <= 15
+		for j < len(b) && b[j] != ' ' && b[j] != '\t' {
+			plain = false
+			j++
+		}
 		f[n] = b[i:j]
+		switch {
+		case !plain:
+			y, e := strconv.ParseFloat(string(f[n]), 64)
+			if bad == nil && (e != nil || y != y || y > 1e18 || y < -1e18) {
+				bad = fieldErr(n, f[n], "not a number")
+			} else if bad == nil && intField[n] && y != float64(int64(y)) {
+				bad = fieldErr(n, f[n], "not an integer")
+			}
+			v[n] = y
+		case neg:
+			v[n] = -float64(x) // "-0" is negative zero, as ParseFloat says
+		default:
+			v[n] = float64(x)
+		}
 		n++
 		i = j
 	}
 	if n != NumFields {
 		return Record{}, fmt.Errorf("%w: %d fields, want %d", ErrMalformed, n, NumFields)
 	}
-	var r Record
-	var err error
-	num := func(k int) float64 {
-		if err != nil {
-			return 0
-		}
-		v, e := strconv.ParseFloat(string(f[k]), 64)
-		if e != nil || v != v || v > 1e18 || v < -1e18 {
-			err = fmt.Errorf("%w: field %d (%s) is %q, not a number", ErrMalformed, k+1, fieldNames[k], f[k])
-		}
-		return v
+	if bad != nil {
+		return Record{}, bad
 	}
-	integer := func(k int) int64 {
-		v := num(k)
-		if err == nil && v != float64(int64(v)) {
-			err = fmt.Errorf("%w: field %d (%s) is %q, not an integer", ErrMalformed, k+1, fieldNames[k], f[k])
-		}
-		return int64(v)
-	}
-	r.Job = integer(0)
-	r.Submit = num(1)
-	r.Wait = num(2)
-	r.Run = num(3)
-	r.Alloc = int(integer(4))
-	r.AvgCPU = num(5)
-	r.UsedMem = num(6)
-	r.ReqProcs = int(integer(7))
-	r.ReqTime = num(8)
-	r.ReqMem = num(9)
-	r.Status = int(integer(10))
-	r.User = int(integer(11))
-	r.Group = int(integer(12))
-	r.App = int(integer(13))
-	r.Queue = int(integer(14))
-	r.Partition = int(integer(15))
-	r.Preceding = integer(16)
-	r.ThinkTime = num(17)
-	return r, err
+	return Record{
+		Job: int64(v[0]), Submit: v[1], Wait: v[2], Run: v[3], Alloc: int(v[4]), AvgCPU: v[5],
+		UsedMem: v[6], ReqProcs: int(v[7]), ReqTime: v[8], ReqMem: v[9], Status: int(v[10]),
+		User: int(v[11]), Group: int(v[12]), App: int(v[13]), Queue: int(v[14]), Partition: int(v[15]),
+		Preceding: int64(v[16]), ThinkTime: v[17],
+	}, nil
+}
+
+// intField marks the fields that must hold whole numbers.
+var intField = [NumFields]bool{0: true, 4: true, 7: true, 10: true, 11: true, 12: true, 13: true, 14: true, 15: true, 16: true}
+
+// fieldErr is the error about field k (0-based) holding b.
+func fieldErr(k int, b []byte, what string) error {
+	return fmt.Errorf("%w: field %d (%s) is %q, %s", ErrMalformed, k+1, fieldNames[k], b, what)
 }
 
 var fieldNames = [NumFields]string{
