@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sync"
-	"time"
 
 	"schedfarm/simcore"
 	"schedfarm/simcore/workload"
@@ -18,12 +17,17 @@ type Model struct {
 	// traces caches parsed logs by (name, lenient): parsing CTC costs more
 	// than simulating it, and a sweep runs it many times.
 	traces map[string]*workload.Trace
+	// fits caches the probabilistic workload's model fitted on a log (by
+	// log, conventions and Weibull fit): fitting the arrivals costs a third
+	// of a probabilistic job, and the fit is the same for every job of a
+	// sweep. A fitted model is only read afterwards.
+	fits map[string]*workload.Model
 }
 
 // New returns the model; data is where traces are opened (may be nil when
 // only synthetic workloads are used).
 func New(data simcore.DataDir) *Model {
-	return &Model{data: data, traces: map[string]*workload.Trace{}}
+	return &Model{data: data, traces: map[string]*workload.Trace{}, fits: map[string]*workload.Model{}}
 }
 
 func (*Model) Name() string    { return "batch" }
@@ -64,12 +68,15 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 	cfg := Config{Nodes: nodes, Order: p.String("order"), Depth: depth, Weighted: p.Bool("weighted"),
 		SmartWeight: p.String("smart_weight"), Recompute: p.String("recompute"), EachEvent: p.String("event_order") == "each",
 		CompressArrival: p.String("compress_order") == "arrival"}
-	t0 := time.Now() // measured outside the simulated clock; reported as *_wall_ms only
-	out, err := Simulate(ctx, jobs, cfg)
+	var out *Outcome // the simulation, timed on the caller's clock (sched_wall_ms only)
+	wall, err := simcore.Timed(ctx, func() error {
+		var err error
+		out, err = Simulate(ctx, jobs, cfg)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	wall := float64(time.Since(t0).Microseconds()) / 1000
 	met := Measure(jobs, out, nodes)
 	res := &simcore.Result{Metrics: map[string]any{
 		"n_jobs": int64(len(jobs)), "offered_load": workload.OfferedLoad(jobs, nodes), "art": met.ART, "awrt": met.AWRT, "makespan": met.Makespan,
@@ -112,6 +119,23 @@ func (m *Model) trace(name string, lenient bool) (*workload.Trace, error) {
 	return t, nil
 }
 
+// fit returns the probabilistic model fitted on jobs (the log converted
+// as key says) with the given Weibull fit, from the cache when a job of
+// the same key fitted it before.
+func (m *Model) fit(jobs []workload.Job, key, method string) (*workload.Model, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if fm, ok := m.fits[key]; ok {
+		return fm, nil
+	}
+	fm := workload.Fit(jobs)
+	if err := fm.Refit(jobs, method); err != nil {
+		return nil, err
+	}
+	m.fits[key] = fm
+	return fm, nil
+}
+
 func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.Job, workload.Stats, error) {
 	conv := workload.Conventions{
 		Size: p.String("size_field"), CapRuntime: p.Bool("cap_runtime"), Estimate: "requested",
@@ -145,8 +169,8 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 			}
 			base := jobs
 			o := workload.GenOptions{Values: p.String("bin_values"), Marginal: kind == "probabilistic-marginal", RunPastRequest: p.Bool("run_past_request")}
-			fm := workload.Fit(jobs)
-			if err := fm.Refit(jobs, p.String("weibull_fit")); err != nil {
+			fm, err := m.fit(jobs, fmt.Sprintf("%s\x00%v\x00%+v\x00%s", p.String("trace"), p.Bool("lenient"), conv, p.String("weibull_fit")), p.String("weibull_fit"))
+			if err != nil {
 				return nil, st, err
 			}
 			if jobs, err = fm.GenerateWith(n, seed, o); err != nil {

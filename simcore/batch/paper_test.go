@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"schedfarm/internal/datatest"
 	"schedfarm/simcore"
@@ -133,7 +134,7 @@ func TestPaperTables(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					r, err := m.Run(context.Background(), p, seed)
+					r, err := m.Run(simcore.WithClock(context.Background(), time.Now), p, seed) // the table reports the computation time
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -1,8 +1,9 @@
 package batch
 
 import (
-	"container/heap"
 	"sort"
+
+	"schedfarm/simcore/pq"
 )
 
 // psrs orders q by PSRS (seed 002 §5.5, SPECS §9.7):
@@ -35,7 +36,7 @@ func (r *reorder) psrs(q []int) {
 	}
 	pos := r.key[:n] // bin position, indexed by list position
 	N := r.cfg.Nodes
-	var run endHeap
+	var run pq.Queue[endItem] // running jobs by (end, list position)
 	t, free := 0.0, N
 	headSince := -1.0
 	h := 0
@@ -44,7 +45,7 @@ func (r *reorder) psrs(q []int) {
 			j := q[h]
 			m, p := r.jobs[j].Size, r.jobs[j].Estimate
 			if m <= free {
-				heap.Push(&run, endItem{t + p, h, m})
+				run.Push(pq.Key{At: t + p, Sub: int64(h)}, endItem{h, m})
 				free -= m
 				h++
 				headSince = -1
@@ -56,9 +57,7 @@ func (r *reorder) psrs(q []int) {
 				}
 				if headSince+p <= t {
 					// preempt everything: J runs alone on [t, t+p)
-					for i := range run {
-						run[i].end += p
-					}
+					run.Shift(p)
 					t += p
 					pos[h] = smallOrWide(t, true)
 					h++
@@ -74,17 +73,21 @@ func (r *reorder) psrs(q []int) {
 			}
 			break
 		}
-		next := run[0].end
+		k, _, _ := run.Peek()
+		next := k.At
 		if h < n && headSince >= 0 {
 			if d := headSince + r.jobs[q[h]].Estimate; d < next {
 				next = d
 			}
 		}
 		t = next
-		for run.Len() > 0 && run[0].end <= t {
-			it := heap.Pop(&run).(endItem)
+		for run.Len() > 0 {
+			if k, _, _ := run.Peek(); k.At > t {
+				break
+			}
+			k, it, _ := run.Pop()
 			free += it.m
-			pos[it.pos] = smallOrWide(it.end, false)
+			pos[it.pos] = smallOrWide(k.At, false)
 		}
 	}
 	idx := r.rank[:n]
@@ -108,26 +111,9 @@ func smallOrWide(c float64, wide bool) float64 {
 	return float64(2 * lengthBin(c))
 }
 
+// endItem is a running job of the preemptive schedule: its list position
+// and width (its end is its key).
 type endItem struct {
-	end float64
 	pos int
 	m   int
-}
-
-type endHeap []endItem
-
-func (h endHeap) Len() int { return len(h) }
-func (h endHeap) Less(i, j int) bool {
-	if h[i].end != h[j].end {
-		return h[i].end < h[j].end
-	}
-	return h[i].pos < h[j].pos
-}
-func (h endHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *endHeap) Push(x any)   { *h = append(*h, x.(endItem)) }
-func (h *endHeap) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return it
 }

@@ -2,13 +2,13 @@ package batch
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"slices"
 
 	"schedfarm/simcore/engine"
+	"schedfarm/simcore/pq"
 	"schedfarm/simcore/profile"
 	"schedfarm/simcore/workload"
 )
@@ -161,20 +161,13 @@ type sim struct {
 	stairFails int
 	// Cutting the tail (see cutTail): tailOK when every time of the run
 	// is a whole number (a shift is then exact) and no job outlives its
-	// estimate; ends is a max-heap of the estimated ends of the started
-	// jobs (entries whose job ended, pend[j] no longer their end, are
+	// estimate; ends holds the started jobs by estimated end, latest
+	// first (entries whose job ended, pend[j] no longer their end, are
 	// dropped lazily); runPos is compress's scratch for the positions of
 	// the last holders that all moved by one amount.
 	tailOK bool
-	ends   runEnds
+	ends   pq.Queue[int32]
 	runPos []int
-}
-
-// jobEnd is an entry of sim.ends: a started job and the end of its
-// occupation of the profile.
-type jobEnd struct {
-	end float64
-	j   int32
 }
 
 // cert records that no job of k nodes and duration d (reservation start
@@ -427,7 +420,7 @@ func (s *sim) start(now float64, j int) {
 	if s.prof != nil {
 		s.pend[j] = now + job.Estimate
 		if s.tailOK {
-			heap.Push(&s.ends, jobEnd{now + job.Estimate, int32(j)})
+			s.ends.Push(pq.Key{At: -(now + job.Estimate)}, int32(j)) // latest first
 		}
 		if job.Run > job.Estimate {
 			s.ev.Schedule(now+job.Estimate, 0, event{int32(j), evOverrun})
@@ -1240,12 +1233,14 @@ func (s *sim) cutTail(hs []holder, x int, runPos []int, t, d float64) {
 // busyUntil returns the latest end of what the profile holds for a
 // started job or a holder at now (-Inf if nothing).
 func (s *sim) busyUntil() float64 {
-	for len(s.ends) > 0 && s.pend[s.ends[0].j] != s.ends[0].end {
-		heap.Pop(&s.ends)
-	}
 	b := math.Inf(-1)
-	if len(s.ends) > 0 {
-		b = s.ends[0].end
+	for s.ends.Len() > 0 {
+		k, j, _ := s.ends.Peek()
+		if s.pend[j] == -k.At { // not stale: the job's current end
+			b = -k.At
+			break
+		}
+		s.ends.Pop()
 	}
 	for _, h := range s.hpre {
 		b = max(b, h.r+s.hj[h.j].d)
@@ -1272,20 +1267,6 @@ func wholeTimes(jobs []workload.Job) bool {
 		last, sum = max(last, math.Abs(j.Submit)), sum+j.Estimate
 	}
 	return last+sum < 1<<52
-}
-
-// runEnds is a max-heap of jobEnd by end (container/heap): sim.ends.
-type runEnds []jobEnd
-
-func (h runEnds) Len() int           { return len(h) }
-func (h runEnds) Less(i, j int) bool { return h[i].end > h[j].end }
-func (h runEnds) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *runEnds) Push(x any)        { *h = append(*h, x.(jobEnd)) }
-func (h *runEnds) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // waitTree indexes the waiting jobs of an FCFS queue (queue order = job

@@ -79,13 +79,33 @@ func (q *Queue[V]) ReplaceTop(k Key, v V) {
 	q.down(0)
 }
 
+// Shift adds d to every key's At (a preemption delays everything that
+// runs). Adding one number to every key keeps their order (rounding can
+// make two keys equal, never swap them), so the heap stays valid.
+func (q *Queue[V]) Shift(d float64) {
+	for i := range q.items {
+		q.items[i].k.At += d
+	}
+}
+
 // Reset empties the queue, keeping its storage.
 func (q *Queue[V]) Reset() {
 	clear(q.items)
 	q.items = q.items[:0]
 }
 
-// Each calls f on every element, in no particular order.
+// Values appends the elements to dst in the heap's own order and returns
+// it. That order is a function of the pushes and pops alone (no map, no
+// address), so a floating-point sum over it is reproducible; for keys
+// that never tie it is container/heap's order for the same operations.
+func (q *Queue[V]) Values(dst []V) []V {
+	for i := range q.items {
+		dst = append(dst, q.items[i].v)
+	}
+	return dst
+}
+
+// Each calls f on every element, in the heap's own order (see Values).
 func (q *Queue[V]) Each(f func(Key, V)) {
 	for i := range q.items {
 		f(q.items[i].k, q.items[i].v)

@@ -1,6 +1,7 @@
 package pq
 
 import (
+	"container/heap"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -107,6 +108,56 @@ func BenchmarkPushPop(b *testing.B) {
 		}
 		for q.Len() > 0 {
 			q.Pop()
+		}
+	}
+}
+
+// refHeap is container/heap's heap of distinct keys, the reference for
+// the queue's layout.
+type refHeap []Key
+
+func (h refHeap) Len() int { return len(h) }
+func (h refHeap) Less(i, j int) bool {
+	if h[i].At != h[j].At {
+		return h[i].At < h[j].At
+	}
+	return h[i].Sub < h[j].Sub
+}
+func (h refHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *refHeap) Push(x any)   { *h = append(*h, x.(Key)) }
+func (h *refHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// TestLayoutMatchesContainerHeap: with keys that never tie, pushes, pops
+// and top replacements leave the queue in exactly container/heap's layout
+// (Push, Pop, Fix at 0). Models sum floating-point numbers over Values, so
+// replacing a container/heap by the queue keeps their results bit for bit.
+func TestLayoutMatchesContainerHeap(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 1))
+	var q Queue[Key]
+	var ref refHeap
+	for step := range 5000 {
+		k := Key{At: float64(r.IntN(50)), Sub: int64(step)} // ties on At, never on the key
+		switch op := r.IntN(6); {
+		case ref.Len() == 0 || op < 3:
+			q.Push(k, k)
+			heap.Push(&ref, k)
+		case op < 5:
+			_, got, _ := q.Pop()
+			if want := heap.Pop(&ref).(Key); got != want {
+				t.Fatalf("step %d: pop %v, container/heap %v", step, got, want)
+			}
+		default:
+			q.ReplaceTop(k, k)
+			ref[0] = k
+			heap.Fix(&ref, 0)
+		}
+		if got := q.Values(nil); !slices.Equal(got, []Key(ref)) {
+			t.Fatalf("step %d: layouts differ", step)
 		}
 	}
 }

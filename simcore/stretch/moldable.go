@@ -1,12 +1,12 @@
 package stretch
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"sort"
 
+	"schedfarm/simcore/pq"
 	"schedfarm/simcore/profile"
 )
 
@@ -183,8 +183,8 @@ func simulateMold(ctx context.Context, tasks []MoldTask, cfg MoldConfig, pl plan
 	n := len(tasks)
 	out := &MoldOutcome{Start: make([]float64, n), End: make([]float64, n), Procs: make([]int, n)}
 	st := &moldState{tasks: tasks, P: cfg.P, at: math.NaN()}
-	var running endHeap
-	var started []bool // tasks started by the current decision
+	var running pq.Queue[runEntry] // by (end, task), in container/heap's layout
+	var started []bool             // tasks started by the current decision
 	freeProcs := cfg.P
 	next := 0
 	for step := 0; ; step++ {
@@ -195,17 +195,22 @@ func simulateMold(ctx context.Context, tasks []MoldTask, cfg MoldConfig, pl plan
 		if next < n {
 			t = tasks[next].Release
 		}
-		if len(running) > 0 && running[0].end < t {
-			t = running[0].end
+		if k, _, ok := running.Peek(); ok && k.At < t {
+			t = k.At
 		}
 		if math.IsInf(t, 1) {
 			break
 		}
-		for len(running) > 0 && running[0].end <= t {
-			r := heap.Pop(&running).(runEntry)
+		for running.Len() > 0 {
+			if k, _, _ := running.Peek(); k.At > t {
+				break
+			}
+			_, r, _ := running.Pop()
 			freeProcs += r.node
 		}
-		st.running = running
+		// The planners read the running tasks in the heap's order (SCOJO-P
+		// sums over them).
+		st.running = running.Values(st.running[:0])
 		st.dropEnds(t)
 		for next < n && tasks[next].Release <= t {
 			st.pending = append(st.pending, next)
@@ -230,7 +235,7 @@ func simulateMold(ctx context.Context, tasks []MoldTask, cfg MoldConfig, pl plan
 			freeProcs -= s.procs
 			d := tasks[s.task].Times[s.procs-1]
 			out.Start[s.task], out.End[s.task], out.Procs[s.task] = t, t+d, s.procs
-			heap.Push(&running, runEntry{end: t + d, node: s.procs, task: s.task})
+			running.Push(pq.Key{At: t + d, Sub: int64(s.task)}, runEntry{end: t + d, node: s.procs, task: s.task})
 			st.insertEnd(runEntry{end: t + d, node: s.procs, task: s.task})
 			started[s.task] = true
 		}

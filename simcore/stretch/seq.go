@@ -1,11 +1,12 @@
 package stretch
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"sort"
+
+	"schedfarm/simcore/pq"
 )
 
 // Task is one sequential task (seed 003 §2.1): released at Release, it runs
@@ -73,17 +74,17 @@ type SeqOutcome struct {
 // cluster, or the main or the auxiliary part of the reservation scheme.
 type part struct {
 	m       int
-	base    int       // first node index
-	free    []int     // idle node indices (a stack)
-	running endHeap   // (end, node, task) of running tasks
-	ends    []float64 // end times of the running tasks, sorted
-	pending []int     // task indices in release order
-	dasedf  *dasedf   // DASEDF state (nil for FCFS)
-	scratch []float64 // processor free times for plans
-	list    lister    // the plan of the last planWith (DASEDF)
-	chosen  []int     // tasks started by dispatch (reused)
-	started []bool    // per task: started (DASEDF dispatch)
-	fcfs    *fcfsPlan // FCFS plan kept incrementally (reservation scheme)
+	base    int                // first node index
+	free    []int              // idle node indices (a stack)
+	running pq.Queue[runEntry] // running tasks by (end, task)
+	ends    []float64          // end times of the running tasks, sorted
+	pending []int              // task indices in release order
+	dasedf  *dasedf            // DASEDF state (nil for FCFS)
+	scratch []float64          // processor free times for plans
+	list    lister             // the plan of the last planWith (DASEDF)
+	chosen  []int              // tasks started by dispatch (reused)
+	started []bool             // per task: started (DASEDF dispatch)
+	fcfs    *fcfsPlan          // FCFS plan kept incrementally (reservation scheme)
 }
 
 // fcfsPlan is the FCFS schedule of a part, kept up to date as tasks are
@@ -94,7 +95,7 @@ type part struct {
 // stretch) giving the largest planned stretch of the pending tasks in O(1)
 // amortised per task, instead of re-planning the queue at every release.
 type fcfsPlan struct {
-	free floatHeap
+	free pq.Queue[struct{}] // planned free times (the keys), earliest first
 	best []planned
 }
 
@@ -106,15 +107,15 @@ type planned struct {
 // add plans task i at the back of the queue at time t, commits it if
 // commit, and returns the new largest planned stretch of the queue.
 func (f *fcfsPlan) add(tasks []Task, i int, t float64, commit bool) float64 {
-	start := math.Max(f.free[0], t)
+	k, _, _ := f.free.Peek()
+	start := math.Max(k.At, t)
 	s := (start + tasks[i].Size - tasks[i].Release) / tasks[i].Size
 	worst := s
 	if len(f.best) > 0 {
 		worst = math.Max(worst, f.best[0].stretch)
 	}
 	if commit {
-		f.free[0] = start + tasks[i].Size
-		heap.Fix(&f.free, 0)
+		f.free.ReplaceTop(pq.Key{At: start + tasks[i].Size}, struct{}{})
 		for len(f.best) > 0 && f.best[len(f.best)-1].stretch <= s {
 			f.best = f.best[:len(f.best)-1]
 		}
@@ -137,67 +138,6 @@ type runEntry struct {
 	task int
 }
 
-type endHeap []runEntry
-
-func (h endHeap) Len() int { return len(h) }
-func (h endHeap) Less(i, j int) bool {
-	if h[i].end != h[j].end {
-		return h[i].end < h[j].end
-	}
-	return h[i].task < h[j].task
-}
-func (h endHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *endHeap) Push(x any)   { *h = append(*h, x.(runEntry)) }
-func (h *endHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// push is heap.Push(h, e) without boxing e, step for step the same
-// (container/heap's up), so the heap's layout is unchanged: freeTimes sums
-// the residual work in that layout's order.
-func (h *endHeap) push(e runEntry) {
-	*h = append(*h, e)
-	j := len(*h) - 1
-	for {
-		i := (j - 1) / 2 // parent
-		if i == j || !h.Less(j, i) {
-			break
-		}
-		h.Swap(i, j)
-		j = i
-	}
-}
-
-// pop is heap.Pop(h) without boxing, step for step the same (container/
-// heap's down).
-func (h *endHeap) pop() runEntry {
-	n := len(*h) - 1
-	h.Swap(0, n)
-	i := 0
-	for {
-		j1 := 2*i + 1
-		if j1 >= n || j1 < 0 {
-			break
-		}
-		j := j1
-		if j2 := j1 + 1; j2 < n && h.Less(j2, j1) {
-			j = j2
-		}
-		if !h.Less(j, i) {
-			break
-		}
-		h.Swap(i, j)
-		i = j
-	}
-	old := *h
-	x := old[n]
-	*h = old[:n]
-	return x
-}
-
 func newPart(m, base int, alg string, tol float64, rule checkRule) *part {
 	p := &part{m: m, base: base}
 	for n := m - 1; n >= 0; n-- {
@@ -206,7 +146,10 @@ func newPart(m, base int, alg string, tol float64, rule checkRule) *part {
 	if alg == DASEDF {
 		p.dasedf = &dasedf{tol: tol, rule: rule}
 	} else {
-		p.fcfs = &fcfsPlan{free: make(floatHeap, m)}
+		p.fcfs = &fcfsPlan{}
+		for range m {
+			p.fcfs.free.Push(pq.Key{}, struct{}{})
+		}
 	}
 	return p
 }
@@ -222,9 +165,7 @@ func (p *part) freeTimes(t float64) (resid float64, f []float64) {
 	for range p.free {
 		f = append(f, t)
 	}
-	for _, r := range p.running {
-		resid += r.end - t
-	}
+	p.running.Each(func(k pq.Key, _ runEntry) { resid += k.At - t })
 	f = append(f, p.ends...)
 	if len(p.ends) > 0 && p.ends[0] < t {
 		sort.Float64s(f) // not reached from SimulateSeq: completions ≤ t are processed first
@@ -242,7 +183,7 @@ func (p *part) start(tasks []Task, i int, t float64, out *SeqOutcome) {
 	if s := (end - tasks[i].Release) / tasks[i].Size; s > out.MaxStretch {
 		out.MaxStretch = s
 	}
-	p.running.push(runEntry{end: end, node: node, task: i})
+	p.running.Push(pq.Key{At: end, Sub: int64(i)}, runEntry{end: end, node: node, task: i})
 	k := sort.SearchFloat64s(p.ends, end)
 	p.ends = append(p.ends, 0)
 	copy(p.ends[k+1:], p.ends[k:])
@@ -252,8 +193,11 @@ func (p *part) start(tasks []Task, i int, t float64, out *SeqOutcome) {
 // complete ends the running tasks that end at or before t and frees their
 // nodes.
 func (p *part) complete(t float64) {
-	for len(p.running) > 0 && p.running[0].end <= t {
-		r := p.running.pop()
+	for p.running.Len() > 0 {
+		if k, _, _ := p.running.Peek(); k.At > t {
+			break
+		}
+		_, r, _ := p.running.Pop()
 		p.free = append(p.free, r.node)
 		// r.end is the smallest end: ends[0] holds the same value.
 		p.ends = p.ends[:copy(p.ends, p.ends[1:])]
@@ -311,8 +255,8 @@ func SimulateSeq(ctx context.Context, tasks []Task, cfg SeqConfig) (*SeqOutcome,
 			t = tasks[next].Release
 		}
 		for _, p := range parts {
-			if len(p.running) > 0 && p.running[0].end < t {
-				t = p.running[0].end
+			if k, _, ok := p.running.Peek(); ok && k.At < t {
+				t = k.At
 			}
 		}
 		if math.IsInf(t, 1) {
@@ -412,9 +356,9 @@ func chooseSideRunning(parts []*part, tasks []Task, i int, t float64, cfg SeqCon
 // runningMax is the largest stretch (C − r)/p of the part's running tasks.
 func (p *part) runningMax(tasks []Task) float64 {
 	s := 0.0
-	for _, r := range p.running {
+	p.running.Each(func(_ pq.Key, r runEntry) {
 		s = math.Max(s, (r.end-tasks[r.task].Release)/tasks[r.task].Size)
-	}
+	})
 	return s
 }
 
@@ -610,17 +554,4 @@ func (l *lister) run(tasks []Task, bound float64, orEqual bool) bool {
 		}
 	}
 	return false
-}
-
-type floatHeap []float64
-
-func (h floatHeap) Len() int           { return len(h) }
-func (h floatHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h floatHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *floatHeap) Push(x any)        { *h = append(*h, x.(float64)) }
-func (h *floatHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }

@@ -361,9 +361,13 @@ func TestFCFSPlanIncrementalMatchesReplan(t *testing.T) {
 	out := &SeqOutcome{Start: make([]float64, len(tasks)), End: make([]float64, len(tasks)), Node: make([]int, len(tasks)), Part: make([]int, len(tasks))}
 	for i, tk := range tasks {
 		now := tk.Release
-		for len(p.running) > 0 && p.running[0].end <= now {
+		for {
+			k, _, ok := p.running.Peek()
+			if !ok || k.At > now {
+				break
+			}
 			// complete and dispatch at each completion time, as SimulateSeq does
-			e := p.running[0].end
+			e := k.At
 			p.complete(e)
 			p.dispatch(tasks, e, SeqConfig{}, out)
 		}

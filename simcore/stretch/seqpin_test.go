@@ -1,7 +1,6 @@
 package stretch
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -250,29 +249,6 @@ func TestListerBelow(t *testing.T) {
 	}
 	if yes == 0 {
 		t.Error("below never certain")
-	}
-}
-
-// endHeap.push and pop leave the heap in exactly container/heap's layout
-// (freeTimes sums over the layout, so the order of its terms must not
-// change), ties on end included.
-func TestEndHeapSameLayoutAsContainerHeap(t *testing.T) {
-	r := rand.New(rand.NewPCG(8, 1))
-	var a, b endHeap
-	for step := range 5000 {
-		if len(a) == 0 || r.IntN(3) > 0 {
-			e := runEntry{end: float64(r.IntN(50)), node: r.IntN(9), task: step}
-			heap.Push(&a, e)
-			b.push(e)
-		} else {
-			x, y := heap.Pop(&a).(runEntry), b.pop()
-			if x != y {
-				t.Fatalf("step %d: pop %v, container/heap %v", step, y, x)
-			}
-		}
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("step %d: layouts differ", step)
-		}
 	}
 }
 
