@@ -138,7 +138,7 @@ func Decode(p simcore.Params) (Config, error) {
 	}
 	switch {
 	case c.Workload == "file" && c.File == "":
-		return c, errors.New("parameter nights_file: workload file needs a night file (a CSV relative to the data directory; see README.md (Reproducing Anderson et al. 2005))")
+		return c, errors.New("parameter nights_file: workload file needs a night file (a CSV relative to the data directory; see docs/models/dssp.md, Night files)")
 	case c.Workload != "file" && c.File != "":
 		return c, fmt.Errorf("parameter nights_file: set only with workload: file (workload is %s)", c.Workload)
 	case c.Predicted && c.Policy == CPA:

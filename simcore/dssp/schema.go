@@ -22,7 +22,7 @@ func schema() simcore.Schema {
 			{Name: "trace_from_seed", Kind: simcore.Bool, Algorithm: true, Default: false,
 				Doc: "synthetic, subsets: true draws the trace from the run's instance seed instead of trace_seed, so each replicate is a fresh 56-night trace of the same generator (the dispatchers and budgets of a replicate share it)"},
 			{Name: "nights_file", Kind: simcore.String, Default: "",
-				Doc: "workload file: a CSV of (night, job, stage, task, length_h, priority[, team, t1_est_h, tinf_est_h]) rows, relative to the data directory (README.md (Reproducing Anderson et al. 2005))"},
+				Doc: "workload file: a CSV of (night, job, stage, task, length_h, priority[, team, t1_est_h, tinf_est_h]) rows, relative to the data directory (docs/models/dssp.md, Night files)"},
 			{Name: "processors", Kind: simcore.Int, Unit: "processors", Min: simcore.Bound(1), Max: simcore.Bound(1e6), Default: int64(1000),
 				Doc: "P, identical processors (§5: 1,000)"},
 			{Name: "deadline_h", Kind: simcore.Float, Unit: "h", Min: pos, Max: simcore.Bound(1e5), Default: 13.0,

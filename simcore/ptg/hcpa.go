@@ -22,7 +22,7 @@ type HCPAOptions struct {
 // DefaultHCPA is the improved HCPA used by default: the level cap of
 // SPECS.md §6.4 (a), and the work-inflation guard (b) at 3 rather than the
 // 1.5 SPECS proposes — calibrated on the quartiles seed 004 quotes (see
-// README.md (Reproducing Casanova, Desprez, Suter 2010)).
+// docs/models/ptg.md, Reproduction notes).
 var DefaultHCPA = HCPAOptions{LevelCap: true, MaxInflation: 3}
 
 // allocate is the (improved) HCPA allocation phase on a homogeneous

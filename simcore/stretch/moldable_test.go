@@ -271,7 +271,7 @@ func TestFairnessClasses(t *testing.T) {
 // 8,000 jobs are the paper's (§7: 272.4 for SDSC, 12.4 for OSC; we get
 // about 267 and 12.4 — the paper does not say how it cleaned the logs). The
 // Δ of the sequential times is only logged: ours (1.8e7, 5.9e6) are about
-// ten times below the published 1.6e8 and 6.2e7 (see README.md (Stretch of sequential and moldable tasks)).
+// ten times below the published 1.6e8 and 6.2e7 (see docs/models/stretch.md, Reproduction notes).
 func TestTraceWorkloadsPaperScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("paper scale")
