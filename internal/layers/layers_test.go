@@ -11,9 +11,9 @@ import (
 const root = "../.."
 
 // TestModuleDirections checks the module's own imports: no cycle, no
-// import against the architecture's directions, and the README's picture
+// import against the architecture's directions, and docs/architecture.md's picture
 // is the one the graph draws today (regenerate: go run ./scripts/layers -w
-// README.md).
+// docs/architecture.md).
 func TestModuleDirections(t *testing.T) {
 	g, err := Read(root)
 	if err != nil {
@@ -34,12 +34,12 @@ func TestModuleDirections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), block) {
-		t.Error("README.md's package layers are not current: go run ./scripts/layers -w README.md")
+		t.Error("docs/architecture.md's package layers are not current: go run ./scripts/layers -w docs/architecture.md")
 	}
 }
 

@@ -1,9 +1,8 @@
 // Command layers prints the module's package layers (internal/layers) or,
-// with -w FILE, rewrites the generated block of FILE (the README's
-// architecture section). It exits 1 when an import breaks a direction of
+// with -w FILE, rewrites the generated block of FILE (docs/architecture.md). It exits 1 when an import breaks a direction of
 // the architecture.
 //
-//	go run ./scripts/layers -w README.md
+//	go run ./scripts/layers -w docs/architecture.md
 package main
 
 import (
