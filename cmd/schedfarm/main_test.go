@@ -12,9 +12,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"schedfarm/results"
 )
@@ -564,6 +566,35 @@ func TestModels(t *testing.T) {
 			}
 			if !strings.Contains(o.stdout, w) {
 				t.Errorf("models output lacks %q:\n%s", w, o.stdout)
+			}
+		}
+	})
+	t.Run("wrapped", func(t *testing.T) {
+		// Every line fits the width asked for, and nothing is lost: each
+		// model, parameter and metric is named and each description's
+		// words are all there, in order.
+		for _, width := range []int{60, 100} {
+			o := execute(t, "models", "--width", strconv.Itoa(width))
+			mustSucceed(t, o)
+			for i, l := range strings.Split(strings.TrimRight(o.stdout, "\n"), "\n") {
+				if n := utf8.RuneCountInString(l); n > width {
+					t.Errorf("width %d: line %d has %d columns: %q", width, i+1, n, l)
+				}
+			}
+			words := strings.Fields(o.stdout)
+			text := " " + strings.Join(words, " ") + " "
+			for _, m := range newApp().registry().Models() {
+				s := m.Schema()
+				for _, p := range s.Params {
+					if !strings.Contains(text, " "+p.Name+" ") || !strings.Contains(text, strings.Join(strings.Fields(p.Doc), " ")) {
+						t.Errorf("width %d: model %s parameter %s or its description is missing", width, m.Name(), p.Name)
+					}
+				}
+				for _, c := range s.Metrics {
+					if !strings.Contains(text, " "+c.Name+" ") || !strings.Contains(text, strings.Join(strings.Fields(c.Doc), " ")) {
+						t.Errorf("width %d: model %s metric %s or its description is missing", width, m.Name(), c.Name)
+					}
+				}
 			}
 		}
 	})

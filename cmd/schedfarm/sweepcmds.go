@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -165,12 +164,14 @@ func (a *app) expandCmd() *cobra.Command {
 
 func (a *app) modelsCmd() *cobra.Command {
 	var asJSON bool
+	var width int
 	cmd := &cobra.Command{
 		Use:   "models [NAME...]",
 		Short: "List the models built into this binary with their parameter schemas (all, or those named)",
 		Example: `  schedfarm models
   schedfarm models divisible
-  schedfarm models --json batch`,
+  schedfarm models --json batch
+  schedfarm models --width 80 stretch | less`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			models := a.registry().Models()
@@ -188,42 +189,15 @@ func (a *app) modelsCmd() *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(out).Encode(describeModels(models))
 			}
-			for _, m := range models {
-				s := m.Schema()
-				fmt.Fprintf(out, "%s (version %s): %s\n", m.Name(), m.Version(), m.Doc())
-				tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "  PARAMETER\tTYPE\tUNIT\tRANGE\tDEFAULT\tROLE\tDESCRIPTION")
-				for _, p := range s.Params {
-					role := "workload"
-					if p.Algorithm {
-						role = "algorithm"
-					}
-					def := "(required)"
-					if p.Default != nil {
-						def = simcore.FormatValue(p.Default)
-					}
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, p.Unit, rangeText(p), def, role, p.Doc)
-				}
-				tw.Flush()
-				tw = tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "  METRIC\tTYPE\tUNIT\tDESCRIPTION")
-				for _, c := range s.Metrics {
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Name, c.Kind, c.Unit, c.Doc)
-				}
-				tw.Flush()
-				for _, t := range s.Tables {
-					names := make([]string, len(t.Columns))
-					for i, c := range t.Columns {
-						names[i] = c.Name
-					}
-					fmt.Fprintf(out, "  TABLE %s: %s (columns: %s)\n", t.Name, t.Doc, strings.Join(names, ", "))
-				}
-				fmt.Fprintln(out)
+			if width <= 0 {
+				width = outputWidth(out)
 			}
+			writeModelsText(out, models, width)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output")
+	cmd.Flags().IntVar(&width, "width", 0, "wrap the text to this many columns (0: the terminal's width, else $COLUMNS, else 100)")
 	return cmd
 }
 
