@@ -96,7 +96,7 @@ func BenchmarkMoldable_Paper(b *testing.B) {
 			tasks, err = SSMInstance(8000, 512, 400, DefaultSSM, 1)
 		} else {
 			var jobs []workload.Job
-			if jobs, err = m.trace(traceFiles[wl], 512); err != nil {
+			if jobs, err = m.trace(traceFiles[wl], 512, 1); err != nil {
 				b.Logf("skipping %s: %v", wl, err)
 				continue
 			}

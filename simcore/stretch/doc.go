@@ -39,6 +39,7 @@
 // Where the paper leaves a choice, the alternatives are parameters with the
 // published reading as default (dasedf_check, dasedf_target,
 // reservation_side, dbos_relax, scojo_shrink, improved_select; load_exact and
-// load_mid for the instances of Table 1(b)); docs/models/stretch.md quotes
+// load_mid for the instances of Table 1(b); zero_run for the logs' zero-length
+// records); docs/models/stretch.md quotes
 // the sentence each rests on.
 package stretch

@@ -281,7 +281,7 @@ func TestTraceWorkloadsPaperScale(t *testing.T) {
 		load, tolr float64
 	}{{"sdsc", 272.4, 0.05}, {"osc", 12.4, 0.05}} {
 		m := New(datatest.Require(t, traceFiles[c.wl]))
-		jobs, err := m.trace(traceFiles[c.wl], 512)
+		jobs, err := m.trace(traceFiles[c.wl], 512, 1)
 		if err != nil {
 			t.Fatalf("%s: %v", c.wl, err)
 		}

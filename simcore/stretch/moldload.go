@@ -31,7 +31,10 @@ func DowneyInstance(jobs []workload.Job, n, P int, seed uint64) ([]MoldTask, err
 		}
 		A := ra.Uniform(float64(j.Size), float64(P))
 		sigma := rs.Uniform(0, 2)
-		run := math.Max(j.Run, 1) // zero-length log runs count as 1 s (SPECS.md §10 repair convention)
+		run := j.Run // zero-length log runs were repaired by the trace's conventions (zero_run)
+		if run <= 0 {
+			run = 1 // SPECS.md §10.4
+		}
 		tasks[i] = MoldTask{Release: j.Submit - t0, Times: buf[i*P : (i+1)*P : (i+1)*P]}
 		DowneyTimes(tasks[i].Times, A, sigma, j.Size, run)
 	}

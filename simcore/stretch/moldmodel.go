@@ -11,11 +11,11 @@ import (
 
 // trace returns the first jobs of a log as rigid jobs: the allocated size,
 // the actual run time (not capped by the request), zero-length or
-// zero-size records repaired to 1 s on 1 processor.
-func (m *Model) trace(name string, P int) ([]workload.Job, error) {
+// zero-size records repaired to zeroRun seconds on 1 processor.
+func (m *Model) trace(name string, P int, zeroRun float64) ([]workload.Job, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	key := fmt.Sprintf("%s\x00%d", name, P)
+	key := fmt.Sprintf("%s\x00%d\x00%v", name, P, zeroRun)
 	if j, ok := m.traces[key]; ok {
 		return j, nil
 	}
@@ -28,7 +28,7 @@ func (m *Model) trace(name string, P int) ([]workload.Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", name, err)
 	}
-	jobs, _, err := workload.Convert(t.Records, workload.Conventions{Size: "alloc", Estimate: "exact", Invalid: "repair", MaxSize: P})
+	jobs, _, err := workload.Convert(t.Records, workload.Conventions{Size: "alloc", Estimate: "exact", Invalid: "repair", RepairRun: zeroRun, MaxSize: P})
 	if err != nil {
 		return nil, fmt.Errorf("trace %s: %w", name, err)
 	}
@@ -51,7 +51,7 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 		tasks, err = SSMInstance(n, P, target, DefaultSSM, seed)
 	default:
 		var jobs []workload.Job
-		jobs, err = m.trace(traceFiles[wl], P)
+		jobs, err = m.trace(traceFiles[wl], P, p.Float("zero_run"))
 		if err == nil {
 			tasks, err = DowneyInstance(jobs, n, P, seed)
 		}

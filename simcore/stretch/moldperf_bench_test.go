@@ -25,7 +25,7 @@ func moldBenchInstance(b *testing.B, wl string) []MoldTask {
 	}
 	m := New(datatest.Data(b))
 	var jobs []workload.Job
-	jobs, err := m.trace(traceFiles[wl], 512)
+	jobs, err := m.trace(traceFiles[wl], 512, 1)
 	if err != nil {
 		b.Skipf("skipping %s: %v", wl, err)
 	}

@@ -37,7 +37,7 @@ func moldPinInstance(t *testing.T, key string) ([]MoldTask, int) {
 	switch key {
 	case "sdsc", "osc":
 		m := New(datatest.Fixtures(t))
-		jobs, err := m.trace(fixtureFiles[key], 512)
+		jobs, err := m.trace(fixtureFiles[key], 512, 1)
 		if err != nil {
 			t.Fatalf("%s fixture: %v", key, err)
 		}

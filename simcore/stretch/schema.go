@@ -43,6 +43,8 @@ var schema = simcore.Schema{
 			Doc: "Improved Iterative (§5.4): the task grown next has the largest runtime cut per processor of its best step (per_processor) or the largest cut (total, \"the most reduction in its processing time\")"},
 		{Name: "workload", Kind: simcore.String, Enum: []string{"sdsc", "osc", "ssm"}, Default: "sdsc",
 			Doc: "moldable: the SDSC Par96 or OSC Cluster log with Downey's speedup model, or synthetic short-sequence-mapping tasks (§7)"},
+		{Name: "zero_run", Kind: simcore.Float, Unit: "s", Min: simcore.Bound(1e-3), Max: simcore.Bound(60), Default: 1.0, Algorithm: true,
+			Doc: "moldable logs: the run time a zero-length log record counts as (1: SPECS §10.4's repair; 0.1 gives the paper's sequential-time ratios of §7, 1.6e8 and 6.2e7)"},
 		{Name: "reservation", Kind: simcore.String, Enum: []string{"none", "fixed", "best"}, Default: "none", Algorithm: true,
 			Doc: "reservation scheme of §4: none; fixed (reservation_x, reservation_t); best = the (X, T) of the paper's grids with the lowest max stretch on the instance"},
 		{Name: "reservation_x", Kind: simcore.Int, Unit: "processors", Min: simcore.Bound(0), Default: int64(10), Algorithm: true,

@@ -31,6 +31,9 @@ type Conventions struct {
 	// Invalid: what to do with a job whose run time or size is <= 0 (or
 	// unknown): "drop" it, or "repair" it into a 1-second / 1-node job.
 	Invalid string
+	// RepairRun is the run time (s) a repaired zero-length job gets; 0
+	// means 1 s (SPECS §10.4).
+	RepairRun float64
 	// DropFailed drops jobs with status 0 (failed) or 5 (cancelled).
 	DropFailed bool
 	// MaxSize drops jobs wider than this many nodes (the machine); 0 keeps all.
@@ -94,6 +97,9 @@ func Convert(recs []Record, c Conventions) ([]Job, Stats, error) {
 			}
 			if run <= 0 {
 				run = 1
+				if c.RepairRun > 0 {
+					run = c.RepairRun
+				}
 			}
 			if size <= 0 {
 				size = 1
