@@ -13,27 +13,17 @@ import (
 // the actual run time (not capped by the request), zero-length or
 // zero-size records repaired to 1 s on 1 processor.
 func (m *Model) trace(name string, P int) ([]workload.Job, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	key := fmt.Sprintf("%s\x00%d", name, P)
-	if j, ok := m.traces[key]; ok {
-		return j, nil
-	}
-	f, err := workload.OpenTrace(m.data, name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := workload.Read(f, workload.ReadOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("trace %s: %w", name, err)
-	}
-	jobs, _, err := workload.Convert(t.Records, workload.Conventions{Size: "alloc", Estimate: "exact", Invalid: "repair", MaxSize: P})
-	if err != nil {
-		return nil, fmt.Errorf("trace %s: %w", name, err)
-	}
-	m.traces[key] = jobs
-	return jobs, nil
+	return workload.Derived(m.traces, fmt.Sprintf("%s\x00%d", name, P), func() ([]workload.Job, error) {
+		t, err := m.traces.Trace(name, workload.ReadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		jobs, _, err := workload.Convert(t.Records, workload.Conventions{Size: "alloc", Estimate: "exact", Invalid: "repair", MaxSize: P})
+		if err != nil {
+			return nil, fmt.Errorf("trace %s: %w", name, err)
+		}
+		return jobs, nil
+	})
 }
 
 func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
