@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"schedfarm/simcore/engine"
 	"schedfarm/simcore/pq"
 	"schedfarm/simcore/rng"
 )
@@ -189,7 +190,10 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 	for i := 0; i < p; i++ {
 		idle.Push(pq.Key{Sub: int64(i)}, i)
 	}
-	run := pq.New[running](p) // running tasks by (end, processor): unique
+	// The completions, on the event engine: the processor is the event's
+	// class, so the tasks ending at one instant free their processors
+	// lowest first (the keys (end, processor) are unique).
+	run := engine.New[running](p)
 	for j := range jobs {
 		ready(j)
 	}
@@ -202,7 +206,7 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 			}
 			_, pr, _ := idle.Pop()
 			end := now + tasks[t].length
-			run.Push(pq.Key{At: end, Sub: int64(pr)}, running{end, pr, t})
+			run.Schedule(end, pr, running{end, pr, t})
 			d.Work += tasks[t].length
 			d.spans = append(d.spans, [2]float64{now, end})
 			if record {
@@ -213,13 +217,14 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 	}
 	startAll()
 	for run.Len() > 0 {
-		k, _, _ := run.Peek()
-		now = k.At
+		ev, _ := run.Peek()
+		now = ev.Time
 		for run.Len() > 0 {
-			if k, _, _ := run.Peek(); k.At != now {
+			if ev, _ := run.Peek(); ev.Time != now {
 				break
 			}
-			_, r, _ := run.Pop()
+			ev, _ := run.Next()
+			r := ev.Payload
 			idle.Push(pq.Key{Sub: int64(r.proc)}, r.proc)
 			d.ProcRelease[r.proc] = now
 			j := tasks[r.task].job

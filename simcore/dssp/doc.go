@@ -23,6 +23,10 @@
 //	→ metrics (§5.3–5.4): aggregate reward of jobs done by D, completion
 //	  and processor-release profiles, idle shares, makespan.
 //
+// Dispatch is a list schedule, not an event simulation of arrivals: every
+// job is known at the start of the night, so its only events are task
+// completions, kept on simcore/engine (dispatch.go).
+//
 // Selection runs per night on what the selector believes (true or
 // predicted T1 and T∞); §5.2's gap of greedy to the optimum is measured on
 // that knapsack. Time is in hours throughout; the paper's P = 1,000 and D = 13 h are the

@@ -28,6 +28,12 @@ type Sim[T any] struct {
 	now float64
 }
 
+// New returns an empty Sim with room for capacity pending events (the
+// zero value grows as needed).
+func New[T any](capacity int) *Sim[T] {
+	return &Sim[T]{q: *pq.New[T](capacity)}
+}
+
 // Now returns the time of the event last popped (0 before the first).
 func (s *Sim[T]) Now() float64 { return s.now }
 

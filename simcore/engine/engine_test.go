@@ -79,3 +79,24 @@ func BenchmarkEngine_PushPop(b *testing.B) {
 		s.Schedule(ev.Time+r.Float64()*1000, 0, i)
 	}
 }
+
+// TestNewIsTheZeroValueWithRoom: a Sim from New orders events as the zero
+// value does.
+func TestNewIsTheZeroValueWithRoom(t *testing.T) {
+	var zero Sim[int]
+	sized := New[int](4)
+	for i, at := range []float64{3, 1, 2, 1, 5, 1} {
+		zero.Schedule(at, i%2, i)
+		sized.Schedule(at, i%2, i)
+	}
+	for zero.Len() > 0 {
+		a, _ := zero.Next()
+		b, _ := sized.Next()
+		if a != b || zero.Now() != sized.Now() {
+			t.Fatalf("zero value %+v at %v, New %+v at %v", a, zero.Now(), b, sized.Now())
+		}
+	}
+	if sized.Len() != 0 {
+		t.Fatalf("%d events left in the sized Sim", sized.Len())
+	}
+}
