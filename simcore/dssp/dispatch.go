@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"schedfarm/simcore/engine"
 	"schedfarm/simcore/pq"
 	"schedfarm/simcore/rng"
 )
@@ -190,10 +189,7 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 	for i := 0; i < p; i++ {
 		idle.Push(pq.Key{Sub: int64(i)}, i)
 	}
-	// The completions, on the event engine: the processor is the event's
-	// class, so the tasks ending at one instant free their processors
-	// lowest first (the keys (end, processor) are unique).
-	run := engine.New[running](p)
+	run := pq.New[running](p) // running tasks by (end, processor): unique
 	for j := range jobs {
 		ready(j)
 	}
@@ -206,7 +202,7 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 			}
 			_, pr, _ := idle.Pop()
 			end := now + tasks[t].length
-			run.Schedule(end, pr, running{end, pr, t})
+			run.Push(pq.Key{At: end, Sub: int64(pr)}, running{end, pr, t})
 			d.Work += tasks[t].length
 			d.spans = append(d.spans, [2]float64{now, end})
 			if record {
@@ -217,14 +213,13 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 	}
 	startAll()
 	for run.Len() > 0 {
-		ev, _ := run.Peek()
-		now = ev.Time
+		k, _, _ := run.Peek()
+		now = k.At
 		for run.Len() > 0 {
-			if ev, _ := run.Peek(); ev.Time != now {
+			if k, _, _ := run.Peek(); k.At != now {
 				break
 			}
-			ev, _ := run.Next()
-			r := ev.Payload
+			_, r, _ := run.Pop()
 			idle.Push(pq.Key{Sub: int64(r.proc)}, r.proc)
 			d.ProcRelease[r.proc] = now
 			j := tasks[r.task].job

@@ -28,12 +28,6 @@ type Sim[T any] struct {
 	now float64
 }
 
-// New returns an empty Sim with room for capacity pending events (the
-// zero value grows as needed).
-func New[T any](capacity int) *Sim[T] {
-	return &Sim[T]{q: *pq.New[T](capacity)}
-}
-
 // Now returns the time of the event last popped (0 before the first).
 func (s *Sim[T]) Now() float64 { return s.now }
 
@@ -58,6 +52,14 @@ func (s *Sim[T]) Next() (ev Event[T], ok bool) {
 	}
 	s.now = k.At
 	return Event[T]{Time: k.At, Class: int(k.Sub), Payload: p}, true
+}
+
+// NextAt returns the time of the earliest pending event (ok false when
+// none), without building the event: the cheap test of a loop that takes
+// every event of one instant. O(1).
+func (s *Sim[T]) NextAt() (t float64, ok bool) {
+	k, _, ok := s.q.Peek()
+	return k.At, ok
 }
 
 // Peek returns the earliest event without removing it.

@@ -80,23 +80,24 @@ func BenchmarkEngine_PushPop(b *testing.B) {
 	}
 }
 
-// TestNewIsTheZeroValueWithRoom: a Sim from New orders events as the zero
-// value does.
-func TestNewIsTheZeroValueWithRoom(t *testing.T) {
-	var zero Sim[int]
-	sized := New[int](4)
-	for i, at := range []float64{3, 1, 2, 1, 5, 1} {
-		zero.Schedule(at, i%2, i)
-		sized.Schedule(at, i%2, i)
+// TestNextAtIsTheNextEventsTime: NextAt tells the time of the event Next
+// returns, and nothing once the queue is empty.
+func TestNextAtIsTheNextEventsTime(t *testing.T) {
+	var s Sim[int]
+	if _, ok := s.NextAt(); ok {
+		t.Fatal("NextAt on an empty Sim")
 	}
-	for zero.Len() > 0 {
-		a, _ := zero.Next()
-		b, _ := sized.Next()
-		if a != b || zero.Now() != sized.Now() {
-			t.Fatalf("zero value %+v at %v, New %+v at %v", a, zero.Now(), b, sized.Now())
+	for i, at := range []float64{3, 1, 2, 1} {
+		s.Schedule(at, 0, i)
+	}
+	for s.Len() > 0 {
+		at, ok := s.NextAt()
+		ev, _ := s.Next()
+		if !ok || at != ev.Time {
+			t.Fatalf("NextAt %v (%v), then Next at %v", at, ok, ev.Time)
 		}
 	}
-	if sized.Len() != 0 {
-		t.Fatalf("%d events left in the sized Sim", sized.Len())
+	if _, ok := s.NextAt(); ok {
+		t.Fatal("NextAt after the last event")
 	}
 }

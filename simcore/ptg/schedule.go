@@ -147,10 +147,9 @@ func mapReady(pb *problem, alloc []int, less func(a, b int) bool, P int, pl *pla
 		if ends.Len() == 0 {
 			break
 		}
-		ev, _ := ends.Peek()
-		now = ev.Time
-		for ends.Len() > 0 {
-			if ev, _ := ends.Peek(); ev.Time > now {
+		now, _ = ends.NextAt()
+		for {
+			if t, ok := ends.NextAt(); !ok || t > now {
 				break
 			}
 			ev, _ := ends.Next()
