@@ -56,30 +56,11 @@ func Schedule(t testing.TB, r *simcore.Result, capacity int, l Layout, tol float
 	if tab == nil || tab.Len() == 0 {
 		t.Fatalf("no %s table, or an empty one", name)
 	}
-	n := tab.Len()
-	ints := func(col string, def int64) []int64 {
-		if col == "" {
-			v := make([]int64, n)
-			for i := range v {
-				v[i] = def
-			}
-			return v
-		}
-		return Column[int64](t, r, name, col)
-	}
-	floats := func(col string, def float64) []float64 {
-		if col == "" {
-			v := make([]float64, n)
-			for i := range v {
-				v[i] = def
-			}
-			return v
-		}
-		return Column[float64](t, r, name, col)
-	}
-	task, part, node, procs := ints(l.Task, 0), ints(l.Part, 0), ints(l.Node, -1), ints(l.Procs, 1)
-	group := ints(l.Group, 0)
-	rel, start, end, dl := floats(l.Release, 0), floats(l.Start, 0), floats(l.End, 0), floats(l.Deadline, check.NoDeadline)
+	task, part := columnOr(t, r, name, l.Task, int64(0)), columnOr(t, r, name, l.Part, int64(0))
+	node, procs := columnOr(t, r, name, l.Node, int64(-1)), columnOr(t, r, name, l.Procs, int64(1))
+	group := columnOr(t, r, name, l.Group, int64(0))
+	rel, start := columnOr(t, r, name, l.Release, 0.0), columnOr(t, r, name, l.Start, 0.0)
+	end, dl := columnOr(t, r, name, l.End, 0.0), columnOr(t, r, name, l.Deadline, check.NoDeadline)
 	var lists, preds []string
 	if l.NodeList != "" {
 		lists = Column[string](t, r, name, l.NodeList)
@@ -140,6 +121,20 @@ func Schedule(t testing.TB, r *simcore.Result, capacity int, l Layout, tol float
 		}
 	}
 	return first
+}
+
+// columnOr is the named column of the table, or def in every row when
+// col is "" (a column the table does not have).
+func columnOr[T any](t testing.TB, r *simcore.Result, table, col string, def T) []T {
+	t.Helper()
+	if col != "" {
+		return Column[T](t, r, table, col)
+	}
+	v := make([]T, r.Tables[table].Len())
+	for i := range v {
+		v[i] = def
+	}
+	return v
 }
 
 // ParseIDs reads a comma-separated list of non-negative integers and
