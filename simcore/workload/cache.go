@@ -21,6 +21,7 @@ import (
 // shared by every job: they must only be read.
 type TraceCache struct {
 	data    simcore.DataDir
+	limit   int // 0: no limit
 	mu      sync.Mutex
 	entries map[cacheKey]*cacheEntry
 }
@@ -44,6 +45,16 @@ type cacheEntry struct {
 // is configured).
 func NewTraceCache(data simcore.DataDir) *TraceCache {
 	return &TraceCache{data: data, entries: map[cacheKey]*cacheEntry{}}
+}
+
+// Limit bounds the cache to n entries (n > 0): a new entry that would make
+// it hold more first empties it, for a model whose keys never repeat in
+// some sweeps (a trace generated per seed). It returns c.
+func (c *TraceCache) Limit(n int) *TraceCache {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.limit = n
+	return c
 }
 
 // Trace returns the log name (relative to the data directory, plain or
@@ -74,6 +85,9 @@ func Derived[T any](c *TraceCache, key string, build func() (T, error)) (T, erro
 	c.mu.Lock()
 	e, ok := c.entries[k]
 	if !ok {
+		if c.limit > 0 && len(c.entries) >= c.limit {
+			clear(c.entries) // entries being built still reach their waiters
+		}
 		e = &cacheEntry{ready: make(chan struct{})}
 		c.entries[k] = e
 	}
@@ -102,7 +116,9 @@ func (c *TraceCache) build(k cacheKey, e *cacheEntry, build func() (any, error))
 		}
 		if e.err != nil {
 			c.mu.Lock()
-			delete(c.entries, k)
+			if c.entries[k] == e {
+				delete(c.entries, k)
+			}
 			c.mu.Unlock()
 		}
 		close(e.ready)

@@ -101,3 +101,24 @@ func TestTraceCacheMissingLogRetried(t *testing.T) {
 		t.Fatal("no error without a data directory")
 	}
 }
+
+// TestTraceCacheLimit: a bounded cache empties itself before it would
+// hold more than its limit, and builds again what it forgot.
+func TestTraceCacheLimit(t *testing.T) {
+	c := NewTraceCache(nil).Limit(2)
+	builds := map[string]int{}
+	get := func(key string) {
+		t.Helper()
+		v, err := Derived(c, key, func() (string, error) { builds[key]++; return key, nil })
+		if err != nil || v != key {
+			t.Fatalf("Derived(%q) = %q, %v", key, v, err)
+		}
+	}
+	for _, k := range []string{"a", "b", "a", "b", "c", "c", "a"} {
+		get(k)
+	}
+	// a and b fill it; c empties it; a comes back after c.
+	if builds["a"] != 2 || builds["b"] != 1 || builds["c"] != 1 {
+		t.Fatalf("builds %v, want a twice, b and c once", builds)
+	}
+}
