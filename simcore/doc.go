@@ -6,10 +6,18 @@
 // input files only. They read no wall clock, keep no package-level state and
 // import nothing from the farm (sweep, coordinator, worker, results, NATS),
 // so they can be tested alone and give bit-identical results wherever they run.
-// The measured metrics (a scheduler's computation time) are the exception
-// the caller allows: a model passes its decision code to Timed, and the
-// clock is the caller's (WithClock; the worker's), so that a model's own
-// tests see 0 and every other metric stays a function of (parameters, seed).
+// The measured metrics (a scheduler's computation time, declared with WallMs)
+// are the exception the caller allows: a model hands its decision code to
+// Timed as a hook, and the caller times it on its own clock (the worker and
+// `schedfarm bench` put time.Now in the context with WithClock). No model
+// calls time.Now; without a clock, as in a model's own tests, Timed reports
+// 0, and every other metric stays a function of (parameters, seed).
+//
+// What models share lives under simcore: engine (the discrete-event
+// queue and clock), pq (the priority queue with stated ties), rng, profile
+// (the availability profile), check (the independent schedule checker),
+// workload (SWF logs, their conventions, TraceCache, generators); the
+// schema declarations in schema.go; and, for their tests only, modeltest.
 //
 // The pipeline a model sits in:
 //

@@ -334,3 +334,40 @@ func (s *Schema) WorkloadParams() []string {
 	}
 	return names
 }
+
+// The declarations every model repeats, so that a model's schema states
+// only what is its own: names, units and docs.
+
+// Output declares the switch of an extra table: a Bool parameter, false by
+// default, marked Algorithm so that turning a table on changes neither the
+// instance seed nor any metric.
+func Output(name, doc string) Param {
+	return Param{Name: name, Kind: Bool, Default: false, Algorithm: true, Doc: doc}
+}
+
+// WallMs declares the metric a model times its decision code into (with
+// Timed): milliseconds of the worker's clock, Measured, so verify and the
+// determinism checks ignore it.
+func WallMs(name, doc string) Column {
+	return Column{Name: name, Kind: Float, Unit: "ms", Measured: true, Doc: doc}
+}
+
+// IntColumn declares an Int metric or table column.
+func IntColumn(name, unit, doc string) Column {
+	return Column{Name: name, Kind: Int, Unit: unit, Doc: doc}
+}
+
+// FloatColumn declares a Float metric or table column.
+func FloatColumn(name, unit, doc string) Column {
+	return Column{Name: name, Kind: Float, Unit: unit, Doc: doc}
+}
+
+// StringColumn declares a String metric or table column (no unit).
+func StringColumn(name, doc string) Column {
+	return Column{Name: name, Kind: String, Doc: doc}
+}
+
+// BoolColumn declares a Bool metric or table column (no unit).
+func BoolColumn(name, doc string) Column {
+	return Column{Name: name, Kind: Bool, Doc: doc}
+}

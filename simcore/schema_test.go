@@ -590,3 +590,21 @@ func TestDirsOpen(t *testing.T) {
 	})
 	var _ simcore.DataDir = d
 }
+
+// TestDeclarationHelpers: the helpers are the literals they stand for.
+func TestDeclarationHelpers(t *testing.T) {
+	for _, c := range []struct {
+		got, want any
+	}{
+		{simcore.Output("schedule_table", "d"), simcore.Param{Name: "schedule_table", Kind: simcore.Bool, Default: false, Algorithm: true, Doc: "d"}},
+		{simcore.WallMs("sched_ms", "d"), simcore.Column{Name: "sched_ms", Kind: simcore.Float, Unit: "ms", Measured: true, Doc: "d"}},
+		{simcore.IntColumn("n", "tasks", "d"), simcore.Column{Name: "n", Kind: simcore.Int, Unit: "tasks", Doc: "d"}},
+		{simcore.FloatColumn("x", "s", "d"), simcore.Column{Name: "x", Kind: simcore.Float, Unit: "s", Doc: "d"}},
+		{simcore.StringColumn("s", "d"), simcore.Column{Name: "s", Kind: simcore.String, Doc: "d"}},
+		{simcore.BoolColumn("b", "d"), simcore.Column{Name: "b", Kind: simcore.Bool, Doc: "d"}},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%+v, want %+v", c.got, c.want)
+		}
+	}
+}

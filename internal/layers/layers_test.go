@@ -46,16 +46,17 @@ func TestModuleDirections(t *testing.T) {
 // TestCheckAndLayers pins the rules and the layering on a made-up graph.
 func TestCheckAndLayers(t *testing.T) {
 	g := &Graph{
-		Pkgs: []string{"cmd/schedfarm", "coordinator", "results", "simcore", "simcore/batch", "simcore/engine", "simcore/ptg", "sweep"},
+		Pkgs: []string{"cmd/schedfarm", "coordinator", "results", "simcore", "simcore/batch", "simcore/engine", "simcore/modeltest", "simcore/ptg", "sweep"},
 		Imports: map[string][]string{
-			"cmd/schedfarm":  {"coordinator", "results"},
-			"coordinator":    {"results", "sweep"},
-			"results":        {"coordinator", "simcore"},
-			"simcore":        nil,
-			"simcore/batch":  {"simcore/engine", "simcore/ptg"},
-			"simcore/engine": {"simcore/batch", "sweep"},
-			"simcore/ptg":    {"simcore"},
-			"sweep":          {"simcore"},
+			"cmd/schedfarm":     {"coordinator", "results"},
+			"coordinator":       {"results", "sweep"},
+			"results":           {"coordinator", "simcore"},
+			"simcore":           nil,
+			"simcore/batch":     {"simcore/engine", "simcore/ptg"},
+			"simcore/engine":    {"simcore/batch", "sweep"},
+			"simcore/modeltest": {"simcore"},
+			"simcore/ptg":       {"simcore", "simcore/modeltest"},
+			"sweep":             {"simcore"},
 		},
 	}
 	got := strings.Join(g.Check(), "\n")
@@ -64,6 +65,7 @@ func TestCheckAndLayers(t *testing.T) {
 		"simcore/batch imports simcore/ptg: models do not import each other",
 		"simcore/engine imports simcore/batch: the core does not import a model",
 		"simcore/engine imports sweep: simcore imports nothing of the farm",
+		"simcore/ptg imports simcore/modeltest: modeltest is test support",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("check misses %q in:\n%s", want, got)
@@ -75,11 +77,12 @@ func TestCheckAndLayers(t *testing.T) {
 	g.Imports["results"] = []string{"simcore"}
 	g.Imports["simcore/engine"] = nil
 	g.Imports["simcore/batch"] = []string{"simcore/engine"}
+	g.Imports["simcore/ptg"] = []string{"simcore"}
 	ls, err := g.Layers()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"simcore", "simcore/engine"}, {"results", "simcore/batch", "simcore/ptg", "sweep"}, {"coordinator"}, {"cmd/schedfarm"}}
+	want := [][]string{{"simcore", "simcore/engine"}, {"results", "simcore/batch", "simcore/modeltest", "simcore/ptg", "sweep"}, {"coordinator"}, {"cmd/schedfarm"}}
 	if !slices.EqualFunc(ls, want, slices.Equal) {
 		t.Errorf("layers %v, want %v", ls, want)
 	}

@@ -2,29 +2,19 @@ package batch
 
 import (
 	"context"
-	"hash/fnv"
-	"math"
-	"os"
 	"testing"
-	"time"
 
 	"schedfarm/internal/datatest"
+	"schedfarm/simcore/modeltest"
 	"schedfarm/simcore/workload"
 )
 
 // scheduleHash is an FNV-64a hash of every job's start time (bit pattern),
 // in input order.
 func scheduleHash(o *Outcome) uint64 {
-	h := fnv.New64a()
-	var b [8]byte
-	for _, s := range o.Start {
-		u := math.Float64bits(s)
-		for i := range b {
-			b[i] = byte(u >> (8 * i))
-		}
-		h.Write(b[:])
-	}
-	return h.Sum64()
+	h := modeltest.NewHash()
+	h.Float(o.Start...)
+	return h.Sum()
 }
 
 // hashCase is one pinned schedule: a scheduler and the hash of its start
@@ -40,26 +30,20 @@ type hashCase struct {
 }
 
 // checkHashes simulates jobs under every case and compares the schedule
-// hashes (or, with BATCH_HASH_PRINT=1, logs them instead).
+// hashes with the pinned ones (modeltest.Pins: SCHEDFARM_PIN_PRINT=1 logs
+// them instead).
 func checkHashes(t *testing.T, jobs []workload.Job, cases []hashCase) {
 	t.Helper()
-	print := os.Getenv("BATCH_HASH_PRINT") != ""
+	want, got := map[string]uint64{}, map[string]uint64{}
 	for _, c := range cases {
-		t0 := time.Now()
 		out, err := Simulate(context.Background(), jobs, Config{Nodes: 256, Order: c.order, Depth: c.depth,
 			Weighted: c.weighted, EachEvent: c.each, CompressArrival: c.arrival, Recompute: RecomputeNew})
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := scheduleHash(out)
-		if print {
-			t.Logf("{%q, ..., %#x}, // %v, missed=%d", c.name, h, time.Since(t0), out.Missed)
-			continue
-		}
-		if h != c.want {
-			t.Errorf("%s: schedule hash %#x, want %#x", c.name, h, c.want)
-		}
+		want[c.name], got[c.name] = c.want, scheduleHash(out)
 	}
+	modeltest.Pins(t, want, got)
 }
 
 // TestCTCScheduleHash pins the schedules of the whole CTC trace for a few
@@ -67,7 +51,7 @@ func checkHashes(t *testing.T, jobs []workload.Job, cases []hashCase) {
 // was optimised, so any change of a start time fails here (but those of
 // event_order each, re-pinned when it became the one-event-at-a-time rule
 // of issue #28, and compress_order arrival, pinned when it was added). Set
-// BATCH_HASH_PRINT=1 to log the hashes instead of comparing them.
+// SCHEDFARM_PIN_PRINT=1 to log the hashes instead of comparing them.
 func TestCTCScheduleHash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -116,7 +100,7 @@ func TestCTCFixtureScheduleHash(t *testing.T) {
 // workload (3,000 jobs, conservative backfilling), whose queue and profile
 // grow long (over 1,000 steps): the hashes were recorded before the
 // profile kept redundant steps in long profiles (commit f877e21), so any
-// change of a start time fails here. BATCH_HASH_PRINT=1 logs them instead.
+// change of a start time fails here. SCHEDFARM_PIN_PRINT=1 logs them instead.
 func TestRandomizedScheduleHash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 
 	"schedfarm/simcore"
 	"schedfarm/simcore/workload"
@@ -12,22 +11,18 @@ import (
 
 // Model is the batch-scheduling model of seed 002.
 type Model struct {
-	data simcore.DataDir
-	mu   sync.Mutex
 	// traces caches parsed logs by (name, lenient): parsing CTC costs more
-	// than simulating it, and a sweep runs it many times.
-	traces map[string]*workload.Trace
-	// fits caches the probabilistic workload's model fitted on a log (by
-	// log, conventions and Weibull fit): fitting the arrivals costs a third
-	// of a probabilistic job, and the fit is the same for every job of a
-	// sweep. A fitted model is only read afterwards.
-	fits map[string]*workload.Model
+	// than simulating it, and a sweep runs it many times; and the
+	// probabilistic workload's model fitted on a log (by log, conventions
+	// and Weibull fit): fitting the arrivals costs a third of a
+	// probabilistic job, and the fit is the same for every job of a sweep.
+	traces *workload.TraceCache
 }
 
 // New returns the model; data is where traces are opened (may be nil when
 // only synthetic workloads are used).
 func New(data simcore.DataDir) *Model {
-	return &Model{data: data, traces: map[string]*workload.Trace{}, fits: map[string]*workload.Model{}}
+	return &Model{traces: workload.NewTraceCache(data)}
 }
 
 func (*Model) Name() string    { return "batch" }
@@ -100,40 +95,20 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 }
 
 func (m *Model) trace(name string, lenient bool) (*workload.Trace, error) {
-	key := fmt.Sprintf("%s\x00%v", name, lenient)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if t, ok := m.traces[key]; ok {
-		return t, nil
-	}
-	f, err := workload.OpenTrace(m.data, name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := workload.Read(f, workload.ReadOptions{Lenient: lenient})
-	if err != nil {
-		return nil, fmt.Errorf("trace %s: %w", name, err)
-	}
-	m.traces[key] = t
-	return t, nil
+	return m.traces.Trace(name, workload.ReadOptions{Lenient: lenient})
 }
 
 // fit returns the probabilistic model fitted on jobs (the log converted
 // as key says) with the given Weibull fit, from the cache when a job of
-// the same key fitted it before.
+// the same key fitted it before. A fitted model is only read afterwards.
 func (m *Model) fit(jobs []workload.Job, key, method string) (*workload.Model, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if fm, ok := m.fits[key]; ok {
+	return workload.Derived(m.traces, key, func() (*workload.Model, error) {
+		fm := workload.Fit(jobs)
+		if err := fm.Refit(jobs, method); err != nil {
+			return nil, err
+		}
 		return fm, nil
-	}
-	fm := workload.Fit(jobs)
-	if err := fm.Refit(jobs, method); err != nil {
-		return nil, err
-	}
-	m.fits[key] = fm
-	return fm, nil
+	})
 }
 
 func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.Job, workload.Stats, error) {

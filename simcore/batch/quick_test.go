@@ -9,27 +9,20 @@ import (
 
 	"schedfarm/internal/datatest"
 	"schedfarm/simcore"
+	"schedfarm/simcore/modeltest"
 	"schedfarm/simcore/workload"
 )
 
 // TestModelRunQuick runs the model on the CTC fixture (the first 5,000
 // jobs of the log; 3,000 of them, as configs/krallmann1999/quick.yaml
-// does on the whole log) and validates its result against the schema.
+// does on the whole log): the result round-trips through the schema and
+// repeats bit for bit, and its schedule table passes the checker.
 func TestModelRunQuick(t *testing.T) {
 	m := New(datatest.Fixtures(t))
-	for _, o := range []string{FCFS, PSRS} {
-		p, err := schema.Complete(simcore.Params{"trace": ctcFixture, "jobs": int64(3000), "order": o, "backfill": "none"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := m.Run(context.Background(), p, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := m.Schema()
-		if err := s.Validate(res); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range []struct{ order, backfill string }{{FCFS, "none"}, {PSRS, "none"}, {SmartFFIA, "conservative"}} {
+		r := modeltest.RoundTrip(t, m, simcore.Params{"trace": ctcFixture, "jobs": int64(3000), "order": c.order,
+			"backfill": c.backfill, "schedule_table": true}, 1)
+		modeltest.Schedule(t, r, 256, modeltest.Layout{Task: "job", Procs: "width", Release: "submit", Start: "start", End: "end"}, 0)
 	}
 }
 

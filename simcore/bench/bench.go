@@ -67,16 +67,16 @@ func (*Model) Schema() simcore.Schema {
 				Doc: "never: succeed; error: return an error; panic: panic (to exercise the farm's failure handling)"},
 		},
 		Metrics: []simcore.Column{
-			{Name: "checksum", Kind: simcore.Int, Doc: "checksum of the mixing work (identical on every machine)"},
-			{Name: "iterations", Kind: simcore.Int, Unit: "iterations", Doc: "mixing iterations performed"},
-			{Name: "value", Kind: simcore.Float, Doc: "size + noise·N(0,1) drawn from the instance seed"},
+			simcore.IntColumn("checksum", "", "checksum of the mixing work (identical on every machine)"),
+			simcore.IntColumn("iterations", "iterations", "mixing iterations performed"),
+			simcore.FloatColumn("value", "", "size + noise·N(0,1) drawn from the instance seed"),
 		},
 		Tables: []simcore.Table{{
 			Name: "samples",
 			Doc:  "rows seeded draws, one per row (exercises extra tables)",
 			Columns: []simcore.Column{
-				{Name: "i", Kind: simcore.Int, Doc: "row index"},
-				{Name: "u", Kind: simcore.Float, Doc: "uniform draw in [0,1)"},
+				simcore.IntColumn("i", "", "row index"),
+				simcore.FloatColumn("u", "", "uniform draw in [0,1)"),
 			},
 		}},
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"schedfarm/simcore"
+	"schedfarm/simcore/modeltest"
 )
 
 func params(t *testing.T, p simcore.Params) simcore.Params {
@@ -21,21 +22,8 @@ func params(t *testing.T, p simcore.Params) simcore.Params {
 
 func TestRunIsDeterministicAndValid(t *testing.T) {
 	m := New()
-	s := m.Schema()
 	p := params(t, simcore.Params{"work_ms": 0.5, "rows": int64(7), "size": int64(3)})
-	a, err := m.Run(context.Background(), p, 42)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Validate(a); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := m.Run(context.Background(), p, 42)
-	for k, v := range a.Metrics {
-		if b.Metrics[k] != v {
-			t.Errorf("metric %s: %v then %v", k, v, b.Metrics[k])
-		}
-	}
+	a := modeltest.RoundTrip(t, m, p, 42)
 	if got := a.Tables["samples"].Len(); got != 7 {
 		t.Errorf("samples rows = %d, want 7", got)
 	}

@@ -1,13 +1,10 @@
 package divisible
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"testing"
 
 	"schedfarm/simcore"
+	"schedfarm/simcore/modeltest"
 )
 
 // TestScheduleHashes pins the metrics and the task and schedule tables of
@@ -27,8 +24,6 @@ func TestScheduleHashes(t *testing.T) {
 		"FIFO-OPR-MN":    "0739c2c1dfa71246",
 		"FIFO-OPR-AN":    "e3077ce96c268fa9",
 	}
-	m := New()
-	s := m.Schema()
 	instances := []simcore.Params{
 		{"load": 1.0},
 		{"load": 0.6, "dc_ratio": 10.0, "cms": 2.0, "cps": 500.0},
@@ -36,33 +31,18 @@ func TestScheduleHashes(t *testing.T) {
 		{"load": 0.8, "user_split": "code", "node_release": "rtgrid", "sigma_dist": "uniform", "deadline_rule": "per_task"},
 		{"load": 1.0, "integer_time": true, "n_nodes": int64(32), "cps": 50.0},
 	}
+	m := New()
 	got := map[string]string{}
 	for _, alg := range AlgorithmNames() {
-		h := sha256.New()
+		var runs []modeltest.Instance
 		for i, inst := range instances {
 			p := simcore.Params{"algorithm": alg, "total_time": 1_000_000.0, "task_table": true, "schedule": true}
 			for k, v := range inst {
 				p[k] = v
 			}
-			full, err := s.Complete(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := m.Run(context.Background(), full, uint64(300+i))
-			if err != nil {
-				t.Fatalf("%s on %v: %v", alg, inst, err)
-			}
-			if sc := r.Tables["schedule"]; sc == nil || sc.Len() == 0 {
-				t.Fatalf("%s on %v: no schedule table", alg, inst)
-			}
-			fmt.Fprintf(h, "instance %d:", i)
-			simcore.WriteDigest(h, s, r)
+			runs = append(runs, modeltest.Instance{N: i, Params: p, Seed: uint64(300 + i)})
 		}
-		got[alg] = hex.EncodeToString(h.Sum(nil))[:16]
+		got[alg] = modeltest.Digest(t, m, runs, "schedule")
 	}
-	for _, alg := range AlgorithmNames() {
-		if want[alg] != got[alg] {
-			t.Errorf("%s: schedule hash %s, want %s", alg, got[alg], want[alg])
-		}
-	}
+	modeltest.Pins(t, want, got)
 }

@@ -9,6 +9,7 @@ import (
 
 	"schedfarm/simcore"
 	"schedfarm/simcore/check"
+	"schedfarm/simcore/modeltest"
 	"schedfarm/simcore/rng"
 )
 
@@ -96,26 +97,23 @@ func TestPropertiesRandomInstances(t *testing.T) {
 	}
 }
 
+// TestRunDeterministicValidAndCommonRandomNumbers: every algorithm's
+// result round-trips through the schema and repeats bit for bit, its
+// schedule table passes the checker (nodes, the head node's link, the
+// reservations), and all algorithms see one instance.
 func TestRunDeterministicValidAndCommonRandomNumbers(t *testing.T) {
 	m := New()
-	s := m.Schema()
 	arrivals := int64(-1)
 	for _, name := range AlgorithmNames() {
-		p := complete(t, simcore.Params{"algorithm": name, "load": 0.8, "total_time": 200_000.0,
-			"task_table": true, "schedule": true})
-		a, err := m.Run(context.Background(), p, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Validate(a); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		b, _ := m.Run(context.Background(), p, 7)
-		for k, v := range a.Metrics {
-			if b.Metrics[k] != v {
-				t.Errorf("%s: metric %s %v then %v", name, k, v, b.Metrics[k])
-			}
-		}
+		a := modeltest.RoundTrip(t, m, simcore.Params{"algorithm": name, "load": 0.8, "total_time": 200_000.0,
+			"task_table": true, "schedule": true}, 7)
+		n := 16 // n_nodes' default
+		modeltest.Schedule(t, a, n, modeltest.Layout{Task: "task", Part: "part", Node: "node", Release: "arrival",
+			Start: "start", End: "end", Deadline: "deadline"}, 1e-6)
+		modeltest.Schedule(t, a, 1, modeltest.Layout{Task: "task", Part: "part", Release: "arrival",
+			Start: "start", End: "tx_end", Deadline: "deadline"}, 1e-6)
+		modeltest.Schedule(t, a, n, modeltest.Layout{Task: "task", Part: "part", Node: "node", Release: "arrival",
+			Start: "reserved_from", End: "reserved_until"}, 1e-6)
 		if arrivals >= 0 && a.Metrics["arrivals"] != arrivals {
 			t.Errorf("%s: %v arrivals, other algorithms %d", name, a.Metrics["arrivals"], arrivals)
 		}
@@ -143,35 +141,6 @@ func TestBaselineDLTBeatsOPRMN(t *testing.T) {
 	}
 	if dlt, mn := ratio("EDF-DLT"), ratio("EDF-OPR-MN"); dlt > mn {
 		t.Errorf("EDF-DLT rejects %.4f, EDF-OPR-MN %.4f", dlt, mn)
-	}
-}
-
-// Table columns share one namespace with parameters and metrics in the
-// collected results.
-func TestColumnNamesDoNotClash(t *testing.T) {
-	s := New().Schema()
-	// Columns the results layout adds itself (results/layout.go).
-	seen := map[string]bool{"n": true, "n_failed": true, "n_missing": true, "run_id": true, "job_id": true,
-		"job_index": true, "sweep": true, "model": true, "model_version": true, "replicate": true, "seed": true,
-		"worker": true, "started_at": true, "duration_ms": true, "status": true, "error": true, "attempts": true, "cpu_ms": true}
-	for _, p := range s.Params {
-		if seen[p.Name] {
-			t.Errorf("parameter %q clashes with a results column", p.Name)
-		}
-		seen[p.Name] = true
-	}
-	for _, m := range s.Metrics {
-		if seen[m.Name] {
-			t.Errorf("metric %q clashes", m.Name)
-		}
-		seen[m.Name] = true
-	}
-	for _, tb := range s.Tables {
-		for _, c := range tb.Columns {
-			if seen[c.Name] {
-				t.Errorf("table %s column %q clashes with a parameter or metric", tb.Name, c.Name)
-			}
-		}
 	}
 }
 

@@ -23,6 +23,11 @@
 //	→ metrics (§5.3–5.4): aggregate reward of jobs done by D, completion
 //	  and processor-release profiles, idle shares, makespan.
 //
+// Dispatch does not run on simcore/engine: it is a list schedule, every job
+// known at the start of the night, whose only events are task completions,
+// kept in one simcore/pq queue by (end, processor), the order the engine
+// would give them, without its layer in this hot loop.
+//
 // Selection runs per night on what the selector believes (true or
 // predicted T1 and T∞); §5.2's gap of greedy to the optimum is measured on
 // that knapsack. Time is in hours throughout; the paper's P = 1,000 and D = 13 h are the

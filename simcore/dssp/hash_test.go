@@ -1,13 +1,10 @@
 package dssp
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"testing"
 
 	"schedfarm/simcore"
+	"schedfarm/simcore/modeltest"
 )
 
 // TestScheduleHashes pins the metrics and the schedule, completion and
@@ -27,8 +24,6 @@ func TestScheduleHashes(t *testing.T) {
 		"LCPF":     "2d012b1b0afa2439",
 		"CPA":      "9a9301ce55091052",
 	}
-	m := New(simcore.Dirs{"testdata"})
-	s := m.Schema()
 	instances := []simcore.Params{
 		{"min_demand": 1.0, "night_rank": int64(3)},
 		{"min_demand": 1.0, "night_rank": int64(12), "reward": "size", "selector": "dp"},
@@ -37,9 +32,10 @@ func TestScheduleHashes(t *testing.T) {
 		{"min_demand": 1.1, "night_rank": int64(2), "selector": "greedy", "budget_rule": "theorem4", "estimates": "predicted"},
 		{"min_demand": 1.0, "night_rank": int64(20), "selector": "maxk", "reward": "unit"},
 	}
+	m := New(simcore.Dirs{"testdata"})
 	got := map[string]string{}
 	for _, pol := range Policies {
-		h := sha256.New()
+		var runs []modeltest.Instance
 		for i, inst := range instances {
 			if pol == string(CPA) && inst["estimates"] == "predicted" {
 				continue
@@ -48,25 +44,9 @@ func TestScheduleHashes(t *testing.T) {
 			for k, v := range inst {
 				p[k] = v
 			}
-			full, err := s.Complete(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := m.Run(context.Background(), full, uint64(200+i))
-			if err != nil {
-				t.Fatalf("%s on %v: %v", pol, inst, err)
-			}
-			if sc := r.Tables["schedule"]; sc == nil || sc.Len() == 0 {
-				t.Fatalf("%s on %v: no schedule table", pol, inst)
-			}
-			fmt.Fprintf(h, "instance %d:", i)
-			simcore.WriteDigest(h, s, r)
+			runs = append(runs, modeltest.Instance{N: i, Params: p, Seed: uint64(200 + i)})
 		}
-		got[pol] = hex.EncodeToString(h.Sum(nil))[:16]
+		got[pol] = modeltest.Digest(t, m, runs, "schedule")
 	}
-	for _, pol := range Policies {
-		if want[pol] != got[pol] {
-			t.Errorf("%s: schedule hash %s, want %s", pol, got[pol], want[pol])
-		}
-	}
+	modeltest.Pins(t, want, got)
 }

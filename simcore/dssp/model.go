@@ -6,19 +6,19 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync"
 
 	"schedfarm/simcore"
 	"schedfarm/simcore/rng"
+	"schedfarm/simcore/workload"
 )
 
 // Model is the DSSP model of seed 000.
 type Model struct {
 	data simcore.DataDir
-
-	mu     sync.Mutex
-	traces map[traceKey]*jobStats // generated traces, read-only once stored
-	files  map[string][]Night     // parsed night files, read-only once stored
+	// cache keeps the generated traces and the parsed night files (each
+	// read-only once stored), at most maxCached: with trace_from_seed
+	// every replicate generates its own.
+	cache *workload.TraceCache
 }
 
 type traceKey struct {
@@ -58,13 +58,13 @@ func (k genKey) generator() Generator {
 	return g
 }
 
-// maxCached bounds the traces and files a Model keeps.
-const maxCached = 8
+// maxCached bounds the traces and files a Model keeps (together).
+const maxCached = 16
 
 // New returns the model; data is where night files are opened (may be nil
 // when only synthetic workloads are run).
 func New(data simcore.DataDir) *Model {
-	return &Model{data: data, traces: map[traceKey]*jobStats{}, files: map[string][]Night{}}
+	return &Model{data: data, cache: workload.NewTraceCache(data).Limit(maxCached)}
 }
 
 // Name implements simcore.Model.
@@ -246,43 +246,28 @@ func (m *Model) nights(cfg Config, seed uint64) ([]Night, error) {
 }
 
 func (m *Model) trace(seed uint64, gen genKey) *jobStats {
-	k := traceKey{seed, gen}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if t, ok := m.traces[k]; ok {
-		return t
-	}
-	t := newJobStats(gen.generator().Trace(seed))
-	if len(m.traces) >= maxCached {
-		clear(m.traces)
-	}
-	m.traces[k] = t
+	t, _ := workload.Derived(m.cache, fmt.Sprintf("%v", traceKey{seed, gen}), func() (*jobStats, error) {
+		return newJobStats(gen.generator().Trace(seed)), nil
+	})
 	return t
 }
 
 func (m *Model) file(name string) ([]Night, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if t, ok := m.files[name]; ok {
-		return t, nil
-	}
-	if m.data == nil {
-		return nil, fmt.Errorf("parameter nights_file: %s: the model was built without a data directory", name)
-	}
-	f, err := m.data.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("parameter nights_file: %w", err)
-	}
-	defer f.Close()
-	nights, err := ReadCSV(f, name)
-	if err != nil {
-		return nil, fmt.Errorf("parameter nights_file: %w", err)
-	}
-	if len(m.files) >= maxCached {
-		clear(m.files)
-	}
-	m.files[name] = nights
-	return nights, nil
+	return workload.Derived(m.cache, name, func() ([]Night, error) {
+		if m.data == nil {
+			return nil, fmt.Errorf("parameter nights_file: %s: the model was built without a data directory", name)
+		}
+		f, err := m.data.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("parameter nights_file: %w", err)
+		}
+		defer f.Close()
+		nights, err := ReadCSV(f, name)
+		if err != nil {
+			return nil, fmt.Errorf("parameter nights_file: %w", err)
+		}
+		return nights, nil
+	})
 }
 
 // NightRun is the outcome of one night: which jobs were dispatched and how.

@@ -3,30 +3,13 @@ package dssp
 import (
 	"context"
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 
 	"schedfarm/simcore"
 	"schedfarm/simcore/check"
+	"schedfarm/simcore/modeltest"
 )
-
-func run(t *testing.T, m *Model, p simcore.Params, seed uint64) *simcore.Result {
-	t.Helper()
-	s := m.Schema()
-	full, err := s.Complete(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := m.Run(context.Background(), full, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Validate(r); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 func TestModelFileHand(t *testing.T) {
 	m := New(simcore.Dirs{"testdata"})
@@ -44,7 +27,7 @@ func TestModelFileHand(t *testing.T) {
 		for k, v := range base {
 			p[k] = v
 		}
-		r := run(t, m, p, 1)
+		r := modeltest.Run(t, m, p, 1)
 		if r.Metrics["aggregate_reward"] != c.reward || r.Metrics["completed"] != int64(1) || r.Metrics["late"] != int64(1) {
 			t.Fatalf("%s: reward %v completed %v late %v, want %v 1 1", c.pol, r.Metrics["aggregate_reward"], r.Metrics["completed"], r.Metrics["late"], c.reward)
 		}
@@ -65,7 +48,7 @@ func TestModelFileHand(t *testing.T) {
 				p[k] = v
 			}
 		}
-		r := run(t, m, p, 1)
+		r := modeltest.Run(t, m, p, 1)
 		if r.Metrics["selected"] != int64(1) || r.Metrics["aggregate_reward"] != 450.0 || r.Metrics["selection_gap"] != 0.0 {
 			t.Fatalf("%s: selected %v reward %v gap %v", sel, r.Metrics["selected"], r.Metrics["aggregate_reward"], r.Metrics["selection_gap"])
 		}
@@ -73,60 +56,58 @@ func TestModelFileHand(t *testing.T) {
 	// Night 2 (rank 1): job 1 has T∞ 13.5 h > D and is dropped before
 	// selection; with no selection it is dispatched and late.
 	p := simcore.Params{"workload": "file", "nights_file": "two_nights.csv", "processors": int64(2), "night_rank": int64(1)}
-	r := run(t, m, p, 1)
+	r := modeltest.Run(t, m, p, 1)
 	if r.Metrics["dropped_tinf"] != int64(1) || r.Metrics["selected"] != int64(1) || r.Metrics["completed"] != int64(1) {
 		t.Fatalf("night 2: dropped %v selected %v completed %v", r.Metrics["dropped_tinf"], r.Metrics["selected"], r.Metrics["completed"])
 	}
 	p["selector"] = "none"
-	r = run(t, m, p, 1)
+	r = modeltest.Run(t, m, p, 1)
 	if r.Metrics["dropped_tinf"] != int64(0) || r.Metrics["selected"] != int64(2) || r.Metrics["late"] != int64(1) {
 		t.Fatalf("night 2, no selection: dropped %v selected %v late %v", r.Metrics["dropped_tinf"], r.Metrics["selected"], r.Metrics["late"])
 	}
 	// drop_long: false keeps the long job for greedy selection (§3.1:
 	// such jobs "may be discarded"): both fit the budget and are dispatched.
 	p["selector"], p["drop_long"] = "greedy", false
-	r = run(t, m, p, 1)
+	r = modeltest.Run(t, m, p, 1)
 	if r.Metrics["dropped_tinf"] != int64(0) || r.Metrics["selected"] != int64(2) || r.Metrics["late"] != int64(1) {
 		t.Fatalf("night 2, drop_long false: dropped %v selected %v late %v", r.Metrics["dropped_tinf"], r.Metrics["selected"], r.Metrics["late"])
 	}
 }
 
-// scheduleFromTable rebuilds the checker's record from the schedule table:
-// every task of stage g of a job precedes every task of its stage g+1.
-func scheduleFromTable(tab *simcore.TableData, p int) map[int64]check.Schedule {
+// stageEdges are the precedence edges of a night's schedule table: every
+// task of stage g of a job precedes every task of its stage g+1.
+func stageEdges(t testing.TB, tab *simcore.TableData, rows []int) []check.Edge {
 	c := tab.Columns
-	night, id, job, stage := c["night"].([]int64), c["id"].([]int64), c["job"].([]int64), c["stage"].([]int64)
-	proc, procs := c["processor"].([]int64), c["procs"].([]int64)
-	rel, start, end := c["release"].([]float64), c["start"].([]float64), c["end"].([]float64)
-	out := map[int64]check.Schedule{}
-	type key struct{ night, job, stage int64 }
+	id, job, stage := c["id"].([]int64), c["job"].([]int64), c["stage"].([]int64)
+	type key struct{ job, stage int64 }
 	groups := map[key][]int64{}
-	for i := range id {
-		s := out[night[i]]
-		s.Capacity = p
-		s.Entries = append(s.Entries, check.Entry{Task: id[i], Node: int(proc[i]), Procs: int(procs[i]), Release: rel[i],
-			Start: start[i], End: end[i], Deadline: check.NoDeadline})
-		out[night[i]] = s
-		k := key{night[i], job[i], stage[i]}
+	var keys []key // in table order, so the edges come out in one order
+	for _, i := range rows {
+		k := key{job[i], stage[i]}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
 		groups[k] = append(groups[k], id[i])
 	}
-	for k, before := range groups {
-		after := groups[key{k.night, k.job, k.stage + 1}]
-		s := out[k.night]
-		for _, a := range before {
-			for _, b := range after {
-				s.Edges = append(s.Edges, check.Edge{Before: a, After: b})
+	var edges []check.Edge
+	for _, k := range keys {
+		for _, a := range groups[k] {
+			for _, b := range groups[key{k.job, k.stage + 1}] {
+				edges = append(edges, check.Edge{Before: a, After: b})
 			}
 		}
-		out[k.night] = s
 	}
-	return out
+	return edges
 }
+
+// scheduleLayout reads the schedule table, one night at a time.
+var scheduleLayout = modeltest.Layout{Task: "id", Node: "processor", Procs: "procs", Release: "release",
+	Start: "start", End: "end", Group: "night", Edges: stageEdges}
 
 func TestScheduleTableValid(t *testing.T) {
 	m := New(nil)
 	for _, pol := range Policies {
-		r := run(t, m, simcore.Params{"dispatcher": pol, "night_rank": int64(3), "schedule_table": true, "proc_table": true, "job_table": true}, 9)
+		r := modeltest.Run(t, m, simcore.Params{"dispatcher": pol, "night_rank": int64(3), "schedule_table": true, "proc_table": true, "job_table": true}, 9)
 		tab := r.Tables["schedule"]
 		// Task numbers are 0..n−1, each once.
 		seen := make([]bool, tab.Len())
@@ -136,13 +117,8 @@ func TestScheduleTableValid(t *testing.T) {
 			}
 			seen[id] = true
 		}
-		for n, s := range scheduleFromTable(tab, 1000) {
-			if len(s.Edges) == 0 {
-				t.Fatalf("%s night %d: no precedence edges", pol, n)
-			}
-			if err := check.Validate(s, 1e-9); err != nil {
-				t.Fatalf("%s night %d: %v", pol, n, err)
-			}
+		if s := modeltest.Schedule(t, r, 1000, scheduleLayout, 1e-9); len(s.Edges) == 0 {
+			t.Fatalf("%s: no precedence edges", pol)
 		}
 		// Processor releases agree with the schedule.
 		last := map[int64]float64{}
@@ -166,25 +142,19 @@ func TestDeterminism(t *testing.T) {
 		{"dispatcher": "LCPF", "workload": "subsets", "tinf_max_h": 4.0, "schedule_table": true},
 		{"dispatcher": "PRIORITY", "estimates": "predicted", "selector": "dp", "reward": "banded", "top": int64(3)},
 	} {
-		a := run(t, m, p, 77)
-		b := run(t, New(nil), p, 77)
-		delete(a.Metrics, "sched_ms")
-		delete(b.Metrics, "sched_ms")
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("%v: two runs with one seed differ", p)
-		}
+		modeltest.RoundTrip(t, m, p, 77)
 	}
 	// RANDOM depends on the seed, the others do not.
-	a := run(t, m, simcore.Params{"dispatcher": "RANDOM", "night_rank": int64(1)}, 1)
-	b := run(t, m, simcore.Params{"dispatcher": "RANDOM", "night_rank": int64(1)}, 2)
+	a := modeltest.Run(t, m, simcore.Params{"dispatcher": "RANDOM", "night_rank": int64(1)}, 1)
+	b := modeltest.Run(t, m, simcore.Params{"dispatcher": "RANDOM", "night_rank": int64(1)}, 2)
 	if a.Metrics["median_completion_h"] == b.Metrics["median_completion_h"] {
 		t.Fatal("RANDOM ignores the seed")
 	}
 	// trace_from_seed: the nights follow the seed (LCPF is deterministic
 	// on given nights), and seed s is the trace of trace_seed s.
-	c := run(t, m, simcore.Params{"dispatcher": "LCPF", "night_rank": int64(1), "trace_from_seed": true}, 1)
-	d := run(t, m, simcore.Params{"dispatcher": "LCPF", "night_rank": int64(1), "trace_from_seed": true}, 2)
-	e := run(t, m, simcore.Params{"dispatcher": "LCPF", "night_rank": int64(1), "trace_seed": int64(2)}, 9)
+	c := modeltest.Run(t, m, simcore.Params{"dispatcher": "LCPF", "night_rank": int64(1), "trace_from_seed": true}, 1)
+	d := modeltest.Run(t, m, simcore.Params{"dispatcher": "LCPF", "night_rank": int64(1), "trace_from_seed": true}, 2)
+	e := modeltest.Run(t, m, simcore.Params{"dispatcher": "LCPF", "night_rank": int64(1), "trace_seed": int64(2)}, 9)
 	if c.Metrics["demand"] == d.Metrics["demand"] || d.Metrics["demand"] != e.Metrics["demand"] {
 		t.Fatalf("trace_from_seed: demand %v (seed 1), %v (seed 2), %v (trace_seed 2)", c.Metrics["demand"], d.Metrics["demand"], e.Metrics["demand"])
 	}
@@ -226,7 +196,7 @@ func TestBadParams(t *testing.T) {
 
 func TestTeamCapsAndMaxK(t *testing.T) {
 	m := New(nil)
-	r := run(t, m, simcore.Params{"selector": "bnb", "team_cap": 0.3, "night_rank": int64(2), "job_table": true}, 1)
+	r := modeltest.Run(t, m, simcore.Params{"selector": "bnb", "team_cap": 0.3, "night_rank": int64(2), "job_table": true}, 1)
 	team := map[int64]float64{}
 	c := r.Tables["completions"].Columns
 	for i, tm := range c["team"].([]int64) {
@@ -238,7 +208,7 @@ func TestTeamCapsAndMaxK(t *testing.T) {
 		}
 	}
 	for _, pol := range Policies {
-		r := run(t, m, simcore.Params{"selector": "maxk", "reward": "unit", "dispatcher": pol, "night_rank": int64(5)}, 3)
+		r := modeltest.Run(t, m, simcore.Params{"selector": "maxk", "reward": "unit", "dispatcher": pol, "night_rank": int64(5)}, 3)
 		if r.Metrics["late"] != int64(0) || r.Metrics["selected"].(int64) == 0 {
 			t.Fatalf("MAXK with %s: %v selected, %v late", pol, r.Metrics["selected"], r.Metrics["late"])
 		}
@@ -256,7 +226,7 @@ func TestFig3Shape(t *testing.T) {
 	m := New(nil)
 	met := map[string]map[string]any{}
 	for _, pol := range []string{"STCPU", "PRIORITY", "LCPF", "CPA"} {
-		met[pol] = run(t, m, simcore.Params{"dispatcher": pol, "min_demand": 1.0}, 1).Metrics
+		met[pol] = modeltest.Run(t, m, simcore.Params{"dispatcher": pol, "min_demand": 1.0}, 1).Metrics
 	}
 	f := func(pol, k string) float64 { return met[pol][k].(float64) }
 	if !(f("STCPU", "median_completion_h") < 6 && f("STCPU", "median_completion_h") < f("PRIORITY", "median_completion_h") &&
@@ -268,29 +238,6 @@ func TestFig3Shape(t *testing.T) {
 	}
 }
 
-// TestSchemaNamesDisjoint: parameters, metrics and each table's columns
-// share the Parquet files' namespace.
-func TestSchemaNamesDisjoint(t *testing.T) {
-	s := New(nil).Schema()
-	base := map[string]string{}
-	for _, p := range s.Params {
-		base[p.Name] = "parameter"
-	}
-	for _, m := range s.Metrics {
-		if w, dup := base[m.Name]; dup {
-			t.Errorf("metric %q clashes with a %s", m.Name, w)
-		}
-		base[m.Name] = "metric"
-	}
-	for _, tb := range s.Tables {
-		for _, c := range tb.Columns {
-			if w, dup := base[c.Name]; dup && w == "parameter" {
-				t.Errorf("table %s column %q clashes with a %s", tb.Name, c.Name, w)
-			}
-		}
-	}
-}
-
 // TestTheorem4Model is Theorem 4 through the model: unit rewards, greedy
 // with budget_rule theorem4, every dispatcher, random §5.5 subsets with
 // short critical paths: no selected job is late.
@@ -298,7 +245,7 @@ func TestTheorem4Model(t *testing.T) {
 	m := New(nil)
 	for _, pol := range Policies {
 		for seed := uint64(1); seed <= 3; seed++ {
-			r := run(t, m, simcore.Params{"workload": "subsets", "tinf_max_h": 2.0, "reward": "unit", "budget_rule": "theorem4", "dispatcher": pol}, seed)
+			r := modeltest.Run(t, m, simcore.Params{"workload": "subsets", "tinf_max_h": 2.0, "reward": "unit", "budget_rule": "theorem4", "dispatcher": pol}, seed)
 			if r.Metrics["late"] != int64(0) || r.Metrics["selected"].(int64) < 10 {
 				t.Fatalf("%s seed %d: %v selected, %v late", pol, seed, r.Metrics["selected"], r.Metrics["late"])
 			}

@@ -54,6 +54,14 @@ func (s *Sim[T]) Next() (ev Event[T], ok bool) {
 	return Event[T]{Time: k.At, Class: int(k.Sub), Payload: p}, true
 }
 
+// NextAt returns the time of the earliest pending event (ok false when
+// none), without building the event: the cheap test of a loop that takes
+// every event of one instant. O(1).
+func (s *Sim[T]) NextAt() (t float64, ok bool) {
+	k, _, ok := s.q.Peek()
+	return k.At, ok
+}
+
 // Peek returns the earliest event without removing it.
 func (s *Sim[T]) Peek() (ev Event[T], ok bool) {
 	k, p, ok := s.q.Peek()

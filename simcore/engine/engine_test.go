@@ -79,3 +79,25 @@ func BenchmarkEngine_PushPop(b *testing.B) {
 		s.Schedule(ev.Time+r.Float64()*1000, 0, i)
 	}
 }
+
+// TestNextAtIsTheNextEventsTime: NextAt tells the time of the event Next
+// returns, and nothing once the queue is empty.
+func TestNextAtIsTheNextEventsTime(t *testing.T) {
+	var s Sim[int]
+	if _, ok := s.NextAt(); ok {
+		t.Fatal("NextAt on an empty Sim")
+	}
+	for i, at := range []float64{3, 1, 2, 1} {
+		s.Schedule(at, 0, i)
+	}
+	for s.Len() > 0 {
+		at, ok := s.NextAt()
+		ev, _ := s.Next()
+		if !ok || at != ev.Time {
+			t.Fatalf("NextAt %v (%v), then Next at %v", at, ok, ev.Time)
+		}
+	}
+	if _, ok := s.NextAt(); ok {
+		t.Fatal("NextAt after the last event")
+	}
+}

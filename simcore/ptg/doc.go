@@ -29,6 +29,11 @@
 //	assignProcessors → metrics (§3.2: Σ C_i/Σ C*_i, makespan, max C_i/C*_i; §5.2.6 utilisation)
 //	                   + tables "ptgs" and "schedule"
 //
+// Scheduling is offline: every PTG is submitted at time 0, so the mapping
+// is list scheduling on an availability profile (simcore/profile), not an
+// event simulation; only mapReady, CRA's list over ready tasks, advances a
+// clock, on simcore/engine, from completion to completion.
+//
 // Files: problem.go (clusters, task times, bottom levels), hcpa.go
 // (allocation and its replay for every processor bound), schedule.go
 // (mapping, compaction, processor assignment), moldable.go (moldable jobs,

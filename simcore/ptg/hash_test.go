@@ -1,13 +1,10 @@
 package ptg
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"testing"
 
 	"schedfarm/simcore"
+	"schedfarm/simcore/modeltest"
 )
 
 // TestScheduleHashes pins the schedules and metrics of every algorithm on a
@@ -38,31 +35,17 @@ func TestScheduleHashes(t *testing.T) {
 		"SELFISH_WEIGHT":   "5be718bb3393d037",
 	}
 	m := New(simcore.Dirs{"testdata"})
-	s := m.Schema()
 	got := map[string]string{}
 	for _, alg := range Algorithms {
-		h := sha256.New()
+		var runs []modeltest.Instance
 		for i, inst := range []struct {
 			class, cluster string
 			n              int64
 		}{{"random", "grillon", 6}, {"strassen", "gdx", 4}, {"fft", "chti", 5}, {"random", "gdx", 8}} {
-			p, err := s.Complete(simcore.Params{"algorithm": alg, "ptg_class": inst.class, "cluster": inst.cluster,
-				"n_ptgs": inst.n, "schedule_table": true, "ptg_table": true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := m.Run(context.Background(), p, uint64(100+i))
-			if err != nil {
-				t.Fatalf("%s on %v: %v", alg, inst, err)
-			}
-			fmt.Fprintf(h, "instance %d:", i)
-			simcore.WriteDigest(h, s, r)
+			runs = append(runs, modeltest.Instance{N: i, Seed: uint64(100 + i), Params: simcore.Params{"algorithm": alg,
+				"ptg_class": inst.class, "cluster": inst.cluster, "n_ptgs": inst.n, "schedule_table": true, "ptg_table": true}})
 		}
-		got[alg] = hex.EncodeToString(h.Sum(nil))[:16]
+		got[alg] = modeltest.Digest(t, m, runs, "schedule")
 	}
-	for _, alg := range Algorithms {
-		if want[alg] != got[alg] {
-			t.Errorf("%s: schedule hash %s, want %s", alg, got[alg], want[alg])
-		}
-	}
+	modeltest.Pins(t, want, got)
 }

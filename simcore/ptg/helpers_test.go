@@ -1,15 +1,12 @@
 package ptg
 
 import (
-	"strconv"
-	"strings"
-
 	"context"
 	"fmt"
-	"schedfarm/simcore"
 	"testing"
 
 	"schedfarm/simcore/check"
+	"schedfarm/simcore/modeltest"
 	"schedfarm/simcore/ptg/dag"
 	"schedfarm/simcore/rng"
 )
@@ -52,48 +49,7 @@ func run(t testing.TB, inst Instance, alg string) *Outcome {
 	return o
 }
 
-// validateTable checks the emitted schedule table on its own: processor
+// scheduleLayout reads the emitted schedule table on its own: processor
 // lists, times and predecessor lists as written.
-func validateTable(tab *simcore.TableData, P int) error {
-	s := check.Schedule{Capacity: P}
-	task := tab.Columns["task"].([]int64)
-	start, end := tab.Columns["start"].([]float64), tab.Columns["end"].([]float64)
-	rel := tab.Columns["release"].([]float64)
-	plist, preds := tab.Columns["proc_list"].([]string), tab.Columns["preds"].([]string)
-	nprocs := tab.Columns["processors"].([]int64)
-	for i := range task {
-		var ids []int
-		for _, r := range strings.Split(plist[i], ",") {
-			a, b, found := strings.Cut(r, "-")
-			lo, err := strconv.Atoi(a)
-			if err != nil {
-				return err
-			}
-			hi := lo
-			if found {
-				if hi, err = strconv.Atoi(b); err != nil {
-					return err
-				}
-			}
-			for q := lo; q <= hi; q++ {
-				ids = append(ids, q)
-			}
-		}
-		if len(ids) != int(nprocs[i]) {
-			return fmt.Errorf("task %d: %d processors listed, %d allocated", task[i], len(ids), nprocs[i])
-		}
-		for k, q := range ids {
-			s.Entries = append(s.Entries, check.Entry{Task: task[i], Part: k, Node: q, Release: rel[i], Start: start[i], End: end[i], Deadline: check.NoDeadline})
-		}
-		if preds[i] != "" {
-			for _, u := range strings.Split(preds[i], ",") {
-				x, err := strconv.Atoi(u)
-				if err != nil {
-					return err
-				}
-				s.Edges = append(s.Edges, check.Edge{Before: int64(x), After: task[i]})
-			}
-		}
-	}
-	return check.Validate(s, 1e-9)
-}
+var scheduleLayout = modeltest.Layout{Task: "task", Procs: "processors", NodeList: "proc_list", Release: "release",
+	Start: "start", End: "end", Preds: "preds"}

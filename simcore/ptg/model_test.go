@@ -7,37 +7,15 @@ import (
 	"testing"
 
 	"schedfarm/simcore"
+	"schedfarm/simcore/modeltest"
 )
-
-func runModel(t *testing.T, m *Model, p simcore.Params, seed uint64) *simcore.Result {
-	t.Helper()
-	s := m.Schema()
-	full, err := s.Complete(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := m.Run(context.Background(), full, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Validate(res); err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
 
 func TestModelRunTablesAndDeterminism(t *testing.T) {
 	m := New(simcore.Dirs{"testdata"})
 	for _, alg := range []string{Selfish, CRAWorkWeight, CAFMKShelves, F2, C4} {
 		p := simcore.Params{"algorithm": alg, "n_ptgs": 4, "cluster": "chti", "ptg_class": "random",
 			"schedule_table": true, "ptg_table": true}
-		a := runModel(t, m, p, 42)
-		b := runModel(t, m, p, 42)
-		delete(a.Metrics, "sched_time_ms")
-		delete(b.Metrics, "sched_time_ms")
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("%s: two runs with one seed differ", alg)
-		}
+		a := modeltest.RoundTrip(t, m, p, 42)
 		sched := a.Tables["schedule"]
 		if sched.Len() != int(a.Metrics["tasks"].(int64)) {
 			t.Errorf("%s: %d schedule rows for %d tasks", alg, sched.Len(), a.Metrics["tasks"])
@@ -56,13 +34,11 @@ func TestModelRunTablesAndDeterminism(t *testing.T) {
 			t.Errorf("%s: table max stretch %v / makespan %v, metrics %v / %v", alg, mx, mk, a.Metrics["max_stretch"], a.Metrics["makespan"])
 		}
 		// The schedule table alone passes the checker.
-		if err := validateTable(sched, 20); err != nil {
-			t.Errorf("%s: schedule table: %v", alg, err)
-		}
+		modeltest.Schedule(t, a, 20, scheduleLayout, 1e-9)
 	}
 	// Algorithms see one instance (common random numbers): same Σ C*.
-	x := runModel(t, m, simcore.Params{"algorithm": Selfish, "n_ptgs": 3}, 9)
-	y := runModel(t, m, simcore.Params{"algorithm": CAFMSAF, "n_ptgs": 3}, 9)
+	x := modeltest.Run(t, m, simcore.Params{"algorithm": Selfish, "n_ptgs": 3}, 9)
+	y := modeltest.Run(t, m, simcore.Params{"algorithm": CAFMSAF, "n_ptgs": 3}, 9)
 	if x.Metrics["sum_cstar"] != y.Metrics["sum_cstar"] {
 		t.Errorf("Σ C* differs across algorithms: %v vs %v", x.Metrics["sum_cstar"], y.Metrics["sum_cstar"])
 	}
@@ -70,7 +46,7 @@ func TestModelRunTablesAndDeterminism(t *testing.T) {
 
 func TestModelFiles(t *testing.T) {
 	m := New(simcore.Dirs{"testdata"})
-	res := runModel(t, m, simcore.Params{"ptg_class": "files", "ptg_files": "small.dot, small.dag", "n_ptgs": 3,
+	res := modeltest.Run(t, m, simcore.Params{"ptg_class": "files", "ptg_files": "small.dot, small.dag", "n_ptgs": 3,
 		"algorithm": SelfishOrder, "ptg_table": true}, 1)
 	if got := res.Tables["ptgs"].Columns["ptg_tasks"].([]int64); !reflect.DeepEqual(got, []int64{10, 10, 10}) {
 		t.Errorf("tasks per PTG %v", got)
@@ -109,7 +85,7 @@ func TestModelMixedScenarios(t *testing.T) {
 	m := New(nil)
 	ns, classes, clusters := map[int64]int{}, map[string]int{}, map[string]int{}
 	for seed := range uint64(60) {
-		res := runModel(t, m, simcore.Params{"n_ptgs": 0, "ptg_class": "mixed", "cluster": "mixed", "algorithm": CRAWork, "ptg_table": true}, seed)
+		res := modeltest.Run(t, m, simcore.Params{"n_ptgs": 0, "ptg_class": "mixed", "cluster": "mixed", "algorithm": CRAWork, "ptg_table": true}, seed)
 		clusters[res.Metrics["scenario_cluster"].(string)]++
 		n := res.Metrics["scenario_n"].(int64)
 		ns[n]++

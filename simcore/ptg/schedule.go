@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"schedfarm/simcore/pq"
+	"schedfarm/simcore/engine"
 	"schedfarm/simcore/profile"
 )
 
@@ -124,7 +124,9 @@ func mapReady(pb *problem, alloc []int, less func(a, b int) bool, P int, pl *pla
 			ready = append(ready, v)
 		}
 	}
-	var ends pq.Queue[int] // running tasks by (end, task)
+	// The completions, on the event engine: the task is the event's
+	// class, so the tasks ending at one instant end in task order.
+	var ends engine.Sim[int]
 	free, now, done := P, 0.0, 0
 	for done < n {
 		sort.Slice(ready, func(i, j int) bool { return less(ready[i], ready[j]) })
@@ -139,19 +141,19 @@ func mapReady(pb *problem, alloc []int, less func(a, b int) bool, P int, pl *pla
 			d := pb.dur(v, p)
 			pl.alloc[v], pl.start[v], pl.end[v] = p, now, now+d
 			pl.order = append(pl.order, v)
-			ends.Push(pq.Key{At: now + d, Sub: int64(v)}, v)
+			ends.Schedule(now+d, v, v)
 		}
 		ready = kept
 		if ends.Len() == 0 {
 			break
 		}
-		k, _, _ := ends.Peek()
-		now = k.At
-		for ends.Len() > 0 {
-			if k, _, _ := ends.Peek(); k.At > now {
+		now, _ = ends.NextAt()
+		for {
+			if t, ok := ends.NextAt(); !ok || t > now {
 				break
 			}
-			_, v, _ := ends.Pop()
+			ev, _ := ends.Next()
+			v := ev.Payload
 			free += pl.alloc[v]
 			done++
 			for _, w := range pb.succ[v] {

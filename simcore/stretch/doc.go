@@ -36,6 +36,13 @@
 //	  ▼
 //	Measure + Fairness (size classes of Figs. 3(e)–5(e)); tables schedule, tasks
 //
+// SimulateSeq and SimulateMoldable are event simulations that do not run
+// on simcore/engine: their events are the releases, read in order from the
+// sorted tasks, and the completions of each part's running tasks, whose
+// queue (simcore/pq) is also the state the planners read in the heap's own
+// order (residual work, running stretches); a separate event queue would
+// keep the running tasks twice.
+//
 // Where the paper leaves a choice, the alternatives are parameters with the
 // published reading as default (dasedf_check, dasedf_target,
 // reservation_side, dbos_relax, scojo_shrink, improved_select; load_exact and

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync"
 
 	"schedfarm/simcore"
 	"schedfarm/simcore/workload"
@@ -13,16 +12,15 @@ import (
 
 // Model is the stretch model of seed 003.
 type Model struct {
-	data simcore.DataDir
-	mu   sync.Mutex
-	// traces caches converted logs: parsing costs more than a short run.
-	traces map[string][]workload.Job
+	// traces caches the logs, converted: parsing costs more than a short
+	// run.
+	traces *workload.TraceCache
 }
 
 // New returns the model; data is where the SDSC and OSC logs are opened
 // (may be nil when only synthetic workloads are used).
 func New(data simcore.DataDir) *Model {
-	return &Model{data: data, traces: map[string][]workload.Job{}}
+	return &Model{traces: workload.NewTraceCache(data)}
 }
 
 // Trace files of the moldable workloads (seed 003 §7).

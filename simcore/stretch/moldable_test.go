@@ -10,6 +10,7 @@ import (
 	"schedfarm/internal/datatest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/check"
+	"schedfarm/simcore/modeltest"
 	"schedfarm/simcore/profile"
 	"schedfarm/simcore/workload"
 )
@@ -237,23 +238,9 @@ func TestMoldableErrors(t *testing.T) {
 }
 
 func TestMoldableModelDeterministic(t *testing.T) {
-	m := New(nil)
-	s := m.Schema()
-	p := seqParams(map[string]any{"problem": "moldable", "workload": "ssm", "algorithm": DBOS, "n_tasks": int64(150),
-		"m": int64(32), "load": 40.0, "schedule_table": true, "task_table": true})
-	a, err := m.Run(context.Background(), p, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := m.Run(context.Background(), p, 9)
-	if err := s.Validate(a); err != nil {
-		t.Fatal(err)
-	}
-	a.Metrics["sched_wall_ms"], b.Metrics["sched_wall_ms"] = 0.0, 0.0
-	if !reflect.DeepEqual(a, b) {
-		t.Fatal("same seed, different results")
-	}
-	_ = simcore.Params{}
+	r := modeltest.RoundTrip(t, New(nil), simcore.Params{"problem": "moldable", "workload": "ssm", "algorithm": DBOS,
+		"n_tasks": int64(150), "m": int64(32), "load": 40.0, "schedule_table": true, "task_table": true}, 9)
+	modeltest.Schedule(t, r, 32, scheduleLayout, 1e-9)
 }
 
 func TestFairnessClasses(t *testing.T) {
@@ -361,19 +348,12 @@ func TestBaseProfileStaircase(t *testing.T) {
 // (datatest.Require).
 func TestModelOnTrace(t *testing.T) {
 	m := New(datatest.Require(t, traceFiles["sdsc"]))
-	s := m.Schema()
 	for _, alg := range []string{DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq} {
-		p := seqParams(map[string]any{"problem": "moldable", "workload": "sdsc", "algorithm": alg, "n_tasks": int64(300),
-			"schedule_table": true, "task_table": true})
-		r, err := m.Run(context.Background(), p, 3)
-		if err != nil {
-			t.Fatalf("%s: %v", alg, err)
-		}
-		if err := s.Validate(r); err != nil {
-			t.Fatalf("%s: %v", alg, err)
-		}
+		r := modeltest.Run(t, m, simcore.Params{"problem": "moldable", "workload": "sdsc", "algorithm": alg, "n_tasks": int64(300),
+			"schedule_table": true, "task_table": true}, 3)
 		if n := r.Tables["schedule"].Len(); n != 300 {
 			t.Fatalf("%s: %d schedule rows", alg, n)
 		}
+		modeltest.Schedule(t, r, 512, scheduleLayout, 1e-9)
 	}
 }

@@ -13,27 +13,17 @@ import (
 // the actual run time (not capped by the request), zero-length or
 // zero-size records repaired to zeroRun seconds on 1 processor.
 func (m *Model) trace(name string, P int, zeroRun float64) ([]workload.Job, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	key := fmt.Sprintf("%s\x00%d\x00%v", name, P, zeroRun)
-	if j, ok := m.traces[key]; ok {
-		return j, nil
-	}
-	f, err := workload.OpenTrace(m.data, name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := workload.Read(f, workload.ReadOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("trace %s: %w", name, err)
-	}
-	jobs, _, err := workload.Convert(t.Records, workload.Conventions{Size: "alloc", Estimate: "exact", Invalid: "repair", RepairRun: zeroRun, MaxSize: P})
-	if err != nil {
-		return nil, fmt.Errorf("trace %s: %w", name, err)
-	}
-	m.traces[key] = jobs
-	return jobs, nil
+	return workload.Derived(m.traces, fmt.Sprintf("%s\x00%d\x00%v", name, P, zeroRun), func() ([]workload.Job, error) {
+		t, err := m.traces.Trace(name, workload.ReadOptions{})
+		if err != nil {
+			return nil, err
+		}
+		jobs, _, err := workload.Convert(t.Records, workload.Conventions{Size: "alloc", Estimate: "exact", Invalid: "repair", RepairRun: zeroRun, MaxSize: P})
+		if err != nil {
+			return nil, fmt.Errorf("trace %s: %w", name, err)
+		}
+		return jobs, nil
+	})
 }
 
 func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {

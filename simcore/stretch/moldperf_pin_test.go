@@ -1,13 +1,11 @@
 package stretch
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
-	"math"
 	"testing"
 
 	"schedfarm/internal/datatest"
+	"schedfarm/simcore/modeltest"
 )
 
 // moldPinCase is one pinned run: an instance and a configuration whose
@@ -69,20 +67,15 @@ func moldPinInstance(t *testing.T, key string) ([]MoldTask, int) {
 	return nil, 0
 }
 
-// scheduleHash is FNV-64a over (start, end, processors) of every task,
-// floats by their bits.
+// moldScheduleHash is FNV-64a over (start, end, processors) of every
+// task, floats by their bits.
 func moldScheduleHash(out *MoldOutcome) string {
-	h := fnv.New64a()
-	var b [8]byte
+	h := modeltest.NewHash()
 	for i := range out.Start {
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(out.Start[i]))
-		h.Write(b[:])
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(out.End[i]))
-		h.Write(b[:])
-		binary.LittleEndian.PutUint64(b[:], uint64(out.Procs[i]))
-		h.Write(b[:])
+		h.Float(out.Start[i], out.End[i])
+		h.Int(int64(out.Procs[i]))
 	}
-	return fmt.Sprintf("%016x", h.Sum64())
+	return fmt.Sprintf("%016x", h.Sum())
 }
 
 var moldPinCases = []moldPinCase{
@@ -131,26 +124,20 @@ func TestMoldableSchedulesPinned(t *testing.T) {
 		alg string
 		rho float64
 	}{{DBOS, 1.5}, {DBOS, 1}, {DBOS, 3}, {Iterative, 0}, {ImprovedIter, 0}, {SCOJOP, 0}, {FCFSSeq, 0}}
-	want := map[string]string{}
+	want, got := map[string]string{}, map[string]string{}
 	for _, c := range moldPinCases {
 		want[fmt.Sprintf("%s/%s/%v", c.inst, c.alg, c.rho)] = c.hash
 	}
 	for _, inst := range []string{"sdsc", "osc", "ssm-low", "ssm-high", "ssm-small"} {
-		t.Run(inst, func(t *testing.T) {
-			tasks, P := moldPinInstance(t, inst)
-			for _, a := range algs {
-				if testing.Short() && a.alg == DBOS && a.rho != 1.5 {
-					continue
-				}
-				key := fmt.Sprintf("%s/%s/%v", inst, a.alg, a.rho)
-				out := simMold(t, tasks, MoldConfig{P: P, Algorithm: a.alg, Rho: a.rho})
-				got := moldScheduleHash(out)
-				if w, ok := want[key]; !ok {
-					t.Errorf("%s: no pinned hash; got {%q, %q, %v, %q}", key, inst, a.alg, a.rho, got)
-				} else if got != w {
-					t.Errorf("%s: schedule hash %s, pinned %s: a decision changed", key, got, w)
-				}
+		tasks, P := moldPinInstance(t, inst)
+		for _, a := range algs {
+			key := fmt.Sprintf("%s/%s/%v", inst, a.alg, a.rho)
+			if testing.Short() && a.alg == DBOS && a.rho != 1.5 {
+				delete(want, key)
+				continue
 			}
-		})
+			got[key] = moldScheduleHash(simMold(t, tasks, MoldConfig{P: P, Algorithm: a.alg, Rho: a.rho}))
+		}
 	}
+	modeltest.Pins(t, want, got)
 }

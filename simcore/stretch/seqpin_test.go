@@ -3,11 +3,13 @@ package stretch
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"schedfarm/simcore"
+	"schedfarm/simcore/modeltest"
 )
 
 // seqPins are hashes of the executed schedules (start, end, part, node of
@@ -45,27 +47,18 @@ var seqPins = map[string]uint64{
 
 // scheduleHash is FNV-1a over the bits of start, end, part and node of
 // every task of the schedule table, then best_x and best_t.
-func scheduleHash(t *testing.T, cols map[string]any, bestX int64, bestT float64) uint64 {
+func scheduleHash(t *testing.T, r *simcore.Result) uint64 {
 	t.Helper()
-	h := fnv.New64a()
-	var b [8]byte
-	put := func(u uint64) {
-		for k := range b {
-			b[k] = byte(u >> (8 * k))
-		}
-		h.Write(b[:])
-	}
-	start, end := cols["start"].([]float64), cols["end"].([]float64)
-	part, node := cols["part"].([]int64), cols["node"].([]int64)
+	start, end := modeltest.Column[float64](t, r, "schedule", "start"), modeltest.Column[float64](t, r, "schedule", "end")
+	part, node := modeltest.Column[int64](t, r, "schedule", "part"), modeltest.Column[int64](t, r, "schedule", "node")
+	h := modeltest.NewHash()
 	for i := range start {
-		put(math.Float64bits(start[i]))
-		put(math.Float64bits(end[i]))
-		put(uint64(part[i]))
-		put(uint64(node[i]))
+		h.Float(start[i], end[i])
+		h.Int(part[i], node[i])
 	}
-	put(uint64(bestX))
-	put(math.Float64bits(bestT))
-	return h.Sum64()
+	h.Int(r.Metrics["best_x"].(int64))
+	h.Float(r.Metrics["best_t"].(float64))
+	return h.Sum()
 }
 
 // TestSeqSchedulesPinned runs FCFS and DASEDF without reservation, with a
@@ -73,6 +66,7 @@ func scheduleHash(t *testing.T, cols map[string]any, bestX int64, bestT float64)
 // (Δ, load), and compares the schedules with the pinned hashes.
 func TestSeqSchedulesPinned(t *testing.T) {
 	m := New(nil)
+	got := map[string]uint64{}
 	for _, c := range []struct{ delta, load float64 }{{5, 49.5}, {30, 49.5}, {100, 49.5}, {20, 46}} {
 		for _, alg := range []string{FCFS, DASEDF} {
 			for _, res := range []string{"none", "fixed", "best"} {
@@ -84,14 +78,11 @@ func TestSeqSchedulesPinned(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := scheduleHash(t, r.Tables["schedule"].Columns, r.Metrics["best_x"].(int64), r.Metrics["best_t"].(float64))
-				t.Logf("%q: %#x, // max stretch %v, X %v, T %v", name, got, r.Metrics["max_stretch"], r.Metrics["best_x"], r.Metrics["best_t"])
-				if want, ok := seqPins[name]; !ok || got != want {
-					t.Errorf("%s: schedule hash %#x, pinned %#x", name, got, want)
-				}
+				got[name] = scheduleHash(t, r)
 			}
 		}
 	}
+	modeltest.Pins(t, seqPins, got)
 }
 
 // bestTrial (which abandons trials that can no longer win, in any order of
