@@ -13,9 +13,10 @@
 // configs/golden/scoreboard-quick-all.json (each quick claim's status),
 // configs/golden/<sweep>/summary.parquet (each point's mean and 95 % CI of
 // the metrics the claims name) and configs/<key>/quick.yaml (the claims'
-// sources and statements). `go test ./scripts/modeltables` regenerates the
-// golden block and fails when a page's differs, so a refreshed golden
-// without refreshed tables is caught.
+// sources and statements); with it, README.md's scoreboard table is copied
+// from the committed docs/scoreboard/scoreboard.md. `go test ./scripts/modeltables` regenerates the
+// golden block and README's scoreboard and fails when a page's differs, so
+// a refreshed golden or scoreboard without refreshed tables is caught.
 //
 // Run from the repository's root.
 package main
@@ -71,6 +72,15 @@ func main() {
 		}
 	}
 	if *golden {
+		text, err := scoreboardBlock(*root)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "modeltables:", err)
+			os.Exit(1)
+		}
+		if err := writeFileBlock(filepath.Join(*root, "README.md"), readmeBlock, text); err != nil {
+			fmt.Fprintln(os.Stderr, "modeltables:", err)
+			os.Exit(1)
+		}
 		blocks, err := goldenBlocks(*root)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "modeltables:", err)
@@ -111,6 +121,19 @@ func writeBlocks(root, name string, blocks map[string]string) error {
 		fmt.Fprintln(os.Stderr, "modeltables:", path)
 	}
 	return nil
+}
+
+// writeFileBlock replaces the block named name of the file at path by text.
+func writeFileBlock(path, name, text string) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := replaceBlock(doc, name, text)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, out, 0o644)
 }
 
 const endMarker = "<!-- END generated -->"
@@ -183,4 +206,42 @@ func statusText(status, verdict, by string) string {
 		return "sensitivity, " + cell(verdict)
 	}
 	return cell(status + ", " + verdict)
+}
+
+// readmeBlock names the README's block: the scoreboard's table.
+const readmeBlock = "scripts/model_tables.sh (scoreboard)"
+
+// scoreboardBlock returns the README's block from the committed
+// docs/scoreboard/scoreboard.md: its commit and its table, papers under
+// today's keys.
+func scoreboardBlock(root string) (string, error) {
+	path := filepath.Join(root, "docs", "scoreboard", "scoreboard.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("scoreboard: %w", err)
+	}
+	commit := ""
+	if _, rest, ok := strings.Cut(string(data), "from commit `"); ok {
+		commit, _, _ = strings.Cut(rest, "`")
+	}
+	if len(commit) < 7 {
+		return "", fmt.Errorf("%s: no commit in its header", path)
+	}
+	var rows []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(l, "|") {
+			if len(rows) > 0 {
+				break
+			}
+			continue
+		}
+		if first, rest, ok := strings.Cut(strings.TrimPrefix(l, "| "), " |"); ok && len(rows) >= 2 {
+			l = "| " + todayName(first) + " |" + rest
+		}
+		rows = append(rows, l)
+	}
+	if len(rows) < 3 {
+		return "", fmt.Errorf("%s: no table", path)
+	}
+	return fmt.Sprintf("\nThe [paper-scale scoreboard](docs/scoreboard/scoreboard.md) of commit `%s` (`scripts/paper-scale.sh`; papers under today's keys):\n\n%s\n\n", commit[:7], strings.Join(rows, "\n")), nil
 }

@@ -112,3 +112,24 @@ func TestWriteCells(t *testing.T) {
 		t.Errorf("a claim without a published value wrote %q", b.String())
 	}
 }
+
+// TestReadmeScoreboardCurrent: README.md's scoreboard table is the
+// committed docs/scoreboard/scoreboard.md's.
+func TestReadmeScoreboardCurrent(t *testing.T) {
+	const root = "../.."
+	want, err := scoreboardBlock(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(root + "/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := block(doc, readmeBlock)
+	if err != nil {
+		t.Fatalf("README.md: %v", err)
+	}
+	if got != want {
+		t.Errorf("README.md: the scoreboard table differs from docs/scoreboard/scoreboard.md's; run scripts/model_tables.sh --golden")
+	}
+}
