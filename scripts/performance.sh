@@ -19,7 +19,7 @@ fi
 ps=$1
 log="$ps/run.log"
 [ -f "$log" ] || { echo "performance: no $log (a scripts/paper-scale.sh OUT_DIR?)" >&2; exit 2; }
-run=$(grep -o 'run [0-9a-f-]\{36\}' "$log" | head -1 | cut -d' ' -f2)
+run=$(grep -m1 -o 'run [0-9a-f-]\{36\}' "$log" | cut -d' ' -f2)
 report="$ps/results/report-$run.md"
 [ -f "$report" ] || { echo "performance: no suite report $report" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -35,7 +35,8 @@ if [ -z "$bench" ]; then
   bench="$tmp/bench.md"
 fi
 # The commit and file of the run, from a sweep report's provenance.
-sweep_report=$(ls "$ps"/results/*/"$run"/report.md | head -1)
+reports=("$ps"/results/*/"$run"/report.md)
+sweep_report=${reports[0]}
 revision=$(grep -m1 '^| schedfarm |' "$sweep_report" | sed -E 's/.*revision ([0-9a-f]+).*/\1/')
 file=$(grep -m1 '^| file |' "$sweep_report" | sed -E 's/^\| file \| (.*) \|$/\1/')
 keys='s/^\| krallmann-/| krallmann1999-/; s/^\| saule-/| saule2012-/'
