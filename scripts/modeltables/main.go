@@ -60,37 +60,39 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: modeltables -paper-scale OUT_DIR | -golden")
 		os.Exit(2)
 	}
-	if *ps != "" {
-		blocks, err := paperScaleBlocks(*ps)
+	if err := run(*ps, *golden, *root); err != nil {
+		fmt.Fprintln(os.Stderr, "modeltables:", err)
+		os.Exit(1)
+	}
+}
+
+// run writes the paper-scale blocks from the paper-scale.sh folder ps (if
+// not empty) and, with golden, README's scoreboard and the golden blocks.
+func run(ps string, golden bool, root string) error {
+	if ps != "" {
+		blocks, err := paperScaleBlocks(ps)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "modeltables:", err)
-			os.Exit(1)
+			return err
 		}
-		if err := writeBlocks(*root, paperBlock, blocks); err != nil {
-			fmt.Fprintln(os.Stderr, "modeltables:", err)
-			os.Exit(1)
+		if err := writeBlocks(root, paperBlock, blocks); err != nil {
+			return err
 		}
 	}
-	if *golden {
-		text, err := scoreboardBlock(*root)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "modeltables:", err)
-			os.Exit(1)
-		}
-		if err := writeFileBlock(filepath.Join(*root, "README.md"), readmeBlock, text); err != nil {
-			fmt.Fprintln(os.Stderr, "modeltables:", err)
-			os.Exit(1)
-		}
-		blocks, err := goldenBlocks(*root)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "modeltables:", err)
-			os.Exit(1)
-		}
-		if err := writeBlocks(*root, goldenBlock, blocks); err != nil {
-			fmt.Fprintln(os.Stderr, "modeltables:", err)
-			os.Exit(1)
-		}
+	if !golden {
+		return nil
 	}
+	text, err := scoreboardBlock(root)
+	if err != nil {
+		return err
+	}
+	if err := writeFileBlock(filepath.Join(root, "README.md"), readmeBlock, text); err != nil {
+		return err
+	}
+	blocks, err := goldenBlocks(root)
+	if err != nil {
+		return err
+	}
+	return writeBlocks(root, goldenBlock, blocks)
 }
 
 // pagePath is a model's page under root.
