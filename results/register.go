@@ -24,7 +24,7 @@ import (
 //	## §7 Results
 //
 //	- **R1** — §7, Table 3: "PSRS beats FCFS for all executors."
-//	  → `krallmann-table3/psrs-beats-fcfs`, `krallmann-quick/psrs-beats-fcfs`
+//	  → `krallmann1999-table3/psrs-beats-fcfs`, `krallmann1999-quick/psrs-beats-fcfs`
 //	- **R2** — §8: "a quote may wrap
 //	  onto several lines until the closing quote."
 //	  → cannot check: the paper's machine size is a setting, not a result

@@ -3,7 +3,8 @@
 # config (configs/smoke.yaml, configs/*/quick.yaml) with a fresh state dir and
 # copies each sweep's summary.parquet to configs/golden/<sweep>/summary.parquet;
 # then runs configs/quick-all.yaml as one suite and copies its scoreboard to
-# configs/golden/scoreboard-quick-all.json.
+# configs/golden/scoreboard-quick-all.json; last rewrites the model pages'
+# tables of the goldens (scripts/model_tables.sh --golden).
 # Review the diff (schedfarm verify prints it) before committing new goldens.
 #   scripts/golden.sh
 set -euo pipefail
@@ -26,3 +27,4 @@ done
   cat "$tmp/log" >&2; exit 1; }
 cp "$tmp"/suite/scoreboard-*.json configs/golden/scoreboard-quick-all.json
 echo "configs/golden/scoreboard-quick-all.json"
+go run ./scripts/modeltables -golden

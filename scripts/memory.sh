@@ -24,7 +24,7 @@ mkdir -p "$out/logs"
 out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.."
 coordJobs=${COORD_JOBS:-20000 100000 400000}
-workerSuites=${WORKER_SUITES:-configs/krallmann1999/table3.yaml configs/saule/fig3.yaml configs/casanova2010/paper.yaml}
+workerSuites=${WORKER_SUITES:-configs/krallmann1999/table3.yaml configs/saule2012/fig3.yaml configs/casanova2010/paper.yaml}
 tmp=$(mktemp -d -t schedfarm-memory-tmp.XXXXXX)
 bin="$tmp/schedfarm"
 pids=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Paper scale: runs configs/all.yaml (every paper's sweeps; about 16 minutes on
-# 2 cores, so not run in CI) with a fresh state dir into OUT_DIR/results, then
+# Paper scale: runs configs/all.yaml (every paper's sweeps; its time on 2
+# cores is in docs/performance.md, so not run in CI) with a fresh state dir into OUT_DIR/results, then
 # writes the run's scoreboard as generated files naming the commit they come
 # from:
 #   OUT_DIR/scoreboard.md    the suite report's scoreboard section, with a header

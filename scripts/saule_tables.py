@@ -4,10 +4,10 @@
   scripts/saule_tables.py RESULTS_DIR
 
 reads RESULTS_DIR/<sweep>/<latest run>/{summary.csv,claims.json} of the sweeps
-scripts/saule_tables.sh runs (saule-table1b, saule-table1b-load302,
-saule-dasedf-largest, saule-dasedf-largest-rules, saule-fig1,
-saule-fig2-reservation-dasedf, saule-fig5f-relax, saule-fig5-scojo-shrink,
-saule-fig5-improved-select) and prints the markdown tables; a sweep not run
+scripts/saule_tables.sh runs (saule2012-table1b, saule2012-table1b-load302,
+saule2012-dasedf-largest, saule2012-dasedf-largest-rules, saule2012-fig1,
+saule2012-fig2-reservation-dasedf, saule2012-fig5f-relax, saule2012-fig5-scojo-shrink,
+saule2012-fig5-improved-select) and prints the markdown tables; a sweep not run
 is said so. Standard library only. The published numbers come from
 configs/published/saule_table1b.csv.
 """
@@ -73,8 +73,8 @@ def within(ours, paper):
 
 def table1b(results, out):
     pub = published()
-    reads = [("saule-table1b", "(270, 310], the band §4.1 states (table1b.yaml)"),
-             ("saule-table1b-load302", "(270, 302], the cap under which DASEDF's largest is 2.5 (table1b-load302.yaml)")]
+    reads = [("saule2012-table1b", "(270, 310], the band §4.1 states (table1b.yaml)"),
+             ("saule2012-table1b-load302", "(270, 302], the cap under which DASEDF's largest is 2.5 (table1b-load302.yaml)")]
     for sweep, what in reads:
         run = run_or_note(results, sweep, out)
         if run is None:
@@ -120,7 +120,7 @@ def verdicts(run, sweep):
 
 
 def largest(results, out):
-    run = run_or_note(results, "saule-dasedf-largest", out)
+    run = run_or_note(results, "saule2012-dasedf-largest", out)
     if run is None:
         return
     rows = summary(run)
@@ -140,8 +140,8 @@ def largest(results, out):
             cells.append(f"**{cell}**" if w > 2.5 else cell)
         out.append(f"| {d:g} | " + " | ".join(cells) + " |")
     out.append("")
-    out.append(verdicts(run, "saule-dasedf-largest"))
-    run = latest(results, "saule-dasedf-largest-rules")
+    out.append(verdicts(run, "saule2012-dasedf-largest"))
+    run = latest(results, "saule2012-dasedf-largest-rules")
     if run is None:
         return
     rows = summary(run)
@@ -153,11 +153,11 @@ def largest(results, out):
              [[f"{d:g}", f"{l:g}"] + [f"{num(v[(d, l, c, t)], 'max_stretch_mean'):.3f}" if (d, l, c, t) in v else "–"
                                       for c, t in keys]
               for d in sorted({num(r, "delta") for r in rows}) for l in sorted({num(r, "load") for r in rows})])
-    out.append(verdicts(run, "saule-dasedf-largest-rules"))
+    out.append(verdicts(run, "saule2012-dasedf-largest-rules"))
 
 
 def fig1(results, out):
-    run = run_or_note(results, "saule-fig1", out)
+    run = run_or_note(results, "saule2012-fig1", out)
     if run is None:
         return
     rows = summary(run)
@@ -169,11 +169,11 @@ def fig1(results, out):
              [[f"{d:g}", a] + [f"{num(v[(d, a, l)], 'max_stretch_mean'):.2f} / {num(v[(d, a, l)], 'max_stretch_max'):.2f}"
                                for l in loads]
               for d in sorted({num(r, "delta") for r in rows}) for a in ("FCFS", "DASEDF")])
-    out.append(verdicts(run, "saule-fig1"))
+    out.append(verdicts(run, "saule2012-fig1"))
 
 
 def reservation(results, out):
-    run = run_or_note(results, "saule-fig2-reservation-dasedf", out)
+    run = run_or_note(results, "saule2012-fig2-reservation-dasedf", out)
     if run is None:
         return
     rows = summary(run)
@@ -208,11 +208,11 @@ def reservation(results, out):
                 cells.append(f"{dm:+.1f} / {dx:+.1f}")
             out.append(f"| {x} | {t:g} | {side} | " + " | ".join(cells) + " |")
     out.append("")
-    out.append(verdicts(run, "saule-fig2-reservation-dasedf"))
+    out.append(verdicts(run, "saule2012-fig2-reservation-dasedf"))
 
 
 def moldable(results, out):
-    run = run_or_note(results, "saule-fig5f-relax", out)
+    run = run_or_note(results, "saule2012-fig5f-relax", out)
     if run:
         rows = summary(run)
         out.append(f"DBOS's mean average stretch against ρ ({int(rows[0]['n'])} instances per point); "
@@ -227,8 +227,8 @@ def moldable(results, out):
                 body.append([f"{l:g}", rel] + [("**%.3f**" if x == best else "%.3f") % x if x is not None else "–"
                                                for x in vals])
         md_table(out, ["load", "dbos_relax"] + [f"ρ = {x:g}" for x in rhos], body)
-        out.append(verdicts(run, "saule-fig5f-relax"))
-    run = run_or_note(results, "saule-fig5-scojo-shrink", out)
+        out.append(verdicts(run, "saule2012-fig5f-relax"))
+    run = run_or_note(results, "saule2012-fig5-scojo-shrink", out)
     if run:
         rows = summary(run)
         out.append("SCOJO-P at load 153–165 (the paper's max stretch: about 40): mean (worst) max stretch, "
@@ -236,8 +236,8 @@ def moldable(results, out):
         md_table(out, ["scojo_shrink", "max stretch", "average stretch"],
                  [[r["scojo_shrink"], f"{num(r, 'max_stretch_mean'):.1f} ({num(r, 'max_stretch_max'):.1f})",
                    f"{num(r, 'mean_stretch_mean'):.3f}"] for r in rows])
-        out.append(verdicts(run, "saule-fig5-scojo-shrink"))
-    run = run_or_note(results, "saule-fig5-improved-select", out)
+        out.append(verdicts(run, "saule2012-fig5-scojo-shrink"))
+    run = run_or_note(results, "saule2012-fig5-improved-select", out)
     if run:
         rows = summary(run)
         out.append("Average flow time (s) at load 470–509, Iterative and Improved Iterative "
@@ -246,7 +246,7 @@ def moldable(results, out):
         md_table(out, ["improved_select", "Iterative", "Improved Iterative"],
                  [[sel, f"{v[(sel, 'Iterative')]:.0f}", f"{v[(sel, 'ImprovedIterative')]:.0f}"]
                   for sel in ("per_processor", "total") if (sel, "Iterative") in v and (sel, "ImprovedIterative") in v])
-        out.append(verdicts(run, "saule-fig5-improved-select"))
+        out.append(verdicts(run, "saule2012-fig5-improved-select"))
 
 
 def main():

@@ -2,13 +2,13 @@
 # Saule et al. (model stretch): runs the sequential-task sweeps behind the
 # tables of docs/models/stretch.md into OUT_DIR and writes the tables between
 # the doc's "generated" markers with scripts/saule_tables.py. The sweeps:
-#   configs/saule/table1b.yaml          Table 1(b), the paper's rule and band
-#   configs/saule/table1b-load302.yaml  Table 1(b), loads capped at 302
-#   configs/saule/dasedf-largest.yaml   DASEDF's worst instance vs exact load
-#   configs/saule/dasedf-rules.yaml     the same under DASEDF's check and target readings
-#   configs/saule/fig1.yaml             Fig. 1
-#   configs/saule/fig2-reservation-dasedf.yaml  DASEDF at fixed (X, T)
-#   configs/saule/mold-readings.yaml    readings of DBOS, SCOJO-P, Improved Iterative
+#   configs/saule2012/table1b.yaml          Table 1(b), the paper's rule and band
+#   configs/saule2012/table1b-load302.yaml  Table 1(b), loads capped at 302
+#   configs/saule2012/dasedf-largest.yaml   DASEDF's worst instance vs exact load
+#   configs/saule2012/dasedf-rules.yaml     the same under DASEDF's check and target readings
+#   configs/saule2012/fig1.yaml             Fig. 1
+#   configs/saule2012/fig2-reservation-dasedf.yaml  DASEDF at fixed (X, T)
+#   configs/saule2012/mold-readings.yaml    readings of DBOS, SCOJO-P, Improved Iterative
 # Every run is at the paper's instance size (20,000 tasks on 300 processors,
 # 8,000 moldable tasks on 512); by default the adaptive sweeps (table1b,
 # fig1) are cut to their first round (replicates fixed at their min: 60 and
@@ -40,7 +40,7 @@ for f in table1b table1b-load302 dasedf-largest dasedf-rules fig1 fig2-reservati
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $f "* ]]; then
     continue
   fi
-  dst=$tmp/saule/$f.yaml
+  dst=$tmp/saule2012/$f.yaml
   if [ "${SCALE:-reduced}" != paper ]; then
     # replicates: {min: N, max: M} → replicates: N (the first round only).
     sed -i -e 's/^\( *\)replicates: {min: \([0-9]*\), max: [0-9]*}.*/\1replicates: \2/' "$dst"

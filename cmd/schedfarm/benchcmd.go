@@ -56,7 +56,7 @@ func (a *app) benchCmd() *cobra.Command {
 			"would sustain, and the runtime the paper reports where it reports one. Then runs bench jobs\n" +
 			"through an embedded farm (NATS, coordinator, --workers workers): 0 ms jobs for the farm's\n" +
 			"throughput and per-job cost, 20 ms jobs for its efficiency (model time ÷ (wall × workers)).\n" +
-			"--markdown prints the tables as Markdown, for BENCHMARKS.md.",
+			"--markdown prints the tables as Markdown, for docs/performance.md (scripts/performance.sh).",
 		Example: `  schedfarm bench
   schedfarm bench --models batch --runs 5 --no-farm`,
 		Args: cobra.NoArgs,

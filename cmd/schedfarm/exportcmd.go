@@ -27,7 +27,7 @@ func (a *app) exportCmd() *cobra.Command {
 			"schedule: true); models that do not number processors get the lowest free ids at each job's start.\n" +
 			"See docs/results.md. Exit status 2 on bad input.",
 		Example: `  schedfarm export 0b6c2a8e-... --format batsim --out exports/batsim
-  schedfarm export runs/krallmann-quick/0b6c2a8e-.../ --format swf --out exports/swf
+  schedfarm export runs/krallmann1999-quick/0b6c2a8e-.../ --format swf --out exports/swf
   schedfarm export 0b6c2a8e-... --format parquet-dataset --out exports/dataset`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -457,7 +457,7 @@ func TestValidate(t *testing.T) {
 			args:   []string{"validate", "--data", "--data-dir", "testdata-none", smokeFile, "../../configs/krallmann1999/quick.yaml"},
 			code:   exitUsage,
 			stdout: []string{smokeFile + ": ok, 1 sweep(s), 100 jobs"},
-			stderr: []string{`quick.yaml:11: krallmann-quick: parameter trace: data file "traces/CTC-SP2-1996-3.1-cln.swf.gz" not found in testdata-none`},
+			stderr: []string{`quick.yaml:11: krallmann1999-quick: parameter trace: data file "traces/CTC-SP2-1996-3.1-cln.swf.gz" not found in testdata-none`},
 		},
 		{
 			name:   "data files not checked without --data",

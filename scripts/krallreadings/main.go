@@ -5,10 +5,10 @@
 //	go run ./scripts/krallreadings OUT_DIR
 //
 // OUT_DIR/<sweep>/<run>/summary.csv holds each sweep's summary (the newest
-// run folder is read). The sweeps: krallmann-table4-arrivals (Table 4 under
-// readings of §6.2's generator), krallmann-table4-plot-trace (the reading
+// run folder is read). The sweeps: krallmann1999-table4-arrivals (Table 4 under
+// readings of §6.2's generator), krallmann1999-table4-plot-trace (the reading
 // that reaches Table 4's level, with 5 instances; optional) and
-// krallmann-table6-smart-recompute
+// krallmann1999-table6-smart-recompute
 // (weighted SMART with backfilling, exact against requested run times). The
 // published values come from configs/published/krallmann1999_art.csv (run
 // from the repository's root).
@@ -134,7 +134,7 @@ var (
 	weights   = []string{"unweighted", "weighted"}
 )
 
-// reading is one point of the zip axis of krallmann-table4-arrivals.
+// reading is one point of the zip axis of krallmann1999-table4-arrivals.
 type reading struct{ fit, values, arrivals string }
 
 func (r reading) String() string { return r.fit + ", " + r.values + ", " + r.arrivals }
@@ -257,7 +257,7 @@ func readings(s *summary) []reading {
 // the sweep that runs that reading alone with more instances).
 func table4(w io.Writer, s, more *summary, pub map[string]float64) {
 	rs := readings(s)
-	fmt.Fprintf(w, "Readings of §6.2 (`weibull_fit`, `bin_values`, `arrivals`), the offered load on 256 nodes and what each reproduces of Table 4. A change against FCFS+EASY counts when it lies within 10 points of the paper's (24 cells, FCFS+EASY excluded); a value when it lies within 10 %% or 30 %% of the paper's (26 cells). Means over the instances (2 per point in krallmann-table4-arrivals, 5 in krallmann-table4-plot-trace), ± the 95 %% CI half-width.\n\n")
+	fmt.Fprintf(w, "Readings of §6.2 (`weibull_fit`, `bin_values`, `arrivals`), the offered load on 256 nodes and what each reproduces of Table 4. A change against FCFS+EASY counts when it lies within 10 points of the paper's (24 cells, FCFS+EASY excluded); a value when it lies within 10 %% or 30 %% of the paper's (26 cells). Means over the instances (2 per point in krallmann1999-table4-arrivals, 5 in krallmann1999-table4-plot-trace), ± the 95 %% CI half-width.\n\n")
 	fmt.Fprintf(w, "| reading | offered load | FCFS+EASY ART (paper 1.03e+06) | FCFS+EASY AWRT (paper 2.96e+11) | changes within 10 points | values within 10 %% | within 30 %% |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rs {
 		t4{s, r, pub}.countRow(w, r.String())
@@ -354,25 +354,25 @@ func main() {
 		fmt.Fprintln(os.Stderr, "krallreadings:", err)
 		os.Exit(1)
 	}
-	s4, err := load(os.Args[1], "krallmann-table4-arrivals")
+	s4, err := load(os.Args[1], "krallmann1999-table4-arrivals")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "krallreadings:", err)
 		os.Exit(1)
 	}
-	s6, err := load(os.Args[1], "krallmann-table6-smart-recompute")
+	s6, err := load(os.Args[1], "krallmann1999-table6-smart-recompute")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "krallreadings:", err)
 		os.Exit(1)
 	}
-	more, err := load(os.Args[1], "krallmann-table4-plot-trace")
+	more, err := load(os.Args[1], "krallmann1999-table4-plot-trace")
 	if err != nil {
 		more = nil // the 5-instance sweep is optional
 	}
-	fmt.Println("#### Table 4 under each reading (krallmann-table4-arrivals, krallmann-table4-plot-trace)")
+	fmt.Println("#### Table 4 under each reading (krallmann1999-table4-arrivals, krallmann1999-table4-plot-trace)")
 	fmt.Println()
 	table4(os.Stdout, s4, more, pub)
 	fmt.Println()
-	fmt.Println("#### Table 6: weighted SMART, exact against requested run times (krallmann-table6-smart-recompute)")
+	fmt.Println("#### Table 6: weighted SMART, exact against requested run times (krallmann1999-table6-smart-recompute)")
 	fmt.Println()
 	table6(os.Stdout, s6, pub)
 }

@@ -20,7 +20,7 @@ var paperT4 = map[string]float64{
 	"weighted/GareyGraham/list": 2.72e11,
 }
 
-// summaryOf builds a krallmann-table4-arrivals summary: one reading with
+// summaryOf builds a krallmann1999-table4-arrivals summary: one reading with
 // the paper's values times scale, FCFS+EASY kept at the paper's.
 func summaryOf(scale float64) (*summary, map[string]float64) {
 	s := &summary{col: map[string]int{}}

@@ -140,7 +140,7 @@ func BenchmarkSeq_Reservation(b *testing.B) {
 
 // One reservation: best job of Fig. 2 at paper scale (20,000 tasks, 300
 // processors, Δ = 100, load 310): the whole (X, T) grid of the paper on one
-// instance, as configs/saule/fig2.yaml runs it, through Model.Run.
+// instance, as configs/saule2012/fig2.yaml runs it, through Model.Run.
 func BenchmarkSeq_ReservationBest(b *testing.B) {
 	m := New(nil)
 	for _, alg := range []string{FCFS, DASEDF} {

@@ -82,7 +82,7 @@ func moldParams(over map[string]any) simcore.Params {
 	return p
 }
 
-// BenchmarkMoldFig5 times whole jobs of configs/saule/fig5.yaml (instance
+// BenchmarkMoldFig5 times whole jobs of configs/saule2012/fig5.yaml (instance
 // generation included) per load range and algorithm, one instance seed
 // per iteration: with -benchtime=Nx, N instances of the 20 the sweep runs.
 // The per-job CPU times, times the sweep's job counts, estimate its CPU

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// repoRoot is the repository's root, seen from this package's folder.
+const repoRoot = "../.."
+
+// readmeMaxLines bounds README.md (issue 33: a README that fits on a few
+// screens).
+const readmeMaxLines = 200
+
+// docFiles lists README.md and every Markdown file under docs/, relative to
+// the repository's root, in lexical order.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files := []string{"README.md"}
+	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".md") {
+			rel, err := filepath.Rel(repoRoot, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("listing docs: %v", err)
+	}
+	return files
+}
+
+// docLine is one line of a Markdown file, with whether it lies in a fenced
+// code block.
+type docLine struct {
+	n    int
+	text string
+	code bool
+}
+
+func readDoc(t *testing.T, rel string) []docLine {
+	t.Helper()
+	f, err := os.Open(filepath.Join(repoRoot, rel))
+	if err != nil {
+		t.Fatalf("doc %s: %v", rel, err)
+	}
+	defer f.Close()
+	var lines []docLine
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	inCode := false
+	for n := 1; sc.Scan(); n++ {
+		s := sc.Text()
+		if strings.HasPrefix(strings.TrimSpace(s), "```") {
+			inCode = !inCode
+			lines = append(lines, docLine{n, s, true})
+			continue
+		}
+		lines = append(lines, docLine{n, s, inCode})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("doc %s: %v", rel, err)
+	}
+	return lines
+}
+
+var inlineCode = regexp.MustCompile("`([^`]+)`")
+
+// commandTexts returns the pieces of a line that may show a command: the
+// whole line in a code block, the inline code spans elsewhere.
+func commandTexts(l docLine) []string {
+	if l.code {
+		return []string{l.text}
+	}
+	var out []string
+	for _, m := range inlineCode.FindAllStringSubmatch(l.text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// shellStops end a command's arguments.
+var shellStops = map[string]bool{"|": true, "||": true, "&&": true, ";": true, "#": true, ">": true, ">>": true, "2>&1": true, "&": true, "<": true}
+
+// invocationAt reports whether fields[i] invokes the schedfarm binary:
+// `schedfarm`, a path to a built binary (`$tmp/schedfarm`, `./schedfarm`), or
+// `go run ./cmd/schedfarm`.
+func invocationAt(fields []string, i int) bool {
+	tok := strings.TrimLeft(fields[i], "$(\"'")
+	if tok == "schedfarm" {
+		return true
+	}
+	if !strings.HasSuffix(tok, "/schedfarm") || (i > 0 && strings.HasPrefix(fields[i-1], "-")) {
+		return false // not a binary, or a flag's value (--store-dir /var/lib/schedfarm)
+	}
+	if strings.Contains(tok, "cmd/schedfarm") {
+		return i >= 2 && fields[i-2] == "go" && fields[i-1] == "run"
+	}
+	return true
+}
+
+// checkCommand checks the command line that starts after fields[i]: its
+// subcommands exist and each flag it passes is defined on the command
+// reached (or inherited). It returns the problems found.
+func checkCommand(root *cobra.Command, fields []string, i int) []string {
+	cmd := root
+	var problems []string
+	expectSub := true
+	inSubshell := false // inside an argument's $(...)
+	for _, raw := range fields[i+1:] {
+		if inSubshell || (strings.HasPrefix(raw, "$(") && !strings.Contains(raw, ")")) {
+			inSubshell = !strings.Contains(raw, ")")
+			expectSub = false
+			continue
+		}
+		tok := strings.Trim(raw, "\"'`)(,")
+		if shellStops[raw] || strings.HasPrefix(raw, "#") || strings.HasPrefix(raw, "|") || strings.HasPrefix(raw, ">") {
+			break
+		}
+		if tok == "" || tok == "…" || tok == "..." {
+			continue
+		}
+		if strings.HasPrefix(tok, "-") && tok != "-" {
+			expectSub = false
+			for _, alt := range strings.Split(strings.Trim(tok, "[]"), "|") {
+				name, _, _ := strings.Cut(alt, "=")
+				if name == "" || name == "--" || !strings.HasPrefix(name, "-") {
+					continue
+				}
+				if !hasFlag(cmd, name) {
+					problems = append(problems, fmt.Sprintf("%q: no flag %s", cmd.CommandPath(), name))
+				}
+			}
+			continue
+		}
+		if !expectSub {
+			continue
+		}
+		if sub := findSub(cmd, tok); sub != nil {
+			cmd = sub
+			continue
+		}
+		// A word where a command would be: a subcommand that does not
+		// exist, unless the command takes arguments (a file, a run ID) or
+		// the word is a placeholder (<cmd>, FILE).
+		expectSub = false
+		if cmd == root && isWord(tok) {
+			problems = append(problems, fmt.Sprintf("no command %q", "schedfarm "+tok))
+		} else if cmd != root && cmd.HasSubCommands() && isWord(tok) && cmd.Args == nil && !cmd.Runnable() {
+			problems = append(problems, fmt.Sprintf("no command %q", cmd.CommandPath()+" "+tok))
+		}
+	}
+	return problems
+}
+
+func findSub(c *cobra.Command, name string) *cobra.Command {
+	for _, s := range c.Commands() {
+		if s.Name() == name || s.HasAlias(name) {
+			return s
+		}
+	}
+	if name == "help" {
+		return c
+	}
+	return nil
+}
+
+// isWord: lower-case letters and dashes, what a command's name looks like.
+func isWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLower(r) && r != '-' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func hasFlag(c *cobra.Command, name string) bool {
+	if name == "-h" || name == "--help" {
+		return true
+	}
+	var f *pflag.Flag
+	if strings.HasPrefix(name, "--") {
+		n := strings.TrimPrefix(name, "--")
+		f = c.Flags().Lookup(n)
+		if f == nil {
+			f = c.InheritedFlags().Lookup(n)
+		}
+	} else {
+		sh := strings.TrimPrefix(name, "-")
+		if len(sh) != 1 {
+			return false
+		}
+		f = c.Flags().ShorthandLookup(sh)
+		if f == nil {
+			f = c.InheritedFlags().ShorthandLookup(sh)
+		}
+	}
+	return f != nil
+}
+
+// TestDocCommands: every `schedfarm <command> [--flag]` shown in README.md
+// and docs/ (code blocks and inline code) names a command that exists and
+// flags that command takes.
+func TestDocCommands(t *testing.T) {
+	root := newApp().root
+	for _, rel := range docFiles(t) {
+		for _, l := range readDoc(t, rel) {
+			for _, text := range commandTexts(l) {
+				fields := strings.Fields(text)
+				for i := range fields {
+					if !invocationAt(fields, i) {
+						continue
+					}
+					for _, p := range checkCommand(root, fields, i) {
+						t.Errorf("%s:%d: %s (in %q)", rel, l.n, p, strings.TrimSpace(text))
+					}
+				}
+			}
+		}
+	}
+}
+
+var (
+	mdLink   = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	htmlLink = regexp.MustCompile(`(?:href|src)="([^"]+)"`)
+)
+
+// TestDocLinks: every relative link of README.md and docs/ resolves to a
+// file of the repository, and an #anchor to a heading of its file.
+func TestDocLinks(t *testing.T) {
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(rel string) map[string]bool {
+		if a, ok := anchors[rel]; ok {
+			return a
+		}
+		a := map[string]bool{}
+		for _, l := range readDoc(t, rel) {
+			if !l.code && strings.HasPrefix(l.text, "#") {
+				slug := headingSlug(strings.TrimLeft(l.text, "#"))
+				for n := 0; a[slug]; n++ {
+					if !a[fmt.Sprintf("%s-%d", slug, n+1)] {
+						slug = fmt.Sprintf("%s-%d", slug, n+1)
+						break
+					}
+				}
+				a[slug] = true
+			}
+		}
+		anchors[rel] = a
+		return a
+	}
+	for _, rel := range docFiles(t) {
+		for _, l := range readDoc(t, rel) {
+			if l.code {
+				continue
+			}
+			text := inlineCode.ReplaceAllString(l.text, "")
+			var targets []string
+			for _, m := range mdLink.FindAllStringSubmatch(text, -1) {
+				targets = append(targets, m[1])
+			}
+			for _, m := range htmlLink.FindAllStringSubmatch(text, -1) {
+				targets = append(targets, m[1])
+			}
+			for _, target := range targets {
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				path, anchor, _ := strings.Cut(target, "#")
+				file := rel
+				if path != "" {
+					file = filepath.ToSlash(filepath.Join(filepath.Dir(rel), path))
+					if _, err := os.Stat(filepath.Join(repoRoot, file)); err != nil {
+						t.Errorf("%s:%d: link %s: no file %s", rel, l.n, target, file)
+						continue
+					}
+				}
+				if anchor != "" && strings.HasSuffix(file, ".md") && !anchorsOf(file)[anchor] {
+					t.Errorf("%s:%d: link %s: no heading #%s in %s", rel, l.n, target, anchor, file)
+				}
+			}
+		}
+	}
+}
+
+// headingSlug is GitHub's anchor of a heading: lower case, spaces to
+// dashes, punctuation but dashes and underscores dropped.
+func headingSlug(h string) string {
+	h = inlineCode.ReplaceAllString(strings.TrimSpace(h), "$1")
+	var b strings.Builder
+	for _, r := range strings.ToLower(h) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+var configPath = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])(configs/[A-Za-z0-9_.*/<>{}-]*)`)
+
+// TestDocConfigPaths: every configs/... path named in README.md and docs/
+// exists (a glob matches something; a placeholder such as <sweep> checks
+// the folder before it). The scoreboard, generated at the commit it names,
+// keeps that commit's names.
+func TestDocConfigPaths(t *testing.T) {
+	for _, rel := range docFiles(t) {
+		if strings.HasPrefix(rel, "docs/scoreboard/") {
+			continue
+		}
+		for _, l := range readDoc(t, rel) {
+			for _, m := range configPath.FindAllStringSubmatch(l.text, -1) {
+				p := strings.TrimRight(m[1], ".")
+				if i := strings.IndexAny(p, "<{"); i >= 0 {
+					p = p[:strings.LastIndex(p[:i], "/")+1]
+				}
+				matches, err := filepath.Glob(filepath.Join(repoRoot, p))
+				if err != nil || len(matches) == 0 {
+					t.Errorf("%s:%d: %s does not exist", rel, l.n, m[1])
+				}
+			}
+		}
+	}
+}
+
+// TestReadmeLength: README.md stays a front door.
+func TestReadmeLength(t *testing.T) {
+	if n := len(readDoc(t, "README.md")); n > readmeMaxLines {
+		t.Errorf("README.md: %d lines, the limit is %d: move the detail to docs/", n, readmeMaxLines)
+	}
+}
