@@ -20,7 +20,7 @@ type KnownTrace struct {
 	SHA256 string // of the file as distributed, as kept under traces/ (compressed when File ends in .gz)
 	Size   int64  // bytes of the file as kept under traces/ (bounds a download)
 	Jobs   int    // job lines
-	Paper  string // the seed that uses it, if any
+	Paper  string // the key of the paper that uses it (its configs/ folder), if any
 }
 
 // Name is the trace's name without the directory and the .swf or .swf.gz
@@ -58,19 +58,19 @@ var Known = []KnownTrace{
 		File:   "CTC-SP2-1996-3.1-cln.swf.gz",
 		URL:    Archive + "l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz",
 		SHA256: "9fa28ac16c4386fb81b72a91d8bd8888281df2948a9d912769d387c5ee285bb4",
-		Size:   1487336, Jobs: 77222, Paper: "Krallmann et al. 1999 (seed 002)",
+		Size:   1487336, Jobs: 77222, Paper: "krallmann1999",
 	},
 	{
 		File:   "SDSC-Par-1996-3.1-cln.swf.gz",
 		URL:    Archive + "l_sdsc_par/SDSC-Par-1996-3.1-cln.swf.gz",
 		SHA256: "cb1aab02b5e3c34659d1c1d6f73c002d415229c59f40c03fab4e20331abdaff7",
-		Size:   497990, Jobs: 32135, Paper: "Saule et al. (seed 003)",
+		Size:   497990, Jobs: 32135, Paper: "saule2012",
 	},
 	{
 		File:   "OSC-Clust-2000-3.1-cln.swf.gz",
 		URL:    Archive + "l_osc/OSC-Clust-2000-3.1-cln.swf.gz",
 		SHA256: "f2d762130a55ab26cfedc37a9f4ab55923dd07bf185912ded67628f14dbf09ab",
-		Size:   536437, Jobs: 36097, Paper: "Saule et al. (seed 003)",
+		Size:   536437, Jobs: 36097, Paper: "saule2012",
 	},
 	{
 		File:   "KTH-SP2-1996-2.1-cln.swf.gz",
