@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"schedfarm/simcore/pq"
 	"schedfarm/simcore/profile"
 	"schedfarm/simcore/workload"
 )
@@ -166,7 +167,8 @@ func (s *sim) compress(now float64) {
 	// compression are kept in pend by the start of the interval they
 	// raised, and folded into newMax once the holders reach it.
 	newMax := math.Inf(-1)
-	pend := s.mvh[:0]
+	pend := &s.mvh
+	pend.Reset()
 	defer func() {
 		// Every holder was looked at, and every move after that is a
 		// later holder's, which raised counts only from its old start on,
@@ -174,7 +176,6 @@ func (s *sim) compress(now float64) {
 		// holder any more. Start it afresh.
 		s.inc = s.inc[:0]
 		s.ep++
-		s.mvh = pend[:0]
 	}()
 	s.startCerts()
 	// The group of the last move: its holder moved from gr to gt, and gmf
@@ -222,7 +223,8 @@ func (s *sim) compress(now float64) {
 				// A tail holder has no fit from t on unless it
 				// overlaps what a later move releases (pend), nor
 				// any in [now, t) unless it is found there.
-				pend, newMax = pend[:0], math.Inf(-1)
+				pend.Reset()
+				newMax = math.Inf(-1)
 				for i := range suf {
 					suf[i] = t // what a holder's stop starts from
 				}
@@ -242,8 +244,8 @@ func (s *sim) compress(now float64) {
 			// the part of the staircase computed so far take the path
 			// below.
 			pa := math.Inf(1)
-			if len(pend) > 0 {
-				pa = pend[0].a
+			if k, _, ok := pend.Peek(); ok {
+				pa = k.At
 			}
 			for ; x < len(hs); x++ {
 				h := &hs[x]
@@ -287,7 +289,7 @@ func (s *sim) compress(now float64) {
 					gmf -= k
 					s.noteCert(k, d, gt)
 					gm = append(gm, profile.Item{D: d, K: k})
-					pend = pushSpan(pend, span{max(gr, gt+d), gr + d})
+					pend.Push(pq.Key{At: max(gr, gt+d)}, gr+d)
 					if track {
 						tr.moved1(x, gr, gt, d)
 					}
@@ -302,9 +304,13 @@ func (s *sim) compress(now float64) {
 		h := hs[x]
 		q := int(h.j)
 		r := h.r
-		for len(pend) > 0 && pend[0].a < r {
-			newMax = max(newMax, pend[0].b)
-			pend = popSpan(pend)
+		for {
+			k, b, ok := pend.Peek()
+			if !ok || k.At >= r {
+				break
+			}
+			newMax = max(newMax, b)
+			pend.Pop()
 		}
 		// it had no fit before r when last looked at: a fit now overlaps
 		// some interval released since that begins before r, and starts
@@ -359,7 +365,7 @@ func (s *sim) compress(now float64) {
 		// the move raised the free count on its old interval minus the
 		// overlap with the new one: that matters to the holders from
 		// its start on
-		pend = pushSpan(pend, span{max(r, t+est), r + est})
+		pend.Push(pq.Key{At: max(r, t+est)}, r+est)
 		if track {
 			tr.moved1(x, r, t, est)
 		}
@@ -573,40 +579,4 @@ func (s *sim) certOf(k int, d float64) float64 {
 // empty certificate (d = +Inf) applies to nothing.
 type cert struct {
 	d, bound float64
-}
-
-// pushSpan adds v to the min-heap h (ordered by a).
-func pushSpan(h []span, v span) []span {
-	h = append(h, v)
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if h[p].a <= h[i].a {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	return h
-}
-
-// popSpan removes the least element of the min-heap h.
-func popSpan(h []span) []span {
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && h[c+1].a < h[c].a {
-			c++
-		}
-		if h[i].a <= h[c].a {
-			break
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-	return h
 }

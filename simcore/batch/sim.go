@@ -118,7 +118,9 @@ type sim struct {
 	// prefix of the queue and the queue is only appended to between two
 	// recomputations of the order (which drop every reservation), so a
 	// counter handed out as reservations are made is in queue order.
-	mvh      []span // compress: the moves not yet folded into newMax (a heap by a)
+	// compress: the moves not yet folded into newMax, by the start of
+	// the interval they raised (the key), with its end (the value)
+	mvh      pq.Queue[float64]
 	hl, hnew []holder
 	seq      []uint32
 	seqc     uint32
