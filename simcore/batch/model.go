@@ -151,6 +151,11 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 		}
 		jobs = workload.Randomized(n, nodes, seed)
 		st.Jobs = n
+	} else if kind == "synthetic" {
+		var err error
+		if jobs, st, err = m.synthetic(p, seed, nodes, conv); err != nil {
+			return nil, st, err
+		}
 	} else {
 		t, err := m.trace(p.String("trace"), p.Bool("lenient"))
 		if err != nil {

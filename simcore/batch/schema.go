@@ -7,9 +7,10 @@ import (
 
 var schema = simcore.Schema{
 	Params: []simcore.Param{
-		{Name: "workload", Kind: simcore.String, Enum: []string{"trace", "probabilistic", "probabilistic-marginal", "randomized"}, Default: "trace",
+		{Name: "workload", Kind: simcore.String, Enum: []string{"trace", "probabilistic", "probabilistic-marginal", "randomized", "synthetic"}, Default: "trace",
 			Doc: "trace: the log itself (§6.1); probabilistic: Weibull arrivals + joint empirical bins (nodes × requested class × run class) fitted on the log (§6.2); " +
-				"probabilistic-marginal: the same arrivals, each attribute from its own marginal bins (the other reading of §6.2); randomized: Table 2"},
+				"probabilistic-marginal: the same arrivals, each attribute from its own marginal bins (the other reading of §6.2); randomized: Table 2; " +
+				"synthetic: the probabilistic model of the log (trace) drawn for a machine of nodes nodes: jobs (0: the log's count), sizes mapped by synth_sizes, arrivals scaled to synth_load (issue #32)"},
 		{Name: "trace", Kind: simcore.String, Default: "traces/CTC-SP2-1996-3.1-cln.swf.gz",
 			Doc: "SWF log, relative to the data directory (plain or gzip)"},
 		{Name: "jobs", Kind: simcore.Int, Min: simcore.Bound(0), Default: int64(0),
@@ -22,6 +23,12 @@ var schema = simcore.Schema{
 			Doc: "probabilistic(-marginal): how the Weibull inter-arrival times are fitted to the log's gaps (§6.2 names no method): mle = maximum likelihood; plot = least squares on the Weibull probability plot, median ranks (issue #28 §1)"},
 		{Name: "arrivals", Kind: simcore.String, Enum: []string{workload.ArrivalsFit, workload.ArrivalsLogSpan}, Default: workload.ArrivalsFit,
 			Doc: "probabilistic(-marginal): fit: the Weibull inter-arrival times fitted on the log's gaps; log_span: the same draws stretched so the jobs span the log's time frame (§7: \"the number of jobs in the same time frame is significantly less\"; issue #28 §1)"},
+		{Name: "synth_sizes", Kind: simcore.String, Enum: []string{workload.SizesFraction, workload.SizesNodes}, Default: workload.SizesFraction, Algorithm: true,
+			Doc: "synthetic: fraction: a job takes the share of the machine its bin's size took of the source machine (size·nodes/synth_source_nodes, rounded, at least 1); nodes: as many nodes as in the log (more jobs at once on a larger machine); outside the instance seed"},
+		{Name: "synth_load", Kind: simcore.Float, Min: simcore.Bound(0), Default: 0.0, Algorithm: true,
+			Doc: "synthetic: offered load Σ m·p / (nodes · span) the submit times are scaled to (the fitted Weibull rhythm, its mean gap set by the load); 0: the source log's on its own machine; outside the instance seed"},
+		{Name: "synth_source_nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(0), Default: int64(0), Algorithm: true,
+			Doc: "synthetic: the source log's machine size; 0: the log header's MaxProcs, else MaxNodes, else its widest job; wider jobs of the log are dropped before the fit (too_wide); outside the instance seed"},
 		{Name: "nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(1), Default: int64(256),
 			Doc: "machine size m; jobs wider than the machine are dropped (§6.1)"},
 		{Name: "size_field", Kind: simcore.String, Enum: []string{"alloc", "requested", "requested_or_alloc"}, Default: "alloc",
