@@ -10,6 +10,9 @@
 //	  | probabilistic model fitted on the log (§6.2; readings of its Weibull
 //	    fit, time frame and values in a bin: weibull_fit, arrivals,
 //	    bin_values, run_past_request) | randomized (Table 2)
+//	  | synthetic: that model drawn for a machine of another size, sizes
+//	    as fractions of the log's machine, arrivals scaled to a load
+//	    (synthetic.go, workload.GenerateSynthetic; issue #32)
 //	→ order (§5): FCFS | Garey&Graham | PSRS (§5.5) | SMART-FFIA/NFIW (§5.4),
 //	  SMART and PSRS recomputed over the queue by the 2/3 rule (order.go, psrs.go)
 //	→ executor (§5.2): reservation depth k on the shared availability
