@@ -74,19 +74,6 @@ func main() {
 	}
 }
 
-// depth maps a backfilling mode to the model's reservation depth.
-func depth(mode string) (int, error) {
-	switch mode {
-	case "none":
-		return 0, nil
-	case "easy":
-		return 1, nil
-	case "conservative":
-		return batch.All, nil
-	}
-	return 0, fmt.Errorf("backfill %q: want none, easy or conservative", mode)
-}
-
 // clock is a phase's start: wall time and the process's CPU time.
 type clock struct {
 	wall time.Time
@@ -113,7 +100,7 @@ func cpuTime() time.Duration {
 }
 
 func phases(path string, n, nodes int, sizes string, load float64, order, backfill string, seed uint64) error {
-	d, err := depth(backfill)
+	d, err := batch.Depth(backfill, 0)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,26 @@ package batch
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 )
+
+// Depth returns the reservation depth of a backfill mode (the model's
+// backfill parameter): none 0, easy 1, conservative All, depth k.
+func Depth(mode string, k int) (int, error) {
+	switch mode {
+	case "none":
+		return 0, nil
+	case "easy":
+		return 1, nil
+	case "conservative":
+		return All, nil
+	case "depth":
+		return k, nil
+	}
+	return 0, fmt.Errorf("batch: backfill %q: want none, easy, conservative or depth", mode)
+}
 
 // backfill is one pass of reservation-depth backfilling on the profile.
 func (s *sim) backfill(now float64) {

@@ -56,14 +56,9 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 	if err != nil {
 		return nil, err
 	}
-	depth := 0
-	switch p.String("backfill") {
-	case "easy":
-		depth = 1
-	case "conservative":
-		depth = All
-	case "depth":
-		depth = int(p.Int("depth"))
+	depth, err := Depth(p.String("backfill"), int(p.Int("depth")))
+	if err != nil {
+		return nil, err
 	}
 	cfg := Config{Nodes: nodes, Order: p.String("order"), Depth: depth, Weighted: p.Bool("weighted"),
 		SmartWeight: p.String("smart_weight"), Recompute: p.String("recompute"), EachEvent: p.String("event_order") == "each",
