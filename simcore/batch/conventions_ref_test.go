@@ -11,7 +11,7 @@ import (
 
 // refConv is a straightforward executor of FCFS with reservation depth k,
 // written from the rules of the conventions alone (no profile package, no
-// shared code with sim.go), for the property test of event_order and
+// shared code with the executor), for the property test of event_order and
 // compress_order: O(n) per profile query, O(n²) per earliest fit. Jobs
 // must not run past their estimate.
 type refConv struct {

@@ -10,10 +10,17 @@
 //	  | probabilistic model fitted on the log (§6.2; readings of its Weibull
 //	    fit, time frame and values in a bin: weibull_fit, arrivals,
 //	    bin_values, run_past_request) | randomized (Table 2)
+//	  | synthetic: that model drawn for a machine of another size, sizes
+//	    as fractions of the log's machine, arrivals scaled to a load
+//	    (synthetic.go, workload.GenerateSynthetic; issue #32)
 //	→ order (§5): FCFS | Garey&Graham | PSRS (§5.5) | SMART-FFIA/NFIW (§5.4),
 //	  SMART and PSRS recomputed over the queue by the 2/3 rule (order.go, psrs.go)
 //	→ executor (§5.2): reservation depth k on the shared availability
-//	  profile: k = 0 list scheduling, 1 = EASY, All = conservative (sim.go)
+//	  profile: k = 0 list scheduling, 1 = EASY, All = conservative (sim.go:
+//	  events and passes; backfill.go: the pass, EASY's shortcuts;
+//	  compress.go: re-fitting reservations after an early end, with
+//	  stair.go's certificates; arrival.go: compress_order arrival;
+//	  waittree.go: FCFS + EASY's candidates)
 //	→ objectives (§4): ART, AWRT (w = m·p), makespan, utilisation,
 //	  bounded slowdown, starvation (Measure)
 //

@@ -51,14 +51,9 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 	if err != nil {
 		return nil, err
 	}
-	depth := 0
-	switch p.String("backfill") {
-	case "easy":
-		depth = 1
-	case "conservative":
-		depth = All
-	case "depth":
-		depth = int(p.Int("depth"))
+	depth, err := Depth(p.String("backfill"), int(p.Int("depth")))
+	if err != nil {
+		return nil, err
 	}
 	cfg := Config{Nodes: nodes, Order: p.String("order"), Depth: depth, Weighted: p.Bool("weighted"),
 		SmartWeight: p.String("smart_weight"), Recompute: p.String("recompute"), EachEvent: p.String("event_order") == "each",
@@ -126,6 +121,11 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 		}
 		jobs = workload.Randomized(n, nodes, seed)
 		st.Jobs = n
+	} else if kind == "synthetic" {
+		var err error
+		if jobs, st, err = m.synthetic(p, seed, nodes, conv); err != nil {
+			return nil, st, err
+		}
 	} else {
 		t, err := m.trace(p.String("trace"), p.Bool("lenient"))
 		if err != nil {
