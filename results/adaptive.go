@@ -77,7 +77,7 @@ func RoundPoints(sum, jobs *Frame, schema *simcore.Schema, res []ClaimResult) []
 				if si < 0 {
 					continue
 				}
-				if v := jobs.cellLabel(si, row); v != c.A && v != c.B {
+				if v := jobs.CellLabel(si, row); v != c.A && v != c.B {
 					continue
 				}
 			}
@@ -92,7 +92,7 @@ func RoundPoints(sum, jobs *Frame, schema *simcore.Schema, res []ClaimResult) []
 		if !ok {
 			continue
 		}
-		id := jobs.cellLabel(ji, row)
+		id := jobs.CellLabel(ji, row)
 		if !seen[id] {
 			seen[id] = true
 			out = append(out, id)

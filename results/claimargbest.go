@@ -41,11 +41,11 @@ func (cf *claimFrame) argBest(c *Claim) ClaimResult {
 		// the values of Of in axis order: their ranks
 		var ofs []string
 		for _, row := range rows {
-			if l := cf.f.cellLabel(oi, row); !slices.Contains(ofs, l) {
+			if l := cf.f.CellLabel(oi, row); !slices.Contains(ofs, l) {
 				ofs = append(ofs, l)
 			}
 		}
-		slices.SortFunc(ofs, compareLabels)
+		slices.SortFunc(ofs, CompareLabels)
 		rank := func(l string) int { return slices.Index(ofs, l) }
 		// per value of In: every (rank of Of, estimate)
 		type cand struct {
@@ -59,13 +59,13 @@ func (cf *claimFrame) argBest(c *Claim) ClaimResult {
 			if !v.ok {
 				continue
 			}
-			in := cf.f.cellLabel(ii, row)
+			in := cf.f.CellLabel(ii, row)
 			if _, seen := byIn[in]; !seen {
 				ins = append(ins, in)
 			}
-			byIn[in] = append(byIn[in], cand{rank(cf.f.cellLabel(oi, row)), v})
+			byIn[in] = append(byIn[in], cand{rank(cf.f.CellLabel(oi, row)), v})
 		}
-		slices.SortFunc(ins, compareLabels)
+		slices.SortFunc(ins, CompareLabels)
 		type step struct {
 			in        string
 			best      int

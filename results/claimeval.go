@@ -80,7 +80,7 @@ func newClaimFrame(sum *Frame, schema *simcore.Schema) *claimFrame {
 			continue
 		}
 		for r := 1; r < sum.Len(); r++ {
-			if sum.cellLabel(i, r) != sum.cellLabel(i, 0) {
+			if sum.CellLabel(i, r) != sum.CellLabel(i, 0) {
 				cf.params = append(cf.params, p.Name)
 				cf.pcol = append(cf.pcol, i)
 				break
@@ -102,7 +102,7 @@ func (cf *claimFrame) key(r int, exclude ...string) string {
 		}
 		b.WriteString(name)
 		b.WriteByte('=')
-		b.WriteString(cf.f.cellLabel(cf.pcol[i], r))
+		b.WriteString(cf.f.CellLabel(cf.pcol[i], r))
 	}
 	return b.String()
 }
@@ -112,17 +112,17 @@ func (cf *claimFrame) key(r int, exclude ...string) string {
 // exact), or a summary column with no uncertainty.
 func (cf *claimFrame) value(metric string, r int) est {
 	if mi := cf.f.Index(metric + "_mean"); mi >= 0 && cf.f.Index(metric) < 0 {
-		m, ok := cf.f.cellFloat(mi, r)
+		m, ok := cf.f.CellFloat(mi, r)
 		if !ok {
 			return est{}
 		}
-		ci, ok := cf.f.cellFloat(cf.f.Index(metric+"_ci95"), r)
+		ci, ok := cf.f.CellFloat(cf.f.Index(metric+"_ci95"), r)
 		if !ok {
 			ci = 0
 		}
 		return est{m, ci, true, 0, 0}
 	}
-	m, ok := cf.f.cellFloat(cf.f.Index(metric), r)
+	m, ok := cf.f.CellFloat(cf.f.Index(metric), r)
 	return est{m, 0, ok, 0, 0}
 }
 
@@ -179,7 +179,7 @@ func (cf *claimFrame) pairs(c *Claim, exclude ...string) (keys []string, ra, rb 
 	var order []string
 	for _, r := range c.Where.rows(cf.f) {
 		k := cf.key(r, append(exclude, c.Series)...)
-		switch cf.f.cellLabel(si, r) {
+		switch cf.f.CellLabel(si, r) {
 		case c.A:
 			if _, seen := ra[k]; !seen {
 				ra[k] = r
@@ -234,17 +234,17 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 	type side struct{ a, b map[string]float64 }
 	points := map[string]*side{}
 	for _, r := range c.Where.rows(f) {
-		if sti >= 0 && f.cellLabel(sti, r) != StatusOK {
+		if sti >= 0 && f.CellLabel(sti, r) != StatusOK {
 			continue
 		}
-		v, ok := f.cellFloat(mi, r)
+		v, ok := f.CellFloat(mi, r)
 		if !ok {
 			continue
 		}
 		k := jf.key(r, c.Series)
-		rep := f.cellLabel(ri, r)
+		rep := f.CellLabel(ri, r)
 		if sdi >= 0 {
-			rep += "/" + f.cellLabel(sdi, r)
+			rep += "/" + f.CellLabel(sdi, r)
 		}
 		p := points[k]
 		if p == nil {
@@ -252,7 +252,7 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 			points[k] = p
 			keys = append(keys, k)
 		}
-		switch f.cellLabel(si, r) {
+		switch f.CellLabel(si, r) {
 		case c.A:
 			p.a[rep] = v
 		case c.B:
@@ -565,10 +565,10 @@ func averageOver(ps []est) (est, string) {
 func (cf *claimFrame) diffSE(c *Claim, ra, rb int, d, ci float64) est {
 	f := cf.f
 	si, ni := f.Index(c.Metric+"_std"), f.Index(ColN)
-	sa, okA := f.cellFloat(si, ra)
-	sb, okB := f.cellFloat(si, rb)
-	na, okNA := f.cellFloat(ni, ra)
-	nb, okNB := f.cellFloat(ni, rb)
+	sa, okA := f.CellFloat(si, ra)
+	sb, okB := f.CellFloat(si, rb)
+	na, okNA := f.CellFloat(ni, ra)
+	nb, okNB := f.CellFloat(ni, rb)
 	if !okA || !okB || !okNA || !okNB || na < 2 || nb < 2 {
 		return est{d, ci, true, 0, 0}
 	}
@@ -684,7 +684,7 @@ func (cf *claimFrame) tiedTo(param string) []string {
 		seen := map[string]string{}
 		tied := true
 		for r := 0; r < cf.f.Len() && tied; r++ {
-			k, v := cf.f.cellLabel(pi, r), cf.f.cellLabel(cf.pcol[i], r)
+			k, v := cf.f.CellLabel(pi, r), cf.f.CellLabel(cf.pcol[i], r)
 			if w, ok := seen[k]; ok && w != v {
 				tied = false
 			}
@@ -701,7 +701,7 @@ func (cf *claimFrame) tiedTo(param string) []string {
 func (cf *claimFrame) sortByParam(rows []int, param string) {
 	pi := cf.f.Index(param)
 	slices.SortStableFunc(rows, func(a, b int) int {
-		return compareLabels(cf.f.cellLabel(pi, a), cf.f.cellLabel(pi, b))
+		return CompareLabels(cf.f.CellLabel(pi, a), cf.f.CellLabel(pi, b))
 	})
 }
 
@@ -718,7 +718,7 @@ func (cf *claimFrame) monotone(c *Claim) ClaimResult {
 		for _, row := range rows {
 			if v := cf.valueFor(c, row); v.ok {
 				vals = append(vals, v)
-				at = append(at, cf.f.cellLabel(pi, row))
+				at = append(at, cf.f.CellLabel(pi, row))
 			}
 		}
 		if len(vals) < 2 {
@@ -795,13 +795,13 @@ func (cf *claimFrame) converge(c *Claim) ClaimResult {
 		byAt := map[string][2]int{}
 		var ats []string
 		for _, row := range rows {
-			at := cf.f.cellLabel(ai, row)
+			at := cf.f.CellLabel(ai, row)
 			e, seen := byAt[at]
 			if !seen {
 				e = [2]int{-1, -1}
 				ats = append(ats, at)
 			}
-			switch cf.f.cellLabel(si, row) {
+			switch cf.f.CellLabel(si, row) {
 			case c.A:
 				e[0] = row
 			case c.B:

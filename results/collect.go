@@ -304,7 +304,7 @@ func (c *collector) eachObject(ctx context.Context, names []string, fn func(i in
 // lookupColumns returns the file column index of each wanted column,
 // checking its type.
 func lookupColumns(pf *parquet.File, want []Column) ([]int, error) {
-	cols, err := fileColumns(pf)
+	cols, err := FileColumns(pf)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +370,7 @@ func (c *collector) readPartJobs(p int, pf *parquet.File) error {
 	cpuStore := c.stores[ColCPUMs]
 	statusCol := idx[2+3] // jobsPartColumns()[3] is status
 	row := 0
-	return scanRows(pf, func(r parquet.Row) error {
+	return ScanRows(pf, func(r parquet.Row) error {
 		row++
 		k, ok := keyOf(r, idx[0], idx[1])
 		if !ok {
@@ -440,7 +440,7 @@ func (c *collector) readTable(ctx context.Context, table simcore.Table) (*tableR
 			return err
 		}
 		row := 0
-		return scanRows(pf, func(r parquet.Row) error {
+		return ScanRows(pf, func(r parquet.Row) error {
 			row++
 			k, ok := keyOf(r, idx[0], idx[1])
 			if !ok {
@@ -550,9 +550,9 @@ func writeFile(dir, name string, fn func(w io.Writer) error) error {
 
 func (c *collector) meta(withRun bool) map[string]string {
 	j0 := &c.in.Jobs[0]
-	m := fileMeta{sweepFile: c.in.SweepFile, sweep: j0.Sweep, model: j0.Model, modelVersion: j0.ModelVersion, prov: c.in.Provenance}
+	m := FileMeta{SweepFile: c.in.SweepFile, Sweep: j0.Sweep, Model: j0.Model, ModelVersion: j0.ModelVersion, Prov: c.in.Provenance}
 	if withRun {
-		m.runID = c.in.RunID
+		m.RunID = c.in.RunID
 	}
 	var measured []string
 	for _, mc := range c.in.Model.Metrics {
@@ -560,14 +560,14 @@ func (c *collector) meta(withRun bool) map[string]string {
 			measured = append(measured, mc.Name)
 		}
 	}
-	m.extra = map[string]string{}
+	m.Extra = map[string]string{}
 	if len(measured) > 0 {
-		m.extra[MetaMeasured] = strings.Join(measured, ",")
+		m.Extra[MetaMeasured] = strings.Join(measured, ",")
 	}
 	if withRun && c.in.Packing != "" {
-		m.extra[MetaPacking] = c.in.Packing
+		m.Extra[MetaPacking] = c.in.Packing
 	}
-	return m.pairs()
+	return m.Pairs()
 }
 
 func (c *collector) writeFiles(ctx context.Context, dir string) error {
@@ -625,7 +625,7 @@ func (c *collector) writeFiles(ctx context.Context, dir string) error {
 // writeJobs writes jobs.parquet: one row per job with a result or a
 // failure, in job-index order.
 func (c *collector) writeJobs(w io.Writer, l Layout) error {
-	tw := newTableWriter(w, l, c.meta(true), 0)
+	tw := NewTableWriter(w, l, c.meta(true), 0)
 	model := &c.in.Model
 	st := c.stores
 	for _, pos := range c.order {
@@ -637,14 +637,14 @@ func (c *collector) writeJobs(w io.Writer, l Layout) error {
 			c.res.MissingIDs = append(c.res.MissingIDs, j.ID)
 			continue
 		}
-		tw.setString(0, c.in.RunID)
-		tw.setString(1, j.ID.String())
-		tw.setInt(2, int64(j.Index))
-		tw.setString(3, j.Sweep)
-		tw.setString(4, j.Model)
-		tw.setString(5, j.ModelVersion)
-		tw.setInt(6, int64(j.Replicate))
-		tw.setInt(7, int64(j.Seed))
+		tw.SetString(0, c.in.RunID)
+		tw.SetString(1, j.ID.String())
+		tw.SetInt(2, int64(j.Index))
+		tw.SetString(3, j.Sweep)
+		tw.SetString(4, j.Model)
+		tw.SetString(5, j.ModelVersion)
+		tw.SetInt(6, int64(j.Replicate))
+		tw.SetInt(7, int64(j.Seed))
 		ok := c.part[s] >= 0 && c.ok[s]
 		attempts := int64(fail.Attempts)
 		if c.part[s] >= 0 {
@@ -653,32 +653,32 @@ func (c *collector) writeJobs(w io.Writer, l Layout) error {
 			st[ColDurationMs].write(tw, 10, s)
 			attempts = max(attempts, st[ColAttempts].ints[s])
 		} else {
-			tw.setString(8, "")
-			tw.setNull(9)
-			tw.setNull(10)
+			tw.SetString(8, "")
+			tw.SetNull(9)
+			tw.SetNull(10)
 		}
 		if ok {
 			c.res.OK++
-			tw.setString(11, StatusOK)
-			tw.setString(12, "")
+			tw.SetString(11, StatusOK)
+			tw.SetString(12, "")
 		} else {
 			c.res.Failed++
-			tw.setString(11, StatusFailed)
+			tw.SetString(11, StatusFailed)
 			if hasFail {
-				tw.setString(12, fail.Error)
+				tw.SetString(12, fail.Error)
 			} else {
-				tw.setString(12, st[ColError].strs[s])
+				tw.SetString(12, st[ColError].strs[s])
 			}
 		}
-		tw.setInt(13, attempts)
+		tw.SetInt(13, attempts)
 		if c.part[s] >= 0 {
 			st[ColCPUMs].write(tw, 14, s)
 		} else {
-			tw.setNull(14)
+			tw.SetNull(14)
 		}
-		col := fixedJobColumns
+		col := FixedJobColumns
 		for _, p := range model.Params {
-			if err := tw.setAny(col, j.Params[p.Name]); err != nil {
+			if err := tw.SetAny(col, j.Params[p.Name]); err != nil {
 				return fmt.Errorf("job %d: %w", j.Index, err)
 			}
 			col++
@@ -687,15 +687,15 @@ func (c *collector) writeJobs(w io.Writer, l Layout) error {
 			if ok {
 				st[m.Name].write(tw, col, s)
 			} else {
-				tw.setNull(col)
+				tw.SetNull(col)
 			}
 			col++
 		}
-		if err := tw.endRow(); err != nil {
+		if err := tw.EndRow(); err != nil {
 			return err
 		}
 	}
-	return tw.close()
+	return tw.Close()
 }
 
 // writeTable writes one extra table: for each job in job-index order, the
@@ -716,7 +716,7 @@ func (c *collector) writeTable(w io.Writer, l Layout, tr *tableRows) error {
 		next[s]++
 	}
 	next = nil
-	tw := newTableWriter(w, l, c.meta(false), 0)
+	tw := NewTableWriter(w, l, c.meta(false), 0)
 	model := &c.in.Model
 	for _, pos := range c.order {
 		j := &c.in.Jobs[pos]
@@ -727,13 +727,13 @@ func (c *collector) writeTable(w io.Writer, l Layout, tr *tableRows) error {
 		}
 		id := j.ID.String()
 		for _, r := range rows {
-			tw.setString(0, id)
-			tw.setInt(1, int64(j.Index))
-			tw.setInt(2, int64(j.Replicate))
-			tw.setInt(3, int64(j.Seed))
-			col := fixedTableColumns
+			tw.SetString(0, id)
+			tw.SetInt(1, int64(j.Index))
+			tw.SetInt(2, int64(j.Replicate))
+			tw.SetInt(3, int64(j.Seed))
+			col := FixedTableColumns
 			for _, p := range model.Params {
-				if err := tw.setAny(col, j.Params[p.Name]); err != nil {
+				if err := tw.SetAny(col, j.Params[p.Name]); err != nil {
 					return fmt.Errorf("job %d: %w", j.Index, err)
 				}
 				col++
@@ -742,11 +742,11 @@ func (c *collector) writeTable(w io.Writer, l Layout, tr *tableRows) error {
 				st.write(tw, col, int(r))
 				col++
 			}
-			if err := tw.endRow(); err != nil {
+			if err := tw.EndRow(); err != nil {
 				return err
 			}
 		}
 	}
 	c.res.TableRows[l.Table] = tw.rows
-	return tw.close()
+	return tw.Close()
 }

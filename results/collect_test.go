@@ -253,7 +253,7 @@ func TestSummaryByHand(t *testing.T) {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	stats := func(s Stats) string {
 		var f []string
-		for _, v := range s.values() {
+		for _, v := range s.Values() {
 			if math.IsNaN(v) {
 				f = append(f, "")
 			} else {

@@ -1,12 +1,8 @@
 package results
 
 import (
-	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -164,79 +160,6 @@ func (p *declParser) where(n *yaml.Node, key string, cs *columnSet) Filter {
 	return f
 }
 
-// Label renders a value as figures, claims and filters compare it: integers
-// in base 10, floats with the shortest 'g' form, strings as they are.
-func Label(v any) string {
-	switch x := v.(type) {
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case uint64:
-		return strconv.FormatUint(x, 10)
-	case float64:
-		if x == 0 {
-			x = 0
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	case time.Time:
-		return x.Format(time.RFC3339Nano)
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
-}
-
-// cellLabel returns the label of a cell ("" for a null).
-func (f *Frame) cellLabel(col, row int) string {
-	if f.IsNull(col, row) {
-		return ""
-	}
-	switch c := f.Cols[col].(type) {
-	case []int64:
-		return Label(c[row])
-	case []uint64:
-		return Label(c[row])
-	case []float64:
-		return Label(c[row])
-	case []string:
-		return c[row]
-	case []bool:
-		return Label(c[row])
-	case []time.Time:
-		return Label(c[row])
-	}
-	return ""
-}
-
-// cellFloat returns a numeric cell as float64; ok is false for a null, a
-// NaN or a non-numeric column.
-func (f *Frame) cellFloat(col, row int) (float64, bool) {
-	if col < 0 || f.IsNull(col, row) {
-		return 0, false
-	}
-	var x float64
-	switch c := f.Cols[col].(type) {
-	case []int64:
-		x = float64(c[row])
-	case []uint64:
-		x = float64(c[row])
-	case []float64:
-		x = c[row]
-	case []bool:
-		if c[row] {
-			x = 1
-		}
-	case []time.Time:
-		x = float64(c[row].UnixMilli())
-	default:
-		return 0, false
-	}
-	return x, !math.IsNaN(x)
-}
-
 // rows returns the indexes of the rows matching the filter.
 func (fl Filter) rows(f *Frame) []int {
 	idx := make([]int, len(fl))
@@ -252,7 +175,7 @@ func (fl Filter) rows(f *Frame) []int {
 rows:
 	for r := 0; r < f.Len(); r++ {
 		for i := range fl {
-			if idx[i] < 0 || !sets[i][f.cellLabel(idx[i], r)] {
+			if idx[i] < 0 || !sets[i][f.CellLabel(idx[i], r)] {
 				continue rows
 			}
 		}
@@ -272,28 +195,6 @@ func (fl Filter) String() string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// compareLabels orders labels numerically when both are numbers, else as
-// strings (numbers first).
-func compareLabels(a, b string) int {
-	fa, ea := strconv.ParseFloat(a, 64)
-	fb, eb := strconv.ParseFloat(b, 64)
-	switch {
-	case ea == nil && eb == nil:
-		if fa < fb {
-			return -1
-		}
-		if fa > fb {
-			return 1
-		}
-		return strings.Compare(a, b)
-	case ea == nil:
-		return -1
-	case eb == nil:
-		return 1
-	}
-	return strings.Compare(a, b)
 }
 
 // Decls are the validated figures, claims and verify settings of a sweep.

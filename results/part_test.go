@@ -234,7 +234,7 @@ func TestProvenance(t *testing.T) {
 	if p := BuildProvenance(); p.GoVersion == "" || p.VCSRevision == "" {
 		t.Errorf("BuildProvenance() = %+v", p)
 	}
-	if got := (Provenance{Version: "x"}).withDefaults(); got != (Provenance{"x", Unknown, Unknown, Unknown}) {
+	if got := (Provenance{Version: "x"}).WithDefaults(); got != (Provenance{"x", Unknown, Unknown, Unknown}) {
 		t.Errorf("withDefaults = %+v", got)
 	}
 }
@@ -291,20 +291,20 @@ func legacyTable(t *testing.T, schema simcore.Schema, table string, rows []JobRe
 	}
 	st, _ := schema.Table(table)
 	var buf bytes.Buffer
-	tw := newTableWriter(&buf, l, nil, 0)
+	tw := NewTableWriter(&buf, l, nil, 0)
 	for _, r := range rows {
 		if !hasTableRows(&r, table) {
 			continue
 		}
 		data := r.Result.Tables[table]
 		for k := 0; k < data.Len(); k++ {
-			tw.setString(0, r.Job.ID.String())
-			tw.setInt(1, int64(r.Job.Index))
-			tw.setInt(2, int64(r.Job.Replicate))
-			tw.setInt(3, int64(r.Job.Seed))
-			c := fixedTableColumns
+			tw.SetString(0, r.Job.ID.String())
+			tw.SetInt(1, int64(r.Job.Index))
+			tw.SetInt(2, int64(r.Job.Replicate))
+			tw.SetInt(3, int64(r.Job.Seed))
+			c := FixedTableColumns
 			for _, p := range schema.Params {
-				if err := tw.setAny(c, r.Job.Params[p.Name]); err != nil {
+				if err := tw.SetAny(c, r.Job.Params[p.Name]); err != nil {
 					t.Fatal(err)
 				}
 				c++
@@ -313,12 +313,12 @@ func legacyTable(t *testing.T, schema simcore.Schema, table string, rows []JobRe
 				setSliceElem(tw, c, data.Columns[col.Name], k)
 				c++
 			}
-			if err := tw.endRow(); err != nil {
+			if err := tw.EndRow(); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if err := tw.close(); err != nil {
+	if err := tw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

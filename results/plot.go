@@ -49,7 +49,7 @@ func NewPalette(declared, values []string) *Palette {
 		}
 	}
 	vs := slices.Clone(values)
-	slices.SortFunc(vs, compareLabels)
+	slices.SortFunc(vs, CompareLabels)
 	for _, v := range slices.Compact(vs) {
 		if _, ok := p.idx[v]; !ok {
 			p.idx[v] = len(p.idx)
@@ -144,13 +144,13 @@ func buildGrid(f *Figure, fr *Frame, pal *Palette) ([][]*plot.Plot, *FigureFiles
 		byFacet = map[string][]int{}
 		facets = nil
 		for _, r := range rows {
-			v := fr.cellLabel(fi, r)
+			v := fr.CellLabel(fi, r)
 			if _, ok := byFacet[v]; !ok {
 				facets = append(facets, v)
 			}
 			byFacet[v] = append(byFacet[v], r)
 		}
-		slices.SortFunc(facets, compareLabels)
+		slices.SortFunc(facets, CompareLabels)
 		if len(facets) == 0 {
 			facets = []string{""}
 		}
@@ -166,7 +166,7 @@ func buildGrid(f *Figure, fr *Frame, pal *Palette) ([][]*plot.Plot, *FigureFiles
 			if c < 0 {
 				return ""
 			}
-			return fr.cellLabel(c, r)
+			return fr.CellLabel(c, r)
 		}
 		for _, r := range rows {
 			k := [3]string{label(fi, r), label(si, r), label(xi, r)}
@@ -371,13 +371,13 @@ func splitSeries(f *Figure, fr *Frame, rows []int) ([]string, map[string][]int) 
 	by := map[string][]int{}
 	var names []string
 	for _, r := range rows {
-		v := fr.cellLabel(si, r)
+		v := fr.CellLabel(si, r)
 		if _, ok := by[v]; !ok {
 			names = append(names, v)
 		}
 		by[v] = append(by[v], r)
 	}
-	slices.SortFunc(names, compareLabels)
+	slices.SortFunc(names, CompareLabels)
 	return names, by
 }
 
@@ -449,7 +449,7 @@ func categories(fr *Frame, xi int, names []string, by map[string][]int, order []
 	seen := map[string]bool{}
 	for _, s := range names {
 		for _, r := range by[s] {
-			if l := fr.cellLabel(xi, r); !seen[l] {
+			if l := fr.CellLabel(xi, r); !seen[l] {
 				seen[l] = true
 				cats = append(cats, l)
 			}
@@ -465,7 +465,7 @@ func categories(fr *Frame, xi int, names []string, by map[string][]int, order []
 		if ra, rb := rank(a), rank(b); ra != rb {
 			return ra - rb
 		}
-		return compareLabels(a, b)
+		return CompareLabels(a, b)
 	})
 	return cats
 }
@@ -502,7 +502,7 @@ func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 	}
 	// A string x (an algorithm, an order) is categorical: its values sit at
 	// 0, 1, 2, ... in sorted order, labelled on the axis.
-	xOf := func(r int) (float64, bool) { return fr.cellFloat(xi, r) }
+	xOf := func(r int) (float64, bool) { return fr.CellFloat(xi, r) }
 	if _, isString := fr.Cols[xi].([]string); isString {
 		cats := categories(fr, xi, names, by, f.XOrder)
 		pos := make(map[string]float64, len(cats))
@@ -512,7 +512,7 @@ func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 			ticks[i] = plot.Tick{Value: float64(i), Label: c}
 		}
 		xOf = func(r int) (float64, bool) {
-			x, ok := pos[fr.cellLabel(xi, r)]
+			x, ok := pos[fr.CellLabel(xi, r)]
 			return x, ok
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
@@ -527,18 +527,18 @@ func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 			var m, e float64
 			if bare || f.Table == SummaryTable {
 				r := at[x][0]
-				v, ok := fr.cellFloat(yi, r)
+				v, ok := fr.CellFloat(yi, r)
 				if !ok {
 					continue
 				}
 				m = v
 				if ci >= 0 {
-					e, _ = fr.cellFloat(ci, r)
+					e, _ = fr.CellFloat(ci, r)
 				}
 			} else {
 				var vals []float64
 				for _, r := range at[x] {
-					if v, ok := fr.cellFloat(yi, r); ok {
+					if v, ok := fr.CellFloat(yi, r); ok {
 						vals = append(vals, v)
 					}
 				}
@@ -594,8 +594,8 @@ func drawScatter(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[stri
 	for _, s := range names {
 		var pts plotter.XYs
 		for _, r := range by[s] {
-			x, okx := fr.cellFloat(xi, r)
-			y, oky := fr.cellFloat(yi, r)
+			x, okx := fr.CellFloat(xi, r)
+			y, oky := fr.CellFloat(yi, r)
 			if okx && oky && keep(f, x, y) {
 				pts = append(pts, plotter.XY{X: x, Y: y})
 			}
@@ -687,7 +687,7 @@ func drawBoxes(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 		off := -0.4 + width*(float64(k)+0.5)
 		byCat := map[string][]int{}
 		for _, r := range by[s] {
-			l := fr.cellLabel(xi, r)
+			l := fr.CellLabel(xi, r)
 			byCat[l] = append(byCat[l], r)
 		}
 		bp := &boxPlotter{width: width * 0.9, color: pal.Color(s)}
@@ -702,7 +702,7 @@ func drawBoxes(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 				vals := make([]float64, 5)
 				ok := true
 				for i, st := range []string{"min", "q1", "median", "q3", "max"} {
-					v, okv := fr.cellFloat(fr.Index(f.Y+"_"+st), r)
+					v, okv := fr.CellFloat(fr.Index(f.Y+"_"+st), r)
 					vals[i], ok = v, ok && okv
 				}
 				if !ok {
@@ -712,7 +712,7 @@ func drawBoxes(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 			} else {
 				var vals []float64
 				for _, r := range rs {
-					if v, ok := fr.cellFloat(yi, r); ok {
+					if v, ok := fr.CellFloat(yi, r); ok {
 						vals = append(vals, v)
 					}
 				}
@@ -748,7 +748,7 @@ func drawCDF(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string][
 	for _, s := range names {
 		var xs []float64
 		for _, r := range by[s] {
-			if x, ok := fr.cellFloat(xi, r); ok && keep(f, x, 1) {
+			if x, ok := fr.CellFloat(xi, r); ok && keep(f, x, 1) {
 				xs = append(xs, x)
 			}
 		}
@@ -779,7 +779,7 @@ func drawHist(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string]
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range names {
 		for _, r := range by[s] {
-			if x, ok := fr.cellFloat(xi, r); ok && keep(f, x, 1) {
+			if x, ok := fr.CellFloat(xi, r); ok && keep(f, x, 1) {
 				if f.XLog {
 					x = math.Log10(x)
 				}
@@ -894,7 +894,7 @@ func drawPareto(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[strin
 	key := func(r int) string {
 		var k string
 		for _, i := range pidx {
-			k += fr.cellLabel(i, r) + "\x00"
+			k += fr.CellLabel(i, r) + "\x00"
 		}
 		return k
 	}
@@ -920,10 +920,10 @@ func drawPareto(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[strin
 			if !ok {
 				continue
 			}
-			x, ok1 := fr.cellFloat(xi, r)
-			y, ok2 := fr.cellFloat(yi, r)
-			bx, ok3 := fr.cellFloat(xi, b)
-			by, ok4 := fr.cellFloat(yi, b)
+			x, ok1 := fr.CellFloat(xi, r)
+			y, ok2 := fr.CellFloat(yi, r)
+			bx, ok3 := fr.CellFloat(xi, b)
+			by, ok4 := fr.CellFloat(yi, b)
 			if !(ok1 && ok2 && ok3 && ok4) {
 				continue
 			}

@@ -158,7 +158,7 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 	}
 	r.Sweep, r.Model, r.ModelVersion = meta[MetaSweep], meta[MetaModel], meta[MetaModelVersion]
 	r.SweepFile = meta[MetaSweepFile]
-	r.Prov = Provenance{Version: meta[MetaVersion], VCSRevision: meta[MetaVCSRevision], VCSModified: meta[MetaVCSModified], GoVersion: meta[MetaGoVersion]}.withDefaults()
+	r.Prov = Provenance{Version: meta[MetaVersion], VCSRevision: meta[MetaVCSRevision], VCSModified: meta[MetaVCSModified], GoVersion: meta[MetaGoVersion]}.WithDefaults()
 	if r.Run != nil && !r.Run.Created.IsZero() && !r.Run.Finished.IsZero() {
 		r.Wall = r.Run.Finished.Sub(r.Run.Created)
 	}
@@ -327,7 +327,7 @@ func (r *Report) jobStats(jobs *Frame, schema *simcore.Schema) {
 			}
 			var ps []string
 			for _, c := range params {
-				ps = append(ps, jobs.Names[c]+"="+jobs.cellLabel(c, i))
+				ps = append(ps, jobs.Names[c]+"="+jobs.CellLabel(c, i))
 			}
 			fj.Params = strings.Join(ps, " ")
 			r.FailedJobs = append(r.FailedJobs, fj)

@@ -146,8 +146,8 @@ func (cf *claimFrame) valueFor(c *Claim, r int) est {
 	if !e.ok || !c.Anytime {
 		return e
 	}
-	n, okN := cf.f.cellFloat(cf.f.Index(ColN), r)
-	s, okS := cf.f.cellFloat(cf.f.Index(c.Metric+"_std"), r)
+	n, okN := cf.f.CellFloat(cf.f.Index(ColN), r)
+	s, okS := cf.f.CellFloat(cf.f.Index(c.Metric+"_std"), r)
 	if !okN || !okS {
 		e.ci = math.Inf(1)
 		return e
@@ -224,18 +224,18 @@ func seqPoint(c *Claim, d est, n int, what string) PointResult {
 func (cf *claimFrame) seqUnpaired(c *Claim, ra, rb int) (seqDiff, bool) {
 	f := cf.f
 	mi, si, ni := f.Index(c.Metric+"_mean"), f.Index(c.Metric+"_std"), f.Index(ColN)
-	ma, okA := f.cellFloat(mi, ra)
-	mb, okB := f.cellFloat(mi, rb)
-	na, okNA := f.cellFloat(ni, ra)
-	nb, okNB := f.cellFloat(ni, rb)
+	ma, okA := f.CellFloat(mi, ra)
+	mb, okB := f.CellFloat(mi, rb)
+	na, okNA := f.CellFloat(ni, ra)
+	nb, okNB := f.CellFloat(ni, rb)
 	if !okA || !okB || !okNA || !okNB {
 		return seqDiff{}, false
 	}
-	sa, ok := f.cellFloat(si, ra)
+	sa, ok := f.CellFloat(si, ra)
 	if !ok {
 		sa = math.NaN()
 	}
-	sb, ok := f.cellFloat(si, rb)
+	sb, ok := f.CellFloat(si, rb)
 	if !ok {
 		sb = math.NaN()
 	}

@@ -55,11 +55,11 @@ func (c *colStore) set(i int, v parquet.Value) {
 	}
 	switch c.typ {
 	case Int64:
-		c.ints[i] = valueInt(v)
+		c.ints[i] = ValueInt(v)
 	case Uint64, TimestampMs:
 		c.ints[i] = v.Int64()
 	case Float64:
-		c.floats[i] = valueFloat(v)
+		c.floats[i] = ValueFloat(v)
 	case String:
 		c.strs[i] = c.str(v.ByteArray())
 	case Bool:
@@ -92,20 +92,20 @@ func (c *colStore) grow() int {
 func (c *colStore) isNull(i int) bool { return c.null != nil && c.null[i] }
 
 // write writes slot i into column col of the current row of tw.
-func (c *colStore) write(tw *tableWriter, col, i int) {
+func (c *colStore) write(tw *TableWriter, col, i int) {
 	if c.isNull(i) {
-		tw.setNull(col)
+		tw.SetNull(col)
 		return
 	}
 	switch c.typ {
 	case Int64, Uint64, TimestampMs:
-		tw.setInt(col, c.ints[i])
+		tw.SetInt(col, c.ints[i])
 	case Float64:
-		tw.setFloat(col, c.floats[i])
+		tw.SetFloat(col, c.floats[i])
 	case String:
-		tw.setString(col, c.strs[i])
+		tw.SetString(col, c.strs[i])
 	case Bool:
-		tw.setBool(col, c.bools[i])
+		tw.SetBool(col, c.bools[i])
 	}
 }
 

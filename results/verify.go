@@ -165,7 +165,7 @@ func VerifyFrames(got, golden *Frame, mode string, tol map[string]Tol) *VerifyRe
 		}
 		return func(r int) string {
 			if len(idx) == 1 && idx[0] >= 0 {
-				return f.cellLabel(idx[0], r)
+				return f.CellLabel(idx[0], r)
 			}
 			var b strings.Builder
 			for i, c := range idx {
@@ -175,7 +175,7 @@ func VerifyFrames(got, golden *Frame, mode string, tol map[string]Tol) *VerifyRe
 				b.WriteString(keyCols[i])
 				b.WriteByte('=')
 				if c >= 0 {
-					b.WriteString(f.cellLabel(c, r))
+					b.WriteString(f.CellLabel(c, r))
 				}
 			}
 			return b.String()
@@ -268,7 +268,7 @@ func cellText(f *Frame, c, r int) string {
 	if x, ok := f.Cols[c].([]float64); ok {
 		return fmt.Sprintf("%v", x[r])
 	}
-	return f.cellLabel(c, r)
+	return f.CellLabel(c, r)
 }
 
 func cellEqual(a *Frame, ai, ar int, b *Frame, bi, br int, tol Tol, hasTol bool) bool {
@@ -286,13 +286,13 @@ func cellEqual(a *Frame, ai, ar int, b *Frame, bi, br int, tol Tol, hasTol bool)
 		return hasTol && math.Abs(x-y) <= tol.Abs+tol.Rel*math.Abs(x)
 	}
 	if hasTol {
-		x, okx := a.cellFloat(ai, ar)
-		y, oky := b.cellFloat(bi, br)
+		x, okx := a.CellFloat(ai, ar)
+		y, oky := b.CellFloat(bi, br)
 		if okx && oky {
 			return math.Abs(x-y) <= tol.Abs+tol.Rel*math.Abs(x)
 		}
 	}
-	return a.Types[ai] == b.Types[bi] && a.cellLabel(ai, ar) == b.cellLabel(bi, br)
+	return a.Types[ai] == b.Types[bi] && a.CellLabel(ai, ar) == b.CellLabel(bi, br)
 }
 
 // WriteText prints the verification: a one-line verdict, then the
