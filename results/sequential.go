@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 
+	"go.yaml.in/yaml/v3"
+
 	"schedfarm/simcore"
 	"schedfarm/sweep"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // Sequential decisions.

@@ -131,6 +131,9 @@ func (t *TableWriter) SetAny(c int, v any) error {
 	return fmt.Errorf("column %q: want %s, got %T", col.Name, col.Type, v)
 }
 
+// Rows returns the number of rows completed so far.
+func (t *TableWriter) Rows() int64 { return t.rows }
+
 // EndRow completes the current row.
 func (t *TableWriter) EndRow() error {
 	t.n++

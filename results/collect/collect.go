@@ -1,4 +1,4 @@
-package results
+package collect
 
 import (
 	"bufio"
@@ -17,12 +17,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/parquet-go/parquet-go"
 
+	"schedfarm/results"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
 
 // PartSource lists and opens the stored objects of a run's parts. Object
-// names have the form PartObjectName(partID, table).
+// names have the form results.PartObjectName(partID, table).
 type PartSource interface {
 	// List returns the names of all stored objects, in any order.
 	List(ctx context.Context) ([]string, error)
@@ -36,8 +37,8 @@ type Failure struct {
 	Attempts int
 }
 
-// CollectInput is what Collect merges for one sweep.
-type CollectInput struct {
+// Input is what Collect merges for one sweep.
+type Input struct {
 	// RunID is written into jobs.parquet (column and metadata).
 	RunID string
 	// Packing, when set, is how the farm sent the sweep's jobs (JSON of
@@ -54,7 +55,7 @@ type CollectInput struct {
 	// SweepFile is the sweep file's text, recorded in every file's metadata.
 	SweepFile string
 	// Provenance identifies the collector's build.
-	Provenance Provenance
+	Provenance results.Provenance
 	// Replace allows replacing an existing output folder (for example the
 	// result of collecting a partial run). Without it an existing folder is
 	// an error.
@@ -93,7 +94,7 @@ type jobKey struct {
 
 // collector is the state of one Collect call.
 type collector struct {
-	in     *CollectInput
+	in     *Input
 	src    PartSource
 	order  []int // positions into in.Jobs, sorted by job index
 	slots  map[jobKey]int32
@@ -114,14 +115,14 @@ type collector struct {
 
 // jobsPartColumns are the fixed columns the collector takes from a part's
 // jobs object (besides the metrics); the others come from the expected jobs.
-func jobsPartColumns() []Column {
-	return []Column{
-		{Name: ColWorker, Type: String},
-		{Name: ColStartedAt, Type: TimestampMs, Nullable: true},
-		{Name: ColDurationMs, Type: Float64, Nullable: true},
-		{Name: ColStatus, Type: String},
-		{Name: ColError, Type: String},
-		{Name: ColAttempts, Type: Int64},
+func jobsPartColumns() []results.Column {
+	return []results.Column{
+		{Name: results.ColWorker, Type: results.String},
+		{Name: results.ColStartedAt, Type: results.TimestampMs, Nullable: true},
+		{Name: results.ColDurationMs, Type: results.Float64, Nullable: true},
+		{Name: results.ColStatus, Type: results.String},
+		{Name: results.ColError, Type: results.String},
+		{Name: results.ColAttempts, Type: results.Int64},
 	}
 }
 
@@ -146,7 +147,7 @@ func jobsPartColumns() []Column {
 // and, one extra table at a time, the declared columns of the chosen rows
 // (parameters and job columns are taken from in.Jobs when writing). About
 // 140 MB of heap for 100,000 bench jobs.
-func Collect(ctx context.Context, src PartSource, in CollectInput, outDir string) (*Collected, error) {
+func Collect(ctx context.Context, src PartSource, in Input, outDir string) (*Collected, error) {
 	c, err := newCollector(src, &in)
 	if err != nil {
 		return nil, fmt.Errorf("collect: %w", err)
@@ -157,7 +158,7 @@ func Collect(ctx context.Context, src PartSource, in CollectInput, outDir string
 	}
 	names := make([]string, len(c.partIDs))
 	for i, id := range c.partIDs {
-		names[i] = PartObjectName(id, JobsTable)
+		names[i] = results.PartObjectName(id, results.JobsTable)
 	}
 	if err := c.eachObject(ctx, names, c.readPartJobs); err != nil {
 		return nil, err
@@ -168,7 +169,7 @@ func Collect(ctx context.Context, src PartSource, in CollectInput, outDir string
 	return &c.res, nil
 }
 
-func newCollector(src PartSource, in *CollectInput) (*collector, error) {
+func newCollector(src PartSource, in *Input) (*collector, error) {
 	if len(in.Jobs) == 0 {
 		return nil, fmt.Errorf("no jobs")
 	}
@@ -204,12 +205,12 @@ func newCollector(src PartSource, in *CollectInput) (*collector, error) {
 	}
 	c.ok = make([]bool, c.nslots)
 	c.stores = make(map[string]*colStore)
-	c.stores[ColCPUMs] = newColStore(Float64, c.nslots, true, c.intern)
+	c.stores[results.ColCPUMs] = newColStore(results.Float64, c.nslots, true, c.intern)
 	for _, col := range jobsPartColumns() {
 		c.stores[col.Name] = newColStore(col.Type, c.nslots, col.Nullable, c.intern)
 	}
 	for _, m := range in.Model.Metrics {
-		c.stores[m.Name] = newColStore(TypeOfKind(m.Kind), c.nslots, true, c.intern)
+		c.stores[m.Name] = newColStore(results.TypeOfKind(m.Kind), c.nslots, true, c.intern)
 	}
 	return c, nil
 }
@@ -223,7 +224,7 @@ func (c *collector) listParts(ctx context.Context) error {
 	objects := make(map[string]bool, len(names))
 	for _, n := range names {
 		objects[n] = true
-		if id, table, ok := ParsePartObjectName(n); ok && table == JobsTable {
+		if id, table, ok := results.ParsePartObjectName(n); ok && table == results.JobsTable {
 			c.partIDs = append(c.partIDs, id)
 		}
 	}
@@ -303,8 +304,8 @@ func (c *collector) eachObject(ctx context.Context, names []string, fn func(i in
 
 // lookupColumns returns the file column index of each wanted column,
 // checking its type.
-func lookupColumns(pf *parquet.File, want []Column) ([]int, error) {
-	cols, err := FileColumns(pf)
+func lookupColumns(pf *parquet.File, want []results.Column) ([]int, error) {
+	cols, err := results.FileColumns(pf)
 	if err != nil {
 		return nil, err
 	}
@@ -337,24 +338,24 @@ func keyOf(row parquet.Row, idCol, seedCol int) (jobKey, bool) {
 
 func (c *collector) readPartJobs(p int, pf *parquet.File) error {
 	j0 := &c.in.Jobs[0]
-	model, _ := pf.Lookup(MetaModel)
-	version, _ := pf.Lookup(MetaModelVersion)
+	model, _ := pf.Lookup(results.MetaModel)
+	version, _ := pf.Lookup(results.MetaModelVersion)
 	if model != j0.Model || version != j0.ModelVersion {
 		c.res.SkippedParts++
 		return nil
 	}
 	c.res.Parts++
-	if tables, _ := pf.Lookup(MetaPartTables); tables != "" {
+	if tables, _ := pf.Lookup(results.MetaPartTables); tables != "" {
 		c.partTables[p] = strings.Split(tables, ",")
 	}
-	want := []Column{{Name: ColJobID, Type: String}, {Name: ColSeed, Type: Uint64}}
+	want := []results.Column{{Name: results.ColJobID, Type: results.String}, {Name: results.ColSeed, Type: results.Uint64}}
 	var stores []*colStore
 	for _, col := range jobsPartColumns() {
 		want = append(want, col)
 		stores = append(stores, c.stores[col.Name])
 	}
 	for _, m := range c.in.Model.Metrics {
-		want = append(want, Column{Name: m.Name, Type: TypeOfKind(m.Kind)})
+		want = append(want, results.Column{Name: m.Name, Type: results.TypeOfKind(m.Kind)})
 		stores = append(stores, c.stores[m.Name])
 	}
 	idx, err := lookupColumns(pf, want)
@@ -364,13 +365,13 @@ func (c *collector) readPartJobs(p int, pf *parquet.File) error {
 	// cpu_ms is read where the part has it: a worker from before it wrote
 	// none, and its jobs get a null.
 	cpuCol := -1
-	if ci, err := lookupColumns(pf, []Column{{Name: ColCPUMs, Type: Float64}}); err == nil {
+	if ci, err := lookupColumns(pf, []results.Column{{Name: results.ColCPUMs, Type: results.Float64}}); err == nil {
 		cpuCol = ci[0]
 	}
-	cpuStore := c.stores[ColCPUMs]
+	cpuStore := c.stores[results.ColCPUMs]
 	statusCol := idx[2+3] // jobsPartColumns()[3] is status
 	row := 0
-	return ScanRows(pf, func(r parquet.Row) error {
+	return results.ScanRows(pf, func(r parquet.Row) error {
 		row++
 		k, ok := keyOf(r, idx[0], idx[1])
 		if !ok {
@@ -380,7 +381,7 @@ func (c *collector) readPartJobs(p int, pf *parquet.File) error {
 		if !ok {
 			return nil // another sweep's job
 		}
-		isOK := string(r[statusCol].ByteArray()) == StatusOK
+		isOK := string(r[statusCol].ByteArray()) == results.StatusOK
 		switch {
 		case c.part[s] < 0:
 		case isOK && !c.ok[s]:
@@ -413,11 +414,11 @@ type tableRows struct {
 func (c *collector) readTable(ctx context.Context, table simcore.Table) (*tableRows, error) {
 	tr := &tableRows{cols: make([]*colStore, len(table.Columns))}
 	for i, col := range table.Columns {
-		tr.cols[i] = newColStore(TypeOfKind(col.Kind), 0, false, c.intern)
+		tr.cols[i] = newColStore(results.TypeOfKind(col.Kind), 0, false, c.intern)
 	}
-	want := []Column{{Name: ColJobID, Type: String}, {Name: ColSeed, Type: Uint64}}
+	want := []results.Column{{Name: results.ColJobID, Type: results.String}, {Name: results.ColSeed, Type: results.Uint64}}
 	for _, col := range table.Columns {
-		want = append(want, Column{Name: col.Name, Type: TypeOfKind(col.Kind)})
+		want = append(want, results.Column{Name: col.Name, Type: results.TypeOfKind(col.Kind)})
 	}
 	chosen := make([]bool, len(c.partIDs))
 	for s, p := range c.part {
@@ -430,7 +431,7 @@ func (c *collector) readTable(ctx context.Context, table simcore.Table) (*tableR
 	for p, id := range c.partIDs {
 		if chosen[p] && slices.Contains(c.partTables[p], table.Name) {
 			parts = append(parts, p)
-			names = append(names, PartObjectName(id, table.Name))
+			names = append(names, results.PartObjectName(id, table.Name))
 		}
 	}
 	err := c.eachObject(ctx, names, func(i int, pf *parquet.File) error {
@@ -440,7 +441,7 @@ func (c *collector) readTable(ctx context.Context, table simcore.Table) (*tableR
 			return err
 		}
 		row := 0
-		return ScanRows(pf, func(r parquet.Row) error {
+		return results.ScanRows(pf, func(r parquet.Row) error {
 			row++
 			k, ok := keyOf(r, idx[0], idx[1])
 			if !ok {
@@ -550,7 +551,7 @@ func writeFile(dir, name string, fn func(w io.Writer) error) error {
 
 func (c *collector) meta(withRun bool) map[string]string {
 	j0 := &c.in.Jobs[0]
-	m := FileMeta{SweepFile: c.in.SweepFile, Sweep: j0.Sweep, Model: j0.Model, ModelVersion: j0.ModelVersion, Prov: c.in.Provenance}
+	m := results.FileMeta{SweepFile: c.in.SweepFile, Sweep: j0.Sweep, Model: j0.Model, ModelVersion: j0.ModelVersion, Prov: c.in.Provenance}
 	if withRun {
 		m.RunID = c.in.RunID
 	}
@@ -562,10 +563,10 @@ func (c *collector) meta(withRun bool) map[string]string {
 	}
 	m.Extra = map[string]string{}
 	if len(measured) > 0 {
-		m.Extra[MetaMeasured] = strings.Join(measured, ",")
+		m.Extra[results.MetaMeasured] = strings.Join(measured, ",")
 	}
 	if withRun && c.in.Packing != "" {
-		m.Extra[MetaPacking] = c.in.Packing
+		m.Extra[results.MetaPacking] = c.in.Packing
 	}
 	return m.Pairs()
 }
@@ -574,17 +575,17 @@ func (c *collector) writeFiles(ctx context.Context, dir string) error {
 	model := &c.in.Model
 	c.res.Jobs = len(c.in.Jobs)
 	c.res.TableRows = make(map[string]int64, len(model.Tables))
-	jl, err := JobsLayout(*model)
+	jl, err := results.JobsLayout(*model)
 	if err != nil {
 		return err
 	}
-	name := JobsTable + ".parquet"
+	name := results.JobsTable + ".parquet"
 	if err := writeFile(dir, name, func(w io.Writer) error { return c.writeJobs(w, jl) }); err != nil {
 		return err
 	}
 	c.res.Files = append(c.res.Files, name)
 	for _, t := range model.Tables {
-		tl, err := TableLayout(*model, t.Name)
+		tl, err := results.TableLayout(*model, t.Name)
 		if err != nil {
 			return err
 		}
@@ -604,28 +605,28 @@ func (c *collector) writeFiles(ctx context.Context, dir string) error {
 		return err
 	}
 	c.res.Points = sum.points
-	sl, err := SummaryLayout(*model)
+	sl, err := results.SummaryLayout(*model)
 	if err != nil {
 		return err
 	}
-	if err := writeFile(dir, SummaryTable+".parquet", func(w io.Writer) error {
+	if err := writeFile(dir, results.SummaryTable+".parquet", func(w io.Writer) error {
 		return sum.writeParquet(w, sl, c.meta(false))
 	}); err != nil {
 		return err
 	}
-	if err := writeFile(dir, SummaryTable+".csv", func(w io.Writer) error {
+	if err := writeFile(dir, results.SummaryTable+".csv", func(w io.Writer) error {
 		return sum.writeCSV(w, sl)
 	}); err != nil {
 		return err
 	}
-	c.res.Files = append(c.res.Files, SummaryTable+".parquet", SummaryTable+".csv")
+	c.res.Files = append(c.res.Files, results.SummaryTable+".parquet", results.SummaryTable+".csv")
 	return nil
 }
 
 // writeJobs writes jobs.parquet: one row per job with a result or a
 // failure, in job-index order.
-func (c *collector) writeJobs(w io.Writer, l Layout) error {
-	tw := NewTableWriter(w, l, c.meta(true), 0)
+func (c *collector) writeJobs(w io.Writer, l results.Layout) error {
+	tw := results.NewTableWriter(w, l, c.meta(true), 0)
 	model := &c.in.Model
 	st := c.stores
 	for _, pos := range c.order {
@@ -648,10 +649,10 @@ func (c *collector) writeJobs(w io.Writer, l Layout) error {
 		ok := c.part[s] >= 0 && c.ok[s]
 		attempts := int64(fail.Attempts)
 		if c.part[s] >= 0 {
-			st[ColWorker].write(tw, 8, s)
-			st[ColStartedAt].write(tw, 9, s)
-			st[ColDurationMs].write(tw, 10, s)
-			attempts = max(attempts, st[ColAttempts].ints[s])
+			st[results.ColWorker].write(tw, 8, s)
+			st[results.ColStartedAt].write(tw, 9, s)
+			st[results.ColDurationMs].write(tw, 10, s)
+			attempts = max(attempts, st[results.ColAttempts].ints[s])
 		} else {
 			tw.SetString(8, "")
 			tw.SetNull(9)
@@ -659,24 +660,24 @@ func (c *collector) writeJobs(w io.Writer, l Layout) error {
 		}
 		if ok {
 			c.res.OK++
-			tw.SetString(11, StatusOK)
+			tw.SetString(11, results.StatusOK)
 			tw.SetString(12, "")
 		} else {
 			c.res.Failed++
-			tw.SetString(11, StatusFailed)
+			tw.SetString(11, results.StatusFailed)
 			if hasFail {
 				tw.SetString(12, fail.Error)
 			} else {
-				tw.SetString(12, st[ColError].strs[s])
+				tw.SetString(12, st[results.ColError].strs[s])
 			}
 		}
 		tw.SetInt(13, attempts)
 		if c.part[s] >= 0 {
-			st[ColCPUMs].write(tw, 14, s)
+			st[results.ColCPUMs].write(tw, 14, s)
 		} else {
 			tw.SetNull(14)
 		}
-		col := FixedJobColumns
+		col := results.FixedJobColumns
 		for _, p := range model.Params {
 			if err := tw.SetAny(col, j.Params[p.Name]); err != nil {
 				return fmt.Errorf("job %d: %w", j.Index, err)
@@ -700,7 +701,7 @@ func (c *collector) writeJobs(w io.Writer, l Layout) error {
 
 // writeTable writes one extra table: for each job in job-index order, the
 // rows of its chosen part in their original order.
-func (c *collector) writeTable(w io.Writer, l Layout, tr *tableRows) error {
+func (c *collector) writeTable(w io.Writer, l results.Layout, tr *tableRows) error {
 	// Counting sort of the rows by slot, keeping their order.
 	start := make([]int32, c.nslots+1)
 	for _, s := range tr.slot {
@@ -716,7 +717,7 @@ func (c *collector) writeTable(w io.Writer, l Layout, tr *tableRows) error {
 		next[s]++
 	}
 	next = nil
-	tw := NewTableWriter(w, l, c.meta(false), 0)
+	tw := results.NewTableWriter(w, l, c.meta(false), 0)
 	model := &c.in.Model
 	for _, pos := range c.order {
 		j := &c.in.Jobs[pos]
@@ -731,7 +732,7 @@ func (c *collector) writeTable(w io.Writer, l Layout, tr *tableRows) error {
 			tw.SetInt(1, int64(j.Index))
 			tw.SetInt(2, int64(j.Replicate))
 			tw.SetInt(3, int64(j.Seed))
-			col := FixedTableColumns
+			col := results.FixedTableColumns
 			for _, p := range model.Params {
 				if err := tw.SetAny(col, j.Params[p.Name]); err != nil {
 					return fmt.Errorf("job %d: %w", j.Index, err)
@@ -747,6 +748,6 @@ func (c *collector) writeTable(w io.Writer, l Layout, tr *tableRows) error {
 			}
 		}
 	}
-	c.res.TableRows[l.Table] = tw.rows
+	c.res.TableRows[l.Table] = tw.Rows()
 	return tw.Close()
 }

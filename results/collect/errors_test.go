@@ -1,4 +1,4 @@
-package results
+package collect_test
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"schedfarm/results"
+	"schedfarm/results/collect"
+	"schedfarm/results/internal/runtest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
 	"schedfarm/sweep"
@@ -17,7 +20,7 @@ import (
 
 // faultySource wraps a PartSource and fails List or Open of one object.
 type faultySource struct {
-	PartSource
+	collect.PartSource
 	listErr  error
 	openFail string
 }
@@ -38,22 +41,22 @@ func (f faultySource) Open(ctx context.Context, name string) (io.ReadCloser, err
 
 func TestCollectErrors(t *testing.T) {
 	schema := bench.New().Schema()
-	jobs := benchJobs(t, "s", 1, []point{{"size": 1, "rows": 2}, {"size": 2}}, 2)
+	jobs := runtest.BenchJobs(t, "s", 1, []runtest.Point{{"size": 1, "rows": 2}, {"size": 2}}, 2)
 	dir := t.TempDir()
 	parts := filepath.Join(dir, "parts")
 	for i, id := range []string{"a", "b", "c", "d", "e", "f"} {
 		if i < len(jobs) {
-			storePart(t, parts, id, schema, "r", runBench(t, jobs[i:i+1], "w", time.Unix(0, 0)))
+			runtest.StorePart(t, parts, id, schema, "r", runtest.RunBench(t, jobs[i:i+1], "w", time.Unix(0, 0)))
 		}
 	}
 	// A part of another model is skipped.
 	other := simcore.Schema{Params: []simcore.Param{{Name: "k", Kind: simcore.Int}}, Metrics: []simcore.Column{{Name: "m", Kind: simcore.Float}}}
 	oj := sweep.Job{ID: jobs[0].ID, Sweep: "s", Model: "other", ModelVersion: "1", Params: simcore.Params{"k": int64(1)}, Seed: jobs[0].Seed}
-	storePart(t, parts, "0-other", other, "r", []JobResult{{Job: oj, Status: StatusOK, Result: &simcore.Result{Metrics: map[string]any{"m": 1.0}}}})
-	src := dirSource{dir: parts}
-	in := CollectInput{RunID: "r", Model: schema, Jobs: jobs}
+	runtest.StorePart(t, parts, "0-other", other, "r", []results.JobResult{{Job: oj, Status: results.StatusOK, Result: &simcore.Result{Metrics: map[string]any{"m": 1.0}}}})
+	src := runtest.DirSource{Dir: parts}
+	in := collect.Input{RunID: "r", Model: schema, Jobs: jobs}
 
-	res, err := Collect(context.Background(), src, in, filepath.Join(dir, "ok"))
+	res, err := collect.Collect(context.Background(), src, in, filepath.Join(dir, "ok"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,23 +68,23 @@ func TestCollectErrors(t *testing.T) {
 	cancel()
 	// A part whose jobs object lists a table object that is not stored.
 	broken := filepath.Join(dir, "broken")
-	storePart(t, broken, "a", schema, "r", runBench(t, jobs[:1], "w", time.Unix(0, 0)))
+	runtest.StorePart(t, broken, "a", schema, "r", runtest.RunBench(t, jobs[:1], "w", time.Unix(0, 0)))
 	if err := os.Remove(filepath.Join(broken, "a", "samples.parquet")); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name string
 		ctx  context.Context
-		src  PartSource
-		in   func(CollectInput) CollectInput
+		src  collect.PartSource
+		in   func(collect.Input) collect.Input
 		want string
 	}{
 		{"list error", context.Background(), faultySource{PartSource: src, listErr: errors.New("no store")}, nil, "no store"},
 		{"open error", context.Background(), faultySource{PartSource: src, openFail: "c/jobs.parquet"}, nil, "c/jobs.parquet: injected open failure"},
 		{"table open error", context.Background(), faultySource{PartSource: src, openFail: "a/samples.parquet"}, nil, "a/samples.parquet: injected"},
-		{"missing table object", context.Background(), dirSource{dir: broken}, nil, "a/samples.parquet"},
+		{"missing table object", context.Background(), runtest.DirSource{Dir: broken}, nil, "a/samples.parquet"},
 		{"cancelled", cancelled, src, nil, "context canceled"},
-		{"no jobs", context.Background(), src, func(in CollectInput) CollectInput { in.Jobs = nil; return in }, "no jobs"},
+		{"no jobs", context.Background(), src, func(in collect.Input) collect.Input { in.Jobs = nil; return in }, "no jobs"},
 		{"corrupt part", context.Background(), corruptSource{src}, nil, "b/jobs.parquet"},
 	}
 	for i, tt := range tests {
@@ -91,7 +94,7 @@ func TestCollectErrors(t *testing.T) {
 				cin = tt.in(in)
 			}
 			out := filepath.Join(dir, "out", string(rune('a'+i)))
-			_, err := Collect(tt.ctx, tt.src, cin, out)
+			_, err := collect.Collect(tt.ctx, tt.src, cin, out)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
@@ -107,7 +110,7 @@ func TestCollectErrors(t *testing.T) {
 }
 
 // corruptSource truncates part b's jobs object.
-type corruptSource struct{ PartSource }
+type corruptSource struct{ collect.PartSource }
 
 func (c corruptSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	rc, err := c.PartSource.Open(ctx, name)

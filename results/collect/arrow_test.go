@@ -1,4 +1,4 @@
-package results
+package collect_test
 
 import (
 	"context"
@@ -15,6 +15,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"schedfarm/results"
+	"schedfarm/results/collect"
+	"schedfarm/results/internal/runtest"
 	"schedfarm/simcore/bench"
 )
 
@@ -82,19 +85,19 @@ func arrowCol[T any](t *testing.T, tbl arrow.Table, name string) ([]T, []bool) {
 func TestCollectArrowRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	parts := filepath.Join(dir, "parts")
-	jobs := benchJobs(t, "s1", 7, []point{
+	jobs := runtest.BenchJobs(t, "s1", 7, []runtest.Point{
 		{"size": 1, "rows": 3, "variant": "a"},
 		{"size": 1, "rows": 3, "variant": "b"},
 		{"size": 2, "rows": 0},
 		{"size": 3, "fail": "error"},
 	}, 3)
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	rows := runBench(t, jobs, "w1", t0)
-	storePart(t, parts, "p1", bench.New().Schema(), "run-1", rows[:5])
-	storePart(t, parts, "p2", bench.New().Schema(), "run-1", rows[5:])
+	rows := runtest.RunBench(t, jobs, "w1", t0)
+	runtest.StorePart(t, parts, "p1", bench.New().Schema(), "run-1", rows[:5])
+	runtest.StorePart(t, parts, "p2", bench.New().Schema(), "run-1", rows[5:])
 	out := filepath.Join(dir, "results", "s1", "run-1")
-	in := CollectInput{RunID: "run-1", Model: bench.New().Schema(), Jobs: jobs, SweepFile: "name: s1\n", Provenance: testProv()}
-	res, err := Collect(context.Background(), dirSource{dir: parts}, in, out)
+	in := collect.Input{RunID: "run-1", Model: bench.New().Schema(), Jobs: jobs, SweepFile: "name: s1\n", Provenance: runtest.Prov()}
+	res, err := collect.Collect(context.Background(), runtest.DirSource{Dir: parts}, in, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +163,7 @@ func TestCollectArrowRoundTrip(t *testing.T) {
 		if r.Status != status[i] || r.Error != errs[i] {
 			t.Errorf("row %d: status %q error %q, want %q %q", i, status[i], errs[i], r.Status, r.Error)
 		}
-		if r.Status == StatusOK {
+		if r.Status == results.StatusOK {
 			if valueNull[i] || values[i] != r.Result.Metrics["value"].(float64) || checks[i] != r.Result.Metrics["checksum"].(int64) {
 				t.Errorf("row %d: value %v checksum %v", i, values[i], checks[i])
 			}
@@ -169,9 +172,9 @@ func TestCollectArrowRoundTrip(t *testing.T) {
 		}
 	}
 	wantMeta := map[string]string{
-		MetaSweepFile: "name: s1\n", MetaSweep: "s1", MetaRunID: "run-1", MetaVersion: "v0.1.0-test",
-		MetaVCSRevision: "abc123", MetaVCSModified: "false", MetaGoVersion: "go1.26.8",
-		MetaModel: "bench", MetaModelVersion: "1",
+		results.MetaSweepFile: "name: s1\n", results.MetaSweep: "s1", results.MetaRunID: "run-1", results.MetaVersion: "v0.1.0-test",
+		results.MetaVCSRevision: "abc123", results.MetaVCSModified: "false", results.MetaGoVersion: "go1.26.8",
+		results.MetaModel: "bench", results.MetaModelVersion: "1",
 	}
 	for k, v := range wantMeta {
 		if meta[k] != v {
@@ -191,10 +194,10 @@ func TestCollectArrowRoundTrip(t *testing.T) {
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("samples columns %v, want %v", names, wantNames)
 	}
-	if _, ok := meta[MetaRunID]; ok {
-		t.Errorf("samples.parquet has %s", MetaRunID)
+	if _, ok := meta[results.MetaRunID]; ok {
+		t.Errorf("samples.parquet has %s", results.MetaRunID)
 	}
-	if meta[MetaSweepFile] != "name: s1\n" || meta[MetaModel] != "bench" {
+	if meta[results.MetaSweepFile] != "name: s1\n" || meta[results.MetaModel] != "bench" {
 		t.Errorf("samples metadata %v", meta)
 	}
 	sIdx, _ := arrowCol[int64](t, tbl, "job_index")
@@ -219,8 +222,8 @@ func TestCollectArrowRoundTrip(t *testing.T) {
 
 	// summary.parquet
 	tbl, meta = arrowRead(t, filepath.Join(out, "summary.parquet"))
-	if _, ok := meta[MetaRunID]; ok {
-		t.Errorf("summary.parquet has %s", MetaRunID)
+	if _, ok := meta[results.MetaRunID]; ok {
+		t.Errorf("summary.parquet has %s", results.MetaRunID)
 	}
 	if tbl.NumRows() != 4 {
 		t.Errorf("summary rows = %d", tbl.NumRows())

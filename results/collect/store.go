@@ -1,14 +1,16 @@
-package results
+package collect
 
 import (
 	"github.com/parquet-go/parquet-go"
+
+	"schedfarm/results"
 )
 
 // colStore holds one typed column in memory: either a fixed number of slots
 // set by index (the collector's per-job state) or a growing list (extra
 // table rows).
 type colStore struct {
-	typ    Type
+	typ    results.Type
 	ints   []int64 // Int64, Uint64 (bits), TimestampMs
 	floats []float64
 	strs   []string
@@ -17,16 +19,16 @@ type colStore struct {
 	intern map[string]string
 }
 
-func newColStore(t Type, n int, nullable bool, intern map[string]string) *colStore {
+func newColStore(t results.Type, n int, nullable bool, intern map[string]string) *colStore {
 	c := &colStore{typ: t, intern: intern}
 	switch t {
-	case Int64, Uint64, TimestampMs:
+	case results.Int64, results.Uint64, results.TimestampMs:
 		c.ints = make([]int64, n)
-	case Float64:
+	case results.Float64:
 		c.floats = make([]float64, n)
-	case String:
+	case results.String:
 		c.strs = make([]string, n)
-	case Bool:
+	case results.Bool:
 		c.bools = make([]bool, n)
 	}
 	if nullable {
@@ -54,15 +56,15 @@ func (c *colStore) set(i int, v parquet.Value) {
 		c.null[i] = v.IsNull()
 	}
 	switch c.typ {
-	case Int64:
-		c.ints[i] = ValueInt(v)
-	case Uint64, TimestampMs:
+	case results.Int64:
+		c.ints[i] = results.ValueInt(v)
+	case results.Uint64, results.TimestampMs:
 		c.ints[i] = v.Int64()
-	case Float64:
-		c.floats[i] = ValueFloat(v)
-	case String:
+	case results.Float64:
+		c.floats[i] = results.ValueFloat(v)
+	case results.String:
 		c.strs[i] = c.str(v.ByteArray())
-	case Bool:
+	case results.Bool:
 		c.bools[i] = v.Boolean()
 	}
 }
@@ -73,16 +75,16 @@ func (c *colStore) grow() int {
 		c.null = append(c.null, false)
 	}
 	switch c.typ {
-	case Int64, Uint64, TimestampMs:
+	case results.Int64, results.Uint64, results.TimestampMs:
 		c.ints = append(c.ints, 0)
 		return len(c.ints) - 1
-	case Float64:
+	case results.Float64:
 		c.floats = append(c.floats, 0)
 		return len(c.floats) - 1
-	case String:
+	case results.String:
 		c.strs = append(c.strs, "")
 		return len(c.strs) - 1
-	case Bool:
+	case results.Bool:
 		c.bools = append(c.bools, false)
 		return len(c.bools) - 1
 	}
@@ -92,26 +94,26 @@ func (c *colStore) grow() int {
 func (c *colStore) isNull(i int) bool { return c.null != nil && c.null[i] }
 
 // write writes slot i into column col of the current row of tw.
-func (c *colStore) write(tw *TableWriter, col, i int) {
+func (c *colStore) write(tw *results.TableWriter, col, i int) {
 	if c.isNull(i) {
 		tw.SetNull(col)
 		return
 	}
 	switch c.typ {
-	case Int64, Uint64, TimestampMs:
+	case results.Int64, results.Uint64, results.TimestampMs:
 		tw.SetInt(col, c.ints[i])
-	case Float64:
+	case results.Float64:
 		tw.SetFloat(col, c.floats[i])
-	case String:
+	case results.String:
 		tw.SetString(col, c.strs[i])
-	case Bool:
+	case results.Bool:
 		tw.SetBool(col, c.bools[i])
 	}
 }
 
 // float returns slot i as a float64 (numeric columns only).
 func (c *colStore) float(i int) float64 {
-	if c.typ == Float64 {
+	if c.typ == results.Float64 {
 		return c.floats[i]
 	}
 	return float64(c.ints[i])

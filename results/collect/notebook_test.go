@@ -1,4 +1,4 @@
-package results
+package collect_test
 
 import (
 	"os"
@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"schedfarm/results"
+	"schedfarm/results/internal/runtest"
 )
 
 // The columns and metadata keys scripts/notebook_example.py uses, by file,
@@ -30,10 +33,10 @@ var notebookColumns = map[string]map[string]arrow.Type{
 	},
 }
 
-var notebookMeta = []string{MetaSweep, MetaModel, MetaModelVersion, MetaVersion, MetaVCSRevision, MetaGoVersion, MetaSweepFile}
+var notebookMeta = []string{results.MetaSweep, results.MetaModel, results.MetaModelVersion, results.MetaVersion, results.MetaVCSRevision, results.MetaGoVersion, results.MetaSweepFile}
 
 func TestNotebookExample(t *testing.T) {
-	src, err := os.ReadFile("../scripts/notebook_example.py")
+	src, err := os.ReadFile("../../scripts/notebook_example.py")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +58,7 @@ func TestNotebookExample(t *testing.T) {
 	}
 	// A collected run, and the committed golden (summary only).
 	run := filepath.Join(t.TempDir(), "big", "r1")
-	collectRun(t, run, 40)
+	runtest.CollectRun(t, run, 40)
 	check := func(dir, file string) {
 		tbl, meta := arrowRead(t, filepath.Join(dir, file))
 		for c, typ := range notebookColumns[file] {
@@ -77,5 +80,5 @@ func TestNotebookExample(t *testing.T) {
 	for file := range notebookColumns {
 		check(run, file)
 	}
-	check("../configs/golden/smoke", "summary.parquet")
+	check("../../configs/golden/smoke", "summary.parquet")
 }

@@ -1,4 +1,4 @@
-package results
+package collect_test
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"schedfarm/results"
+	"schedfarm/results/collect"
+	"schedfarm/results/internal/runtest"
 	"schedfarm/simcore/bench"
 	"schedfarm/sweep"
 )
@@ -18,15 +21,15 @@ import (
 // benchSweep returns n bench jobs: n/10 points × 10 replicates, one point
 // in ten with 5 rows of the samples table.
 func benchSweep(b *testing.B, n int) []sweep.Job {
-	pts := make([]point, n/10)
+	pts := make([]runtest.Point, n/10)
 	for i := range pts {
 		rows := 0
 		if i%10 == 0 {
 			rows = 5
 		}
-		pts[i] = point{"size": i, "rows": rows, "variant": []string{"a", "b"}[i%2]}
+		pts[i] = runtest.Point{"size": i, "rows": rows, "variant": []string{"a", "b"}[i%2]}
 	}
-	return benchJobs(b, "big", 42, pts, 10)
+	return runtest.BenchJobs(b, "big", 42, pts, 10)
 }
 
 // peakHeap samples the live heap while fn runs and returns its peak above
@@ -68,30 +71,30 @@ func peakHeap(fn func()) uint64 {
 func BenchmarkCollect_100k(b *testing.B) {
 	schema := bench.New().Schema()
 	jobs := benchSweep(b, 100_000)
-	rows := runBench(b, jobs, "w", time.Unix(1.7e9, 0))
+	rows := runtest.RunBench(b, jobs, "w", time.Unix(1.7e9, 0))
 	dir := b.TempDir()
 	parts := filepath.Join(dir, "parts")
 	rng := rand.New(rand.NewPCG(3, 4))
 	perm := rng.Perm(len(rows))
 	for p := 0; p < 200; p++ {
-		part := make([]JobResult, 500)
+		part := make([]results.JobResult, 500)
 		for i := range part {
 			part[i] = rows[perm[p*500+i]]
 		}
-		storePart(b, parts, fmt.Sprintf("part-%04d", p), schema, "run", part)
+		runtest.StorePart(b, parts, fmt.Sprintf("part-%04d", p), schema, "run", part)
 	}
 	for p := 0; p < 5; p++ {
-		storePart(b, parts, fmt.Sprintf("redo-%d", p), schema, "run", rows[p*200:p*200+200])
+		runtest.StorePart(b, parts, fmt.Sprintf("redo-%d", p), schema, "run", rows[p*200:p*200+200])
 	}
-	in := CollectInput{RunID: "run", Model: schema, Jobs: jobs, Replace: true}
+	in := collect.Input{RunID: "run", Model: schema, Jobs: jobs, Replace: true}
 	out := filepath.Join(dir, "out")
 	b.ReportAllocs()
 	b.ResetTimer()
 	var peak uint64
 	for i := 0; i < b.N; i++ {
-		var res *Collected
+		var res *collect.Collected
 		var err error
-		p := peakHeap(func() { res, err = Collect(context.Background(), dirSource{dir: parts}, in, out) })
+		p := peakHeap(func() { res, err = collect.Collect(context.Background(), runtest.DirSource{Dir: parts}, in, out) })
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -113,12 +116,12 @@ func BenchmarkEncodePart_10(b *testing.B) { benchEncodePart(b, 10) }
 
 func benchEncodePart(b *testing.B, n int) {
 	schema := bench.New().Schema()
-	rows := runBench(b, benchSweep(b, n), "w", time.Unix(1.7e9, 0))
+	rows := runtest.RunBench(b, benchSweep(b, n), "w", time.Unix(1.7e9, 0))
 	b.ReportAllocs()
 	b.ResetTimer()
 	var size int
 	for i := 0; i < b.N; i++ {
-		objs, err := EncodePart(schema, PartInfo{RunID: "run"}, rows)
+		objs, err := results.EncodePart(schema, results.PartInfo{RunID: "run"}, rows)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package results
+package collect_test
 
 import (
 	"bytes"
@@ -15,6 +15,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"schedfarm/results"
+	"schedfarm/results/collect"
+	"schedfarm/results/internal/runtest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
 	"schedfarm/sweep"
@@ -22,7 +25,7 @@ import (
 
 // handRow returns an ok row of job j with the given metric values and
 // samples column u (nil: no samples).
-func handRow(j sweep.Job, worker string, value float64, us []float64) JobResult {
+func handRow(j sweep.Job, worker string, value float64, us []float64) results.JobResult {
 	res := &simcore.Result{Metrics: map[string]any{"checksum": int64(value * 10), "iterations": int64(0), "value": value}}
 	if us != nil {
 		is := make([]int64, len(us))
@@ -31,21 +34,21 @@ func handRow(j sweep.Job, worker string, value float64, us []float64) JobResult 
 		}
 		res.Tables = map[string]*simcore.TableData{"samples": {Columns: map[string]any{"i": is, "u": us}}}
 	}
-	return JobResult{Job: j, Worker: worker, StartedAt: time.UnixMilli(1_700_000_000_000), DurationMs: 2,
-		Status: StatusOK, Attempts: 1, Result: res}
+	return results.JobResult{Job: j, Worker: worker, StartedAt: time.UnixMilli(1_700_000_000_000), DurationMs: 2,
+		Status: results.StatusOK, Attempts: 1, Result: res}
 }
 
-func failedRow(j sweep.Job, worker, msg string, attempts int) JobResult {
-	return JobResult{Job: j, Worker: worker, StartedAt: time.UnixMilli(1_700_000_000_000), DurationMs: 1,
-		Status: StatusFailed, Error: msg, Attempts: attempts}
+func failedRow(j sweep.Job, worker, msg string, attempts int) results.JobResult {
+	return results.JobResult{Job: j, Worker: worker, StartedAt: time.UnixMilli(1_700_000_000_000), DurationMs: 1,
+		Status: results.StatusFailed, Error: msg, Attempts: attempts}
 }
 
 func TestCollectMerge(t *testing.T) {
 	schema := bench.New().Schema()
-	jobs := benchJobs(t, "s", 1, []point{{"size": 1}, {"size": 2}, {"size": 3}}, 2) // 6 jobs
+	jobs := runtest.BenchJobs(t, "s", 1, []runtest.Point{{"size": 1}, {"size": 2}, {"size": 3}}, 2) // 6 jobs
 	type part struct {
 		id   string
-		rows []JobResult
+		rows []results.JobResult
 	}
 	type want struct {
 		status, worker, err string
@@ -56,16 +59,16 @@ func TestCollectMerge(t *testing.T) {
 	tests := []struct {
 		name     string
 		parts    []part
-		failures map[uuid.UUID]Failure
+		failures map[uuid.UUID]collect.Failure
 		want     []*want // per job index; nil = missing
 		super    int
 	}{
 		{
 			name: "redelivery picks the smallest part ID and its table rows",
 			parts: []part{
-				{"p-b", []JobResult{handRow(jobs[0], "wb", 1, []float64{0.9, 0.8, 0.7})}},
-				{"p-a", []JobResult{handRow(jobs[1], "wa", 2, nil), handRow(jobs[0], "wa", 1, []float64{0.1, 0.2})}},
-				{"p-c", []JobResult{handRow(jobs[0], "wc", 1, []float64{0.5})}},
+				{"p-b", []results.JobResult{handRow(jobs[0], "wb", 1, []float64{0.9, 0.8, 0.7})}},
+				{"p-a", []results.JobResult{handRow(jobs[1], "wa", 2, nil), handRow(jobs[0], "wa", 1, []float64{0.1, 0.2})}},
+				{"p-c", []results.JobResult{handRow(jobs[0], "wc", 1, []float64{0.5})}},
 			},
 			want:  []*want{{status: "ok", worker: "wa", attempts: 1, samples: []float64{0.1, 0.2}}, {status: "ok", worker: "wa", attempts: 1}, nil, nil, nil, nil},
 			super: 2,
@@ -73,10 +76,10 @@ func TestCollectMerge(t *testing.T) {
 		{
 			name: "ok beats failed whatever the part order; failures and missing",
 			parts: []part{
-				{"p-1", []JobResult{failedRow(jobs[2], "w1", "boom", 1), failedRow(jobs[3], "w1", "worker error", 2)}},
-				{"p-2", []JobResult{handRow(jobs[2], "w2", 3, []float64{0.3})}},
+				{"p-1", []results.JobResult{failedRow(jobs[2], "w1", "boom", 1), failedRow(jobs[3], "w1", "worker error", 2)}},
+				{"p-2", []results.JobResult{handRow(jobs[2], "w2", 3, []float64{0.3})}},
 			},
-			failures: map[uuid.UUID]Failure{
+			failures: map[uuid.UUID]collect.Failure{
 				jobs[3].ID: {Error: "gave up: worker error", Attempts: 3},
 				jobs[4].ID: {Error: "timeout", Attempts: 4},
 			},
@@ -90,9 +93,9 @@ func TestCollectMerge(t *testing.T) {
 		{
 			name: "rows sorted by job_index whatever the part order",
 			parts: []part{
-				{"z", []JobResult{handRow(jobs[5], "w", 6, []float64{0.6}), handRow(jobs[4], "w", 5, nil)}},
-				{"y", []JobResult{handRow(jobs[3], "w", 4, []float64{0.4, 0.41}), handRow(jobs[0], "w", 1, []float64{0.01})}},
-				{"x", []JobResult{failedRow(jobs[1], "w", "bad", 1), handRow(jobs[2], "w", 3, nil)}},
+				{"z", []results.JobResult{handRow(jobs[5], "w", 6, []float64{0.6}), handRow(jobs[4], "w", 5, nil)}},
+				{"y", []results.JobResult{handRow(jobs[3], "w", 4, []float64{0.4, 0.41}), handRow(jobs[0], "w", 1, []float64{0.01})}},
+				{"x", []results.JobResult{failedRow(jobs[1], "w", "bad", 1), handRow(jobs[2], "w", 3, nil)}},
 			},
 			want: []*want{
 				{status: "ok", worker: "w", attempts: 1, samples: []float64{0.01}},
@@ -108,11 +111,11 @@ func TestCollectMerge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, p := range tt.parts {
-				storePart(t, filepath.Join(dir, "parts"), p.id, schema, "r", p.rows)
+				runtest.StorePart(t, filepath.Join(dir, "parts"), p.id, schema, "r", p.rows)
 			}
 			out := filepath.Join(dir, "out", "s", "r")
-			res, err := Collect(context.Background(), dirSource{dir: filepath.Join(dir, "parts")},
-				CollectInput{RunID: "r", Model: schema, Jobs: jobs, Failures: tt.failures}, out)
+			res, err := collect.Collect(context.Background(), runtest.DirSource{Dir: filepath.Join(dir, "parts")},
+				collect.Input{RunID: "r", Model: schema, Jobs: jobs, Failures: tt.failures}, out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +125,7 @@ func TestCollectMerge(t *testing.T) {
 				switch {
 				case w == nil:
 					missing = append(missing, jobs[i].ID)
-				case w.status == StatusOK:
+				case w.status == results.StatusOK:
 					nOK++
 				default:
 					nFailed++
@@ -132,11 +135,11 @@ func TestCollectMerge(t *testing.T) {
 				t.Errorf("collected ok=%d failed=%d missing=%v superseded=%d, want %d %d %v %d",
 					res.OK, res.Failed, res.MissingIDs, res.Superseded, nOK, nFailed, missing, tt.super)
 			}
-			fr, err := ReadTable(filepath.Join(out, "jobs.parquet"))
+			fr, err := results.ReadTable(filepath.Join(out, "jobs.parquet"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			idx := fr.Col(ColJobIndex).([]int64)
+			idx := fr.Col(results.ColJobIndex).([]int64)
 			r := 0
 			for i, w := range tt.want {
 				if w == nil {
@@ -146,16 +149,16 @@ func TestCollectMerge(t *testing.T) {
 					t.Fatalf("jobs row %d: job_index %v, want %d", r, idx, i)
 				}
 				got := want{
-					status:      fr.Col(ColStatus).([]string)[r],
-					worker:      fr.Col(ColWorker).([]string)[r],
-					err:         fr.Col(ColError).([]string)[r],
-					attempts:    fr.Col(ColAttempts).([]int64)[r],
-					startedNull: fr.IsNull(fr.Index(ColStartedAt), r),
+					status:      fr.Col(results.ColStatus).([]string)[r],
+					worker:      fr.Col(results.ColWorker).([]string)[r],
+					err:         fr.Col(results.ColError).([]string)[r],
+					attempts:    fr.Col(results.ColAttempts).([]int64)[r],
+					startedNull: fr.IsNull(fr.Index(results.ColStartedAt), r),
 				}
 				if got.status != w.status || got.worker != w.worker || got.err != w.err || got.attempts != w.attempts || got.startedNull != w.startedNull {
 					t.Errorf("job %d: got %+v, want %+v", i, got, *w)
 				}
-				if null := fr.IsNull(fr.Index("value"), r); null != (w.status != StatusOK) {
+				if null := fr.IsNull(fr.Index("value"), r); null != (w.status != results.StatusOK) {
 					t.Errorf("job %d: value null=%v", i, null)
 				}
 				if sz := fr.Col("size").([]int64)[r]; sz != jobs[i].Params.Int("size") {
@@ -166,7 +169,7 @@ func TestCollectMerge(t *testing.T) {
 			if r != fr.Len() {
 				t.Errorf("jobs.parquet has %d rows, want %d", fr.Len(), r)
 			}
-			sf, err := ReadTable(filepath.Join(out, "samples.parquet"))
+			sf, err := results.ReadTable(filepath.Join(out, "samples.parquet"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +183,7 @@ func TestCollectMerge(t *testing.T) {
 					wantU = append(wantU, w.samples...)
 				}
 			}
-			gotIdx, gotU := sf.Col(ColJobIndex).([]int64), sf.Col("u").([]float64)
+			gotIdx, gotU := sf.Col(results.ColJobIndex).([]int64), sf.Col("u").([]float64)
 			if !slices.Equal(gotIdx, wantIdx) || !slices.Equal(gotU, wantU) {
 				t.Errorf("samples job_index %v u %v, want %v %v", gotIdx, gotU, wantIdx, wantU)
 			}
@@ -197,16 +200,16 @@ func TestCollectMerge(t *testing.T) {
 
 func TestSummaryByHand(t *testing.T) {
 	schema := bench.New().Schema()
-	jobs := benchJobs(t, "s", 1, []point{{"size": 1}, {"size": 2}, {"size": 3}}, 3)
-	rows := []JobResult{
+	jobs := runtest.BenchJobs(t, "s", 1, []runtest.Point{{"size": 1}, {"size": 2}, {"size": 3}}, 3)
+	rows := []results.JobResult{
 		handRow(jobs[2], "w", 4, nil), handRow(jobs[0], "w", 1, nil), handRow(jobs[1], "w", 2, nil),
 		handRow(jobs[3], "w", 5, nil), failedRow(jobs[4], "w", "x", 1),
 	}
 	dir := t.TempDir()
-	storePart(t, filepath.Join(dir, "parts"), "p", schema, "r", rows)
+	runtest.StorePart(t, filepath.Join(dir, "parts"), "p", schema, "r", rows)
 	out := filepath.Join(dir, "out")
-	res, err := Collect(context.Background(), dirSource{dir: filepath.Join(dir, "parts")},
-		CollectInput{RunID: "r", Model: schema, Jobs: jobs}, out)
+	res, err := collect.Collect(context.Background(), runtest.DirSource{Dir: filepath.Join(dir, "parts")},
+		collect.Input{RunID: "r", Model: schema, Jobs: jobs}, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,23 +221,23 @@ func TestSummaryByHand(t *testing.T) {
 	// 4.302652729911275 quoted in the brief is 1.6e-10 too large; gonum
 	// agrees with the closed form.
 	t975 := 0.95 * math.Sqrt(2/(1-0.95*0.95))
-	if got := TQuantile975(2); math.Abs(got-t975) > 1e-14*t975 || math.Abs(got-4.302652729911275) > 1e-9 {
+	if got := results.TQuantile975(2); math.Abs(got-t975) > 1e-14*t975 || math.Abs(got-4.302652729911275) > 1e-9 {
 		t.Errorf("t(0.975, 2) = %v, want %v", got, t975)
 	}
-	if got, want := TQuantile975(1), math.Tan(math.Pi*0.475); math.Abs(got-want) > 1e-12*want {
+	if got, want := results.TQuantile975(1), math.Tan(math.Pi*0.475); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("t(0.975, 1) = %v, want %v", got, want)
 	}
 	mean := 7.0 / 3
 	std := math.Sqrt(7.0 / 3) // Σ(x−mean)² / 2 = (16+1+25)/9/2 = 7/3
 	ci := t975 * std / math.Sqrt(3)
-	st := Describe([]float64{1, 2, 4}) // job-index order, as the collector sums
+	st := results.Describe([]float64{1, 2, 4}) // job-index order, as the collector sums
 
 	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
 	if st.N != 3 || !close(st.Mean, mean) || !close(st.Std, std) || !close(st.CI95, ci) ||
 		st.Median != 2 || st.Q1 != 1.5 || st.Q3 != 3 || st.Min != 1 || st.Max != 4 {
 		t.Errorf("Describe = %+v, want mean %v std %v ci95 %v median 2 q1 1.5 q3 3", st, mean, std, ci)
 	}
-	one := Describe([]float64{5})
+	one := results.Describe([]float64{5})
 	if one.Mean != 5 || !math.IsNaN(one.Std) || !math.IsNaN(one.CI95) || one.Q1 != 5 {
 		t.Errorf("Describe(n=1) = %+v", one)
 	}
@@ -245,13 +248,13 @@ func TestSummaryByHand(t *testing.T) {
 		{[]float64{1, 2, 3, 4}, 0.25, 1.75}, {[]float64{1, 2, 3, 4}, 0.5, 2.5}, {[]float64{1, 2, 3, 4}, 0.75, 3.25},
 		{[]float64{10}, 0.25, 10}, {[]float64{0, 10}, 0.9, 9},
 	} {
-		if got := Quantile7(q.xs, q.p); !close(got, q.want) {
+		if got := results.Quantile7(q.xs, q.p); !close(got, q.want) {
 			t.Errorf("Quantile7(%v, %v) = %v, want %v", q.xs, q.p, got, q.want)
 		}
 	}
 
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	stats := func(s Stats) string {
+	stats := func(s results.Stats) string {
 		var f []string
 		for _, v := range s.Values() {
 			if math.IsNaN(v) {
@@ -264,13 +267,13 @@ func TestSummaryByHand(t *testing.T) {
 	}
 	header := "work_ms,size,noise,rows,variant,fail,n,n_failed,n_missing"
 	for _, m := range []string{"checksum", "iterations", "value"} {
-		for _, s := range SummaryStats() {
+		for _, s := range results.SummaryStats() {
 			header += "," + m + "_" + s
 		}
 	}
 	want := header + "\r\n" +
-		"0,1,1,0,a,never,3,0,0," + stats(Describe([]float64{10, 20, 40})) + "," + stats(Describe([]float64{0, 0, 0})) + "," + stats(st) + "\r\n" +
-		"0,2,1,0,a,never,1,1,1," + stats(Describe([]float64{50})) + "," + stats(Describe([]float64{0})) + "," + stats(one) + "\r\n" +
+		"0,1,1,0,a,never,3,0,0," + stats(results.Describe([]float64{10, 20, 40})) + "," + stats(results.Describe([]float64{0, 0, 0})) + "," + stats(st) + "\r\n" +
+		"0,2,1,0,a,never,1,1,1," + stats(results.Describe([]float64{50})) + "," + stats(results.Describe([]float64{0})) + "," + stats(one) + "\r\n" +
 		"0,3,1,0,a,never,0,0,3" + strings.Repeat(",", 24) + "\r\n"
 	got, err := os.ReadFile(filepath.Join(out, "summary.csv"))
 	if err != nil {
@@ -283,7 +286,7 @@ func TestSummaryByHand(t *testing.T) {
 		t.Errorf("hand values not in CSV: %q", want)
 	}
 
-	fr, err := ReadTable(filepath.Join(out, "summary.parquet"))
+	fr, err := results.ReadTable(filepath.Join(out, "summary.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,18 +306,18 @@ func TestSummaryByHand(t *testing.T) {
 
 func TestCollectDeterministic(t *testing.T) {
 	schema := bench.New().Schema()
-	jobs := benchJobs(t, "s", 3, []point{
+	jobs := runtest.BenchJobs(t, "s", 3, []runtest.Point{
 		{"size": 1, "rows": 4, "variant": "a"}, {"size": 1, "rows": 4, "variant": "b"}, {"size": 2, "rows": 2, "noise": 0.5},
 	}, 4)
 	dir := t.TempDir()
 	parts := filepath.Join(dir, "parts")
-	rows1 := runBench(t, jobs, "w1", time.Unix(1e9, 0))
-	rows2 := runBench(t, jobs, "w2", time.Unix(2e9, 0))
+	rows1 := runtest.RunBench(t, jobs, "w1", time.Unix(1e9, 0))
+	rows2 := runtest.RunBench(t, jobs, "w2", time.Unix(2e9, 0))
 	rng := rand.New(rand.NewPCG(1, 2))
 	rng.Shuffle(len(rows1), func(i, j int) { rows1[i], rows1[j] = rows1[j], rows1[i] })
-	storePart(t, parts, "p1", schema, "run-a", rows1[:6])
-	storePart(t, parts, "p2", schema, "run-a", rows1[6:])
-	storePart(t, parts, "p0", schema, "run-a", rows2[3:9]) // redeliveries
+	runtest.StorePart(t, parts, "p1", schema, "run-a", rows1[:6])
+	runtest.StorePart(t, parts, "p2", schema, "run-a", rows1[6:])
+	runtest.StorePart(t, parts, "p0", schema, "run-a", rows2[3:9]) // redeliveries
 	orders := []struct {
 		name  string
 		order func([]string)
@@ -327,13 +330,13 @@ func TestCollectDeterministic(t *testing.T) {
 	var first map[string][]byte
 	for _, o := range orders {
 		out := filepath.Join(dir, "out", o.name)
-		_, err := Collect(context.Background(), dirSource{dir: parts, order: o.order},
-			CollectInput{RunID: o.runID, Model: schema, Jobs: jobs, SweepFile: "x: 1\n", Provenance: testProv()}, out)
+		_, err := collect.Collect(context.Background(), runtest.DirSource{Dir: parts, Order: o.order},
+			collect.Input{RunID: o.runID, Model: schema, Jobs: jobs, SweepFile: "x: 1\n", Provenance: runtest.Prov()}, out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files := readDir(t, out)
-		if got := sortedKeys(files); !slices.Equal(got, []string{"jobs.parquet", "samples.parquet", "summary.csv", "summary.parquet"}) {
+		files := runtest.ReadDir(t, out)
+		if got := runtest.SortedKeys(files); !slices.Equal(got, []string{"jobs.parquet", "samples.parquet", "summary.csv", "summary.parquet"}) {
 			t.Fatalf("files %v", got)
 		}
 		if first == nil {
@@ -350,22 +353,22 @@ func TestCollectDeterministic(t *testing.T) {
 
 func TestCollectOutputFolder(t *testing.T) {
 	schema := bench.New().Schema()
-	jobs := benchJobs(t, "s", 1, []point{{"size": 1}}, 2)
+	jobs := runtest.BenchJobs(t, "s", 1, []runtest.Point{{"size": 1}}, 2)
 	dir := t.TempDir()
 	parts := filepath.Join(dir, "parts")
-	storePart(t, parts, "p", schema, "r", runBench(t, jobs[:1], "w", time.Unix(0, 0)))
+	runtest.StorePart(t, parts, "p", schema, "r", runtest.RunBench(t, jobs[:1], "w", time.Unix(0, 0)))
 	out := filepath.Join(dir, "res", "s", "r")
-	in := CollectInput{RunID: "r", Model: schema, Jobs: jobs}
-	res, err := Collect(context.Background(), dirSource{dir: parts}, in, out)
+	in := collect.Input{RunID: "r", Model: schema, Jobs: jobs}
+	res, err := collect.Collect(context.Background(), runtest.DirSource{Dir: parts}, in, out)
 	if err != nil || res.Missing != 1 {
 		t.Fatalf("partial collect: %v %+v", err, res)
 	}
-	if _, err := Collect(context.Background(), dirSource{dir: parts}, in, out); err == nil {
+	if _, err := collect.Collect(context.Background(), runtest.DirSource{Dir: parts}, in, out); err == nil {
 		t.Errorf("collect over an existing folder without Replace succeeded")
 	}
-	storePart(t, parts, "q", schema, "r", runBench(t, jobs[1:], "w", time.Unix(0, 0)))
+	runtest.StorePart(t, parts, "q", schema, "r", runtest.RunBench(t, jobs[1:], "w", time.Unix(0, 0)))
 	in.Replace = true
-	res, err = Collect(context.Background(), dirSource{dir: parts}, in, out)
+	res, err = collect.Collect(context.Background(), runtest.DirSource{Dir: parts}, in, out)
 	if err != nil || res.Missing != 0 || res.OK != 2 {
 		t.Fatalf("replace: %v %+v", err, res)
 	}
@@ -381,7 +384,7 @@ func TestCollectOutputFolder(t *testing.T) {
 	bad := in
 	bad.Jobs = append(slices.Clone(jobs), jobs[0])
 	bad.Jobs[2].Sweep = "other"
-	if _, err := Collect(context.Background(), dirSource{dir: parts}, bad, filepath.Join(dir, "res", "s", "r2")); err == nil {
+	if _, err := collect.Collect(context.Background(), runtest.DirSource{Dir: parts}, bad, filepath.Join(dir, "res", "s", "r2")); err == nil {
 		t.Errorf("mixed sweeps accepted")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "res", "s", "r2")); err == nil {

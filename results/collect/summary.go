@@ -1,4 +1,4 @@
-package results
+package collect
 
 import (
 	"encoding/csv"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"schedfarm/results"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
@@ -18,12 +19,12 @@ type summary struct {
 	n        []int64
 	nFailed  []int64
 	nMissing []int64
-	stats    [][]Stats // per summary metric, per point
+	stats    [][]results.Stats // per summary metric, per point
 	points   int
 }
 
 func (c *collector) summarize() (*summary, error) {
-	sm := SummaryMetrics(c.in.Model)
+	sm := results.SummaryMetrics(c.in.Model)
 	sum := &summary{model: &c.in.Model, jobs: c.in.Jobs}
 	pointIdx := make(map[string]int32)
 	pointOf := make([]int32, len(c.order)) // per entry of c.order
@@ -63,7 +64,7 @@ func (c *collector) summarize() (*summary, error) {
 	t975 := func(dof int) float64 {
 		q, ok := tq[dof]
 		if !ok {
-			q = TQuantile975(dof)
+			q = results.TQuantile975(dof)
 			tq[dof] = q
 		}
 		return q
@@ -86,17 +87,17 @@ func (c *collector) summarize() (*summary, error) {
 			buf[next[p]] = v
 			next[p]++
 		}
-		ps := make([]Stats, sum.points)
+		ps := make([]results.Stats, sum.points)
 		for p := range ps {
-			ps[p] = DescribeWith(buf[start[p]:start[p+1]], t975)
+			ps[p] = results.DescribeWith(buf[start[p]:start[p+1]], t975)
 		}
 		sum.stats = append(sum.stats, ps)
 	}
 	return sum, nil
 }
 
-func (sum *summary) writeParquet(w io.Writer, l Layout, meta map[string]string) error {
-	tw := NewTableWriter(w, l, meta, 0)
+func (sum *summary) writeParquet(w io.Writer, l results.Layout, meta map[string]string) error {
+	tw := results.NewTableWriter(w, l, meta, 0)
 	for p := 0; p < sum.points; p++ {
 		j := &sum.jobs[sum.first[p]]
 		col := 0
@@ -140,7 +141,7 @@ func formatCSV(v any) string {
 	return ""
 }
 
-func (sum *summary) writeCSV(w io.Writer, l Layout) error {
+func (sum *summary) writeCSV(w io.Writer, l results.Layout) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
 	if err := cw.Write(l.Names()); err != nil {
