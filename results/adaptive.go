@@ -72,7 +72,7 @@ func RoundPoints(sum, jobs *Frame, schema *simcore.Schema, res []ClaimResult) []
 		}
 		excl := sf.groupExcludes(c)
 		si := jobs.Index(c.Series)
-		for _, row := range c.Where.rows(jobs) {
+		for _, row := range c.Where.Rows(jobs) {
 			if c.Kind == ClaimCompare {
 				if si < 0 {
 					continue

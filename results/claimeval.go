@@ -177,7 +177,7 @@ func (cf *claimFrame) pairs(c *Claim, exclude ...string) (keys []string, ra, rb 
 	ra, rb = map[string]int{}, map[string]int{}
 	si := cf.f.Index(c.Series)
 	var order []string
-	for _, r := range c.Where.rows(cf.f) {
+	for _, r := range c.Where.Rows(cf.f) {
 		k := cf.key(r, append(exclude, c.Series)...)
 		switch cf.f.CellLabel(si, r) {
 		case c.A:
@@ -233,7 +233,7 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 	}
 	type side struct{ a, b map[string]float64 }
 	points := map[string]*side{}
-	for _, r := range c.Where.rows(f) {
+	for _, r := range c.Where.Rows(f) {
 		if sti >= 0 && f.CellLabel(sti, r) != StatusOK {
 			continue
 		}
@@ -301,8 +301,8 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 		if math.IsNaN(ci) {
 			ci = 0
 		}
-		if c.sequential() {
-			ci = csHalfWidth(len(ds), st.Std, c.alpha())
+		if c.Sequential() {
+			ci = csHalfWidth(len(ds), st.Std, c.EffectiveAlpha())
 		}
 		diffs[k] = est{st.Mean, ci, true, 0, 0}
 		if len(ds) >= 2 && !math.IsNaN(st.Std) {
@@ -374,7 +374,7 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 	for _, k := range keys {
 		means = append(means, d[k].m)
 		v := lowerAt(d[k], zero)
-		if c.sequential() {
+		if c.Sequential() {
 			sp := seqPoint(c, d[k], signs[k].better+signs[k].equal+signs[k].worse, "paired "+seqSign(c))
 			v, detail[k] = sp.Verdict, sp.Detail
 		}
@@ -401,8 +401,8 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 			shown[k] = ratioOf(c, d[k])
 		}
 	}
-	if c.sequential() {
-		same += fmt.Sprintf(", anytime-valid %g%% CS", 100*(1-c.alpha()))
+	if c.Sequential() {
+		same += fmt.Sprintf(", anytime-valid %g%% CS", 100*(1-c.EffectiveAlpha()))
 	}
 	what := fmt.Sprintf("%s: %s %s %s (%s)", c.Metric, lhs, rel, rhs, same)
 	if c.PerInstance {
@@ -494,7 +494,7 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 			v = Fail
 			detail += " (equal statistics)"
 		}
-		if c.sequential() {
+		if c.Sequential() {
 			v, detail = cf.seqUnpairedPoint(c, ra[k], rb[k], detail)
 		}
 		r.Points = append(r.Points, PointResult{k, v, detail})
@@ -658,7 +658,7 @@ func firstWith(ps []PointResult, v Verdict) *PointResult {
 // ones, in order of first appearance.
 func (cf *claimFrame) groups(c *Claim, exclude ...string) (keys []string, rows map[string][]int) {
 	rows = map[string][]int{}
-	for _, r := range c.Where.rows(cf.f) {
+	for _, r := range c.Where.Rows(cf.f) {
 		k := cf.key(r, exclude...)
 		if _, ok := rows[k]; !ok {
 			keys = append(keys, k)
@@ -847,7 +847,7 @@ func (cf *claimFrame) converge(c *Claim) ClaimResult {
 
 func (cf *claimFrame) published(c *Claim) ClaimResult {
 	var r ClaimResult
-	for _, row := range c.Where.rows(cf.f) {
+	for _, row := range c.Where.Rows(cf.f) {
 		e := cf.valueFor(c, row)
 		k := cf.key(row)
 		if !e.ok {

@@ -160,8 +160,8 @@ func (p *declParser) where(n *yaml.Node, key string, cs *columnSet) Filter {
 	return f
 }
 
-// rows returns the indexes of the rows matching the filter.
-func (fl Filter) rows(f *Frame) []int {
+// Rows returns the indexes of the rows matching the filter.
+func (fl Filter) Rows(f *Frame) []int {
 	idx := make([]int, len(fl))
 	sets := make([]map[string]bool, len(fl))
 	for i, c := range fl {
@@ -259,4 +259,16 @@ func ValidateFile(f *sweep.File) error {
 		return all
 	}
 	return nil
+}
+
+// Unit returns the unit of a summary column: a metric's, also for its
+// statistics (makespan_median is in makespan's unit).
+func Unit(schema *simcore.Schema, col string) string {
+	if m, ok := metricOf(schema, col); ok {
+		return m.Unit
+	}
+	if cs, err := columns(schema, SummaryTable); err == nil {
+		return cs.units[col]
+	}
+	return ""
 }

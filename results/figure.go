@@ -2,6 +2,7 @@ package results
 
 import (
 	"regexp"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -233,4 +234,19 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 		return nil
 	}
 	return f
+}
+
+// ColumnLabel returns "name (unit)" for a column of the figure's table, or
+// name alone when the column has no unit or the figure was not validated
+// against a schema.
+func (f *Figure) ColumnLabel(name string) string {
+	if f.cols == nil {
+		return name
+	}
+	return f.cols.label(name)
+}
+
+// IsParam reports whether name is a parameter of the figure's model.
+func (f *Figure) IsParam(name string) bool {
+	return f.cols != nil && slices.Contains(f.cols.paramNames(), name)
 }

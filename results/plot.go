@@ -136,7 +136,7 @@ func buildGrid(f *Figure, fr *Frame, pal *Palette) ([][]*plot.Plot, *FigureFiles
 	if err := checkFigureFrame(f, fr); err != nil {
 		return nil, nil, err
 	}
-	rows := f.Where.rows(fr)
+	rows := f.Where.Rows(fr)
 	facets := []string{""}
 	byFacet := map[string][]int{"": rows}
 	if f.Facet != "" {
@@ -385,12 +385,7 @@ func axisLabel(explicit string, fr *Frame, f *Figure, name string) string {
 	if explicit != "" {
 		return explicit
 	}
-	cs := f.cols
-	l := name
-	if cs != nil {
-		l = cs.label(name)
-	}
-	return l
+	return f.ColumnLabel(name)
 }
 
 // positive drops points a log axis cannot show.
@@ -880,7 +875,7 @@ func drawPareto(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[strin
 	// replicate, for per-job tables).
 	var params []string
 	for _, n := range fr.Names {
-		if f.cols != nil && n != f.Series && slices.Contains(f.cols.paramNames(), n) {
+		if n != f.Series && f.IsParam(n) {
 			params = append(params, n)
 		}
 	}

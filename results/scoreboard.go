@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"schedfarm/simcore"
 )
 
 // Scoreboard statuses of a claim.
@@ -23,71 +20,6 @@ const (
 	ScoreCalibration   = "calibration"
 	ScoreSensitivity   = "sensitivity"
 )
-
-// The one tolerance rule for published table cells: a cell is within
-// tolerance when |ours − published| ≤ 10% of |published|, or ≤ 10 points
-// when the metric's unit is % (0.1 when it is "share", a fraction of 1),
-// unless the claim gives the paper's own precision (published: {...,
-// precision: p}), then ≤ p.
-const (
-	CellRelTol    = 0.10
-	CellPointsTol = 10.0
-)
-
-// CellResult is one published number (a published claim with value, at
-// one summary row) under the one tolerance rule.
-type CellResult struct {
-	Claim     string  `json:"claim"`
-	Point     string  `json:"point,omitempty"`
-	Published float64 `json:"published"`
-	Ours      float64 `json:"ours"`
-	Tol       float64 `json:"tol"`
-	Within    bool    `json:"within"`
-}
-
-// publishedCells evaluates every published claim with a value (not bounds)
-// under the one tolerance rule, point estimate against published number.
-func publishedCells(sum *Frame, schema *simcore.Schema, claims []*Claim) []CellResult {
-	cf := newClaimFrame(sum, schema)
-	var out []CellResult
-	for _, c := range claims {
-		if c.Kind != ClaimPublished || c.Above != nil || c.Below != nil {
-			continue
-		}
-		tol := CellRelTol * math.Abs(c.Value)
-		switch unitOf(schema, c.Metric) {
-		case "%":
-			tol = CellPointsTol
-		case "share": // a fraction of 1 that the paper gives in %
-			tol = CellPointsTol / 100
-		}
-		if c.Precision != nil {
-			tol = *c.Precision
-		}
-		for _, row := range c.Where.rows(cf.f) {
-			e := cf.value(c.Metric, row)
-			cell := CellResult{Claim: c.ID, Point: cf.key(row), Published: c.Value, Ours: e.m, Tol: tol}
-			if !e.ok {
-				cell.Ours = math.NaN()
-			}
-			cell.Within = e.ok && math.Abs(e.m-c.Value) <= tol
-			out = append(out, cell)
-		}
-	}
-	return out
-}
-
-// unitOf returns the unit of a summary column: a metric's, also for its
-// statistics (makespan_median is in makespan's unit).
-func unitOf(schema *simcore.Schema, col string) string {
-	if m, ok := metricOf(schema, col); ok {
-		return m.Unit
-	}
-	if cs, err := columns(schema, SummaryTable); err == nil {
-		return cs.units[col]
-	}
-	return ""
-}
 
 // ScoreClaim is one claim on the scoreboard.
 type ScoreClaim struct {

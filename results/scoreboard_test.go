@@ -160,7 +160,7 @@ func TestPublishedCells(t *testing.T) {
 	}
 	schema.Metrics[0].Unit = "%"
 	// A statistic of a metric in % is in %.
-	if u := unitOf(schema, "value_median"); u != "%" {
+	if u := Unit(schema, "value_median"); u != "%" {
 		t.Errorf("unit of value_median %q, want %%", u)
 	}
 	// The paper's own precision replaces the rule.

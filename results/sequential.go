@@ -3,11 +3,6 @@ package results
 import (
 	"fmt"
 	"math"
-
-	"go.yaml.in/yaml/v3"
-
-	"schedfarm/simcore"
-	"schedfarm/sweep"
 )
 
 // Sequential decisions.
@@ -52,10 +47,6 @@ const seqTuneN = 10
 // the variance estimate is too rough for the asymptotic sequence, and the
 // claim stays undecided.
 const seqMinN = 20
-
-// DefaultAlpha is a claim's error rate when it declares none: today's 95%
-// intervals.
-const DefaultAlpha = 0.05
 
 // csHalfWidth returns the half-width of the two-sided (1−α) anytime-valid
 // confidence sequence for a mean at n observations with sample standard
@@ -118,26 +109,6 @@ func describeSeq(what string, d seqDiff, alpha, margin float64, equiv bool) stri
 	return s
 }
 
-// sequential reports whether the claim is decided sequentially (it
-// declares alpha or margin).
-func (c *Claim) sequential() bool {
-	return c.Alpha > 0 || c.Margin > 0 || c.Anytime && c.Kind == ClaimCompare
-}
-
-// anytimeFor reports whether a claim of a sweep with adaptive replicates
-// is decided on confidence sequences (Claim.Anytime): it reads a model
-// metric point by point.
-func anytimeFor(schema *simcore.Schema, c *Claim) bool {
-	if c.Kind == ClaimCompare && (c.Over == OverMean || c.PerInstance) {
-		return false
-	}
-	m, isMetric := metricOf(schema, c.Metric)
-	// A measured metric (a scheduler's wall time) is not a function of the
-	// instance: a round decided on it would make the run's jobs depend on
-	// the machine.
-	return isMetric && !m.Measured
-}
-
 // valueFor is value for a claim: with Anytime, the interval is the
 // anytime-valid confidence sequence of the point's mean at the claim's α
 // (infinite below seqMinN replicates or without a standard deviation).
@@ -152,60 +123,8 @@ func (cf *claimFrame) valueFor(c *Claim, r int) est {
 		e.ci = math.Inf(1)
 		return e
 	}
-	e.ci = csHalfWidth(int(n), s, c.alpha())
+	e.ci = csHalfWidth(int(n), s, c.EffectiveAlpha())
 	return e
-}
-
-// alpha returns the claim's declared α, or DefaultAlpha.
-func (c *Claim) alpha() float64 {
-	if c.Alpha > 0 {
-		return c.Alpha
-	}
-	return DefaultAlpha
-}
-
-// sequential reads a compare claim's alpha and margin and checks that the
-// claim can be decided sequentially: point by point (not over: mean, whose
-// interval is over points, not replicates), on intervals (not
-// per_instance), and unpaired only on a metric of the model (a summary
-// column has no standard deviation).
-func (p *declParser) sequential(c *Claim, b map[string]sweep.Pair, bk string) {
-	if e, ok := b["alpha"]; ok {
-		if x, ok := p.Number(e.V, sweep.Join(bk, "alpha")); ok {
-			if x <= 0 || x >= 0.5 {
-				p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "alpha"), "e.g. 0.05 (95% intervals) or 0.01", "alpha must be in (0, 0.5), got %g", x)
-			}
-			c.Alpha = x
-		}
-	}
-	if e, ok := b["margin"]; ok {
-		if x, ok := p.Number(e.V, sweep.Join(bk, "margin")); ok {
-			if x <= 0 || math.IsInf(x, 0) {
-				p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "margin"), "", "margin must be a positive number (no difference larger than margin counts as equivalent)")
-			}
-			c.Margin = x
-		}
-	}
-	if !c.sequential() {
-		return
-	}
-	var at *yaml.Node
-	for _, k := range []string{"alpha", "margin"} {
-		if e, ok := b[k]; ok {
-			at = e.K
-			break
-		}
-	}
-	switch {
-	case c.Over == OverMean:
-		p.Errf(at, bk, "use over: every_point or over: share >= P", "alpha and margin decide each point sequentially; over: mean is not supported")
-	case c.PerInstance:
-		p.Errf(at, bk, "drop per_instance", "alpha and margin decide on a confidence sequence; per_instance decides by dominance")
-	case !c.Paired && c.Metric != "":
-		if _, isMetric := metricOf(p.schema, c.Metric); !isMetric {
-			p.Errf(at, bk, "", "a sequential compare needs a metric of the model (its mean and standard deviation), not %q", c.Metric)
-		}
-	}
 }
 
 // seqPoint decides one point of a sequential claim from its differences'
@@ -213,7 +132,7 @@ func (p *declParser) sequential(c *Claim, b map[string]sweep.Pair, bk string) {
 func seqPoint(c *Claim, d est, n int, what string) PointResult {
 	sd := seqDiff{d.m, d.ci, n}
 	v, equiv := sd.decide(c.Margin)
-	return PointResult{Verdict: v, Detail: describeSeq(what, sd, c.alpha(), c.Margin, equiv)}
+	return PointResult{Verdict: v, Detail: describeSeq(what, sd, c.EffectiveAlpha(), c.Margin, equiv)}
 }
 
 // seqUnpaired returns the sequential estimate of the claimed difference
@@ -243,7 +162,7 @@ func (cf *claimFrame) seqUnpaired(c *Claim, ra, rb int) (seqDiff, bool) {
 		mb, sb = c.Ratio*mb, c.Ratio*sb
 	}
 	n := int(min(na, nb))
-	return seqOf(claimSign(c)*(ma-mb), math.Hypot(sa, sb), n, c.alpha()), true
+	return seqOf(claimSign(c)*(ma-mb), math.Hypot(sa, sb), n, c.EffectiveAlpha()), true
 }
 
 // seqSign names the claimed difference of a sequential claim: A−B (B−A for
@@ -274,5 +193,5 @@ func (cf *claimFrame) seqUnpairedPoint(c *Claim, ra, rb int, means string) (Verd
 		}
 	}
 	v, equiv := sd.decide(c.Margin)
-	return v, means + "; " + describeSeq(what, sd, c.alpha(), c.Margin, equiv)
+	return v, means + "; " + describeSeq(what, sd, c.EffectiveAlpha(), c.Margin, equiv)
 }
