@@ -27,9 +27,9 @@ type CellResult struct {
 	Within    bool    `json:"within"`
 }
 
-// publishedCells evaluates every published claim with a value (not bounds)
+// PublishedCells evaluates every published claim with a value (not bounds)
 // under the one tolerance rule, point estimate against published number.
-func publishedCells(sum *Frame, schema *simcore.Schema, claims []*Claim) []CellResult {
+func PublishedCells(sum *Frame, schema *simcore.Schema, claims []*Claim) []CellResult {
 	cf := newClaimFrame(sum, schema)
 	var out []CellResult
 	for _, c := range claims {

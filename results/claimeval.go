@@ -607,11 +607,11 @@ func overPoints(c *Claim, r *ClaimResult, what, undecided string) {
 }
 
 func count(ps []PointResult) (pass, fail, inc int) {
-	return countBy(ps, func(p PointResult) Verdict { return p.Verdict })
+	return CountVerdicts(ps, func(p PointResult) Verdict { return p.Verdict })
 }
 
-// countBy counts the pass, fail and other verdicts of xs.
-func countBy[T any](xs []T, verdict func(T) Verdict) (pass, fail, inc int) {
+// CountVerdicts counts the pass, fail and other verdicts of xs.
+func CountVerdicts[T any](xs []T, verdict func(T) Verdict) (pass, fail, inc int) {
 	for _, x := range xs {
 		switch verdict(x) {
 		case Pass:

@@ -25,6 +25,7 @@ import (
 
 	"schedfarm/coordinator"
 	"schedfarm/results"
+	"schedfarm/results/report"
 )
 
 // Document is what `schedfarm status --json` prints and what the status
@@ -166,7 +167,7 @@ func readClaims(root, run string) ([]Claim, error) {
 	if coordinator.CheckRunID(run) != nil {
 		return nil, nil
 	}
-	paths, err := filepath.Glob(filepath.Join(root, "*", run, results.ClaimsJSON))
+	paths, err := filepath.Glob(filepath.Join(root, "*", run, report.ClaimsJSON))
 	if err != nil {
 		return nil, err
 	}

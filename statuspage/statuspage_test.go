@@ -18,6 +18,7 @@ import (
 	"schedfarm/broker"
 	"schedfarm/coordinator"
 	"schedfarm/results"
+	"schedfarm/results/report"
 )
 
 var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
@@ -73,7 +74,7 @@ func TestBuildReadsClaims(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, results.ClaimsJSON), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, report.ClaimsJSON), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -106,7 +107,7 @@ func TestBuildReadsClaims(t *testing.T) {
 	if d.Runs[0].ClaimsError != "" {
 		t.Errorf("claims error of run A: %s", d.Runs[0].ClaimsError)
 	}
-	if len(d.Runs[1].Claims) != 0 || !strings.Contains(d.Runs[1].ClaimsError, results.ClaimsJSON) {
+	if len(d.Runs[1].Claims) != 0 || !strings.Contains(d.Runs[1].ClaimsError, report.ClaimsJSON) {
 		t.Errorf("a broken claims.json: claims %v, error %q; want the file named in the error", d.Runs[1].Claims, d.Runs[1].ClaimsError)
 	}
 	if len(d.Runs[2].Claims) != 0 || d.Runs[2].ClaimsError != "" {

@@ -21,6 +21,7 @@ import (
 	"schedfarm/coordinator"
 	"schedfarm/farmtest"
 	"schedfarm/results"
+	"schedfarm/results/report"
 	"schedfarm/simcore"
 	"schedfarm/statuspage"
 	"schedfarm/worker"
@@ -281,7 +282,7 @@ func writeClaims(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, results.ClaimsJSON), string(b))
+	writeFile(t, filepath.Join(dir, report.ClaimsJSON), string(b))
 }
 
 // TestRunServe: `run --serve` serves the page while the run goes and, once

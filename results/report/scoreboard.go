@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"schedfarm/results"
 )
 
 // Scoreboard statuses of a claim.
@@ -23,10 +25,10 @@ const (
 
 // ScoreClaim is one claim on the scoreboard.
 type ScoreClaim struct {
-	Sweep   string  `json:"sweep"`
-	ID      string  `json:"id"`
-	Verdict Verdict `json:"verdict"`
-	Status  string  `json:"status"`
+	Sweep   string          `json:"sweep"`
+	ID      string          `json:"id"`
+	Verdict results.Verdict `json:"verdict"`
+	Status  string          `json:"status"`
 	// By is the explanation (file:claim) of a fail-explained claim, or the
 	// calibrated parameter of a calibration claim.
 	By string `json:"by,omitempty"`
@@ -89,7 +91,7 @@ type CalibrationScore struct {
 
 // tally counts verdicts.
 func tally(cs []ScoreClaim) (pass, fail, inc int) {
-	return countBy(cs, func(c ScoreClaim) Verdict { return c.Verdict })
+	return results.CountVerdicts(cs, func(c ScoreClaim) results.Verdict { return c.Verdict })
 }
 
 // Scoreboard is a suite run's per-paper account: scoreboard-<run>.json.
@@ -117,7 +119,7 @@ func paperOf(r *Report) string {
 // named claim passed there. The register of each paper is read from
 // <folder>/CLAIMS.md beside the sweep files, if present.
 func BuildScoreboard(s *SuiteReport) *Scoreboard {
-	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim gives it", CellRelTol*100, CellPointsTol)}
+	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim gives it", results.CellRelTol*100, results.CellPointsTol)}
 	byFile := map[string][]*Report{}
 	for _, r := range s.Sweeps {
 		if r.SweepPath != "" {
@@ -126,7 +128,7 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 		}
 	}
 	idx := map[string]int{}
-	var regs []*Register
+	var regs []*results.Register
 	for _, r := range s.Sweeps {
 		name := paperOf(r)
 		i, ok := idx[name]
@@ -134,7 +136,7 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 			i = len(sb.Papers)
 			idx[name] = i
 			ps := PaperScore{Paper: name}
-			var reg *Register
+			var reg *results.Register
 			if r.SweepPath != "" {
 				reg = ps.registerCounts(filepath.Join(filepath.Dir(r.SweepPath), "CLAIMS.md"))
 			}
@@ -153,10 +155,10 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 			case cal != nil:
 				sc.Status, sc.By = ScoreCalibration, cal.Param
 				ps.Calibration++
-			case c.Verdict == Pass:
+			case c.Verdict == results.Pass:
 				sc.Status = ScorePass
 				ps.Pass++
-			case c.Verdict == Fail:
+			case c.Verdict == results.Fail:
 				sc.Status = ScoreFailUnexpl
 				if c.Claim != nil && c.Claim.ExplainedBy != nil {
 					by, note := explained(c.Claim.ExplainedBy, r, byFile)
@@ -208,7 +210,7 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 
 // calibrationScore gathers a calibration's fitted claims and its held-out
 // check from the suite's sweeps.
-func calibrationScore(r *Report, cal *Calibration, all []*Report) CalibrationScore {
+func calibrationScore(r *Report, cal *results.Calibration, all []*Report) CalibrationScore {
 	cs := CalibrationScore{Sweep: r.Sweep, Param: cal.Param, Why: cal.Why}
 	for _, c := range r.Claims {
 		if cal.Covers(c.ID) {
@@ -243,7 +245,7 @@ func calibrationScore(r *Report, cal *Calibration, all []*Report) CalibrationSco
 }
 
 // checkedHere counts the register's entries that reference a claim of the list.
-func checkedHere(reg *Register, claims []ScoreClaim) int {
+func checkedHere(reg *results.Register, claims []ScoreClaim) int {
 	n := 0
 	for _, e := range reg.Entries {
 	refs:
@@ -263,7 +265,7 @@ func checkedHere(reg *Register, claims []ScoreClaim) int {
 // explained checks an explanation against the suite's sweeps: it returns
 // "file:claim" when the named claim ran and passed, else a note saying why
 // the failure stays unexplained.
-func explained(e *Explanation, r *Report, byFile map[string][]*Report) (by, note string) {
+func explained(e *results.Explanation, r *Report, byFile map[string][]*Report) (by, note string) {
 	file := filepath.Clean(filepath.Join(filepath.Dir(r.SweepPath), e.Sweep))
 	by = filepath.ToSlash(filepath.Join(paperOf(r), e.Sweep)) + ":" + e.Claim
 	reps := byFile[file]
@@ -278,7 +280,7 @@ func explained(e *Explanation, r *Report, byFile map[string][]*Report) (by, note
 			if x.calibration(c.ID) != nil {
 				return by, "explained_by " + by + " is itself calibration (a value chosen so that it passes)"
 			}
-			if c.Verdict == Pass {
+			if c.Verdict == results.Pass {
 				return x.Sweep + "/" + c.ID, ""
 			}
 			return by, fmt.Sprintf("explained_by %s ran but its claim is %s", by, c.Verdict)
@@ -288,7 +290,7 @@ func explained(e *Explanation, r *Report, byFile map[string][]*Report) (by, note
 }
 
 // calibration returns the calibration of the sweep that names the claim.
-func (r *Report) calibration(id string) *Calibration {
+func (r *Report) calibration(id string) *results.Calibration {
 	for _, c := range r.Calibrations {
 		if c.Covers(id) {
 			return c
@@ -299,14 +301,14 @@ func (r *Report) calibration(id string) *Calibration {
 
 // registerCounts reads a paper's claim register and returns it (nil when
 // it cannot be read; RegisterError says why).
-func (ps *PaperScore) registerCounts(file string) *Register {
+func (ps *PaperScore) registerCounts(file string) *results.Register {
 	f, err := os.Open(file)
 	if err != nil {
 		ps.RegisterError = "no register: " + filepath.Base(file) + " not found beside the sweep files"
 		return nil
 	}
 	defer f.Close()
-	reg, err := ParseRegister(f, filepath.Base(file))
+	reg, err := results.ParseRegister(f, filepath.Base(file))
 	if err != nil {
 		ps.RegisterError = strings.SplitN(err.Error(), "\n", 2)[0]
 		return nil

@@ -1,4 +1,4 @@
-package results_test
+package report_test
 
 import (
 	"encoding/json"
@@ -11,12 +11,13 @@ import (
 
 	"schedfarm/results"
 	"schedfarm/results/internal/runtest"
+	"schedfarm/results/report"
 )
 
 func TestWriteReport(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "big", "r1")
 	runtest.CollectRun(t, dir, 200)
-	r, err := results.WriteReport(dir, runtest.Registry(t))
+	r, err := report.WriteReport(dir, runtest.Registry(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestWriteReport(t *testing.T) {
 	if r.Wall != 90*time.Second || r.ModelWall <= 0 {
 		t.Errorf("wall %v, model wall %v", r.Wall, r.ModelWall)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, results.ReportMarkdown))
+	md, _ := os.ReadFile(filepath.Join(dir, report.ReportMarkdown))
 	for _, s := range []string{"# Report: sweep big", "| schedfarm | v0.1.0-test, revision abc123", "| Go | go1.26.8 |",
 		"| host | host1 (coordinator coord1) |", "| wall time | 1m30s |", "| start | 2026-11-21T10:00:00Z |",
 		"| grows | Fig. 1 | value grows with size | ✅ pass |", "| wrong | Table 1 | value is 9 at size 1 | ❌ fail |",
@@ -51,7 +52,7 @@ func TestWriteReport(t *testing.T) {
 			t.Errorf("report.md lacks %q", s)
 		}
 	}
-	html, _ := os.ReadFile(filepath.Join(dir, results.ReportHTML))
+	html, _ := os.ReadFile(filepath.Join(dir, report.ReportHTML))
 	if n := strings.Count(string(html), `src="data:image/png;base64,`); n != 6 {
 		t.Errorf("report.html embeds %d figures, want 6", n)
 	}
@@ -59,7 +60,7 @@ func TestWriteReport(t *testing.T) {
 		t.Errorf("report.html is not self-contained: %s", m)
 	}
 	var cj []results.ClaimResult
-	b, _ := os.ReadFile(filepath.Join(dir, results.ClaimsJSON))
+	b, _ := os.ReadFile(filepath.Join(dir, report.ClaimsJSON))
 	if err := json.Unmarshal(b, &cj); err != nil || len(cj) != 4 {
 		t.Errorf("claims.json: %v, %d claims", err, len(cj))
 	}
@@ -72,7 +73,7 @@ func TestReportWithoutJobs(t *testing.T) {
 	for _, f := range []string{"jobs.parquet", "samples.parquet", results.RunInfoFile} {
 		os.Remove(filepath.Join(dir, f))
 	}
-	r, err := results.WriteReport(dir, runtest.Registry(t))
+	r, err := report.WriteReport(dir, runtest.Registry(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func BenchmarkReport_10k(b *testing.B) {
 	reg := runtest.Registry(b)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := results.WriteReport(dir, reg); err != nil {
+		if _, err := report.WriteReport(dir, reg); err != nil {
 			b.Fatal(err)
 		}
 	}

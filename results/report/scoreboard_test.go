@@ -1,14 +1,13 @@
-package results
+package report
 
 import (
 	"bytes"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"schedfarm/simcore"
+	"schedfarm/results"
 )
 
 // TestScoreboard: a calibrated claim is never counted as a reproduction,
@@ -24,30 +23,30 @@ func TestScoreboard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(paper, "CLAIMS.md"), []byte(reg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	expl := func(file, claim string) *Claim {
-		return &Claim{ExplainedBy: &Explanation{Sweep: file, Claim: claim, Reading: "r"}}
+	expl := func(file, claim string) *results.Claim {
+		return &results.Claim{ExplainedBy: &results.Explanation{Sweep: file, Claim: claim, Reading: "r"}}
 	}
 	main := &Report{Sweep: "main", Model: "m", SweepPath: filepath.Join(paper, "main.yaml"),
-		Calibrations: []*Calibration{{Param: "k", Against: []string{"cal-*"}, CheckedOn: []string{"main/ok", "q/x", "main/bad", "gone/y", "alt/holds"}, Why: "fitted"}},
-		Claims: []ClaimResult{
-			{ID: "ok", Verdict: Pass},
-			{ID: "cal-pass", Verdict: Pass},
-			{ID: "cal-fail", Verdict: Fail},
-			{ID: "bad", Verdict: Fail},
-			{ID: "bad-explained", Verdict: Fail, Claim: expl("alt.yaml", "holds")},
-			{ID: "bad-alt-fails", Verdict: Fail, Claim: expl("alt.yaml", "fails")},
-			{ID: "bad-not-run", Verdict: Fail, Claim: expl("other.yaml", "holds")},
-			{ID: "bad-no-claim", Verdict: Fail, Claim: expl("alt.yaml", "nope")},
-			{ID: "bad-by-calibration", Verdict: Fail, Claim: expl("main.yaml", "cal-pass")},
-			{ID: "undecided", Verdict: Inconclusive},
+		Calibrations: []*results.Calibration{{Param: "k", Against: []string{"cal-*"}, CheckedOn: []string{"main/ok", "q/x", "main/bad", "gone/y", "alt/holds"}, Why: "fitted"}},
+		Claims: []results.ClaimResult{
+			{ID: "ok", Verdict: results.Pass},
+			{ID: "cal-pass", Verdict: results.Pass},
+			{ID: "cal-fail", Verdict: results.Fail},
+			{ID: "bad", Verdict: results.Fail},
+			{ID: "bad-explained", Verdict: results.Fail, Claim: expl("alt.yaml", "holds")},
+			{ID: "bad-alt-fails", Verdict: results.Fail, Claim: expl("alt.yaml", "fails")},
+			{ID: "bad-not-run", Verdict: results.Fail, Claim: expl("other.yaml", "holds")},
+			{ID: "bad-no-claim", Verdict: results.Fail, Claim: expl("alt.yaml", "nope")},
+			{ID: "bad-by-calibration", Verdict: results.Fail, Claim: expl("main.yaml", "cal-pass")},
+			{ID: "undecided", Verdict: results.Inconclusive},
 		},
-		Cells: []CellResult{{Claim: "ok", Within: true}, {Claim: "bad", Within: false}, {Claim: "cal-pass", Within: true}},
+		Cells: []results.CellResult{{Claim: "ok", Within: true}, {Claim: "bad", Within: false}, {Claim: "cal-pass", Within: true}},
 	}
 	// The explanation is a sensitivity sweep: its claims are counted apart.
 	alt := &Report{Sweep: "alt", Model: "m", SweepPath: filepath.Join(paper, "alt.yaml"), Sensitivity: "another reading",
-		Claims: []ClaimResult{{ID: "holds", Verdict: Pass}, {ID: "fails", Verdict: Fail}}, Cells: []CellResult{{Claim: "holds", Within: true}}}
+		Claims: []results.ClaimResult{{ID: "holds", Verdict: results.Pass}, {ID: "fails", Verdict: results.Fail}}, Cells: []results.CellResult{{Claim: "holds", Within: true}}}
 	other := &Report{Sweep: "q", Model: "m2", SweepPath: filepath.Join(root, "configs", "p2", "q.yaml"),
-		Claims: []ClaimResult{{ID: "x", Verdict: Pass}}}
+		Claims: []results.ClaimResult{{ID: "x", Verdict: results.Pass}}}
 	sb := BuildScoreboard(&SuiteReport{File: "suite.yaml", Sweeps: []*Report{main, alt, other}})
 	if len(sb.Papers) != 2 || sb.Papers[0].Paper != "p1" || sb.Papers[1].Paper != "p2" {
 		t.Fatalf("papers %+v", sb.Papers)
@@ -123,51 +122,4 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
-}
-
-// TestPublishedCells: one tolerance rule, 10% of the published value, or
-// 10 points for a metric in %.
-func TestPublishedCells(t *testing.T) {
-	sum := claimSummary([]pt{{1, "a", 109, 50}, {2, "a", 111, 0}, {3, "a", 0, 0}})
-	schema := &simcore.Schema{Params: []simcore.Param{{Name: "size", Kind: simcore.Int}, {Name: "variant", Kind: simcore.String}},
-		Metrics: []simcore.Column{{Name: "value", Kind: simcore.Float}}}
-	claims := []*Claim{
-		{ID: "c", Kind: ClaimPublished, Metric: "value", Value: 100, Tol: 50},
-		{ID: "bound", Kind: ClaimPublished, Metric: "value", Below: new(float64)},
-	}
-	cells := publishedCells(sum, schema, claims)
-	var within []bool
-	for _, c := range cells {
-		within = append(within, c.Within)
-		if c.Tol != 10 {
-			t.Errorf("tol %g, want 10", c.Tol)
-		}
-	}
-	if len(cells) != 3 || !within[0] || within[1] || within[2] {
-		t.Fatalf("cells %+v", cells)
-	}
-	schema.Metrics[0].Unit = "%"
-	claims[0].Value = 1
-	cells = publishedCells(sum, schema, claims)
-	if len(cells) != 3 || cells[0].Within || cells[1].Within || !cells[2].Within || cells[2].Tol != 10 {
-		t.Fatalf("%% cells %+v", cells)
-	}
-	schema.Metrics[0].Unit = "share"
-	claims[0].Value = 0.05 // ours is 0 at size 3: within 10 points (0.1) of 5%
-	cells = publishedCells(sum, schema, claims)
-	if len(cells) != 3 || cells[0].Within || cells[1].Within || !cells[2].Within || math.Abs(cells[2].Tol-0.1) > 1e-12 {
-		t.Fatalf("share cells %+v", cells)
-	}
-	schema.Metrics[0].Unit = "%"
-	// A statistic of a metric in % is in %.
-	if u := Unit(schema, "value_median"); u != "%" {
-		t.Errorf("unit of value_median %q, want %%", u)
-	}
-	// The paper's own precision replaces the rule.
-	claims[0].Value, claims[0].Precision = 110, new(float64)
-	*claims[0].Precision = 1.5
-	cells = publishedCells(sum, schema, claims)
-	if len(cells) != 3 || !cells[0].Within || !cells[1].Within || cells[2].Within || cells[0].Tol != 1.5 {
-		t.Fatalf("precision cells %+v", cells)
-	}
 }

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"schedfarm/results"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
@@ -39,8 +40,8 @@ type FailedJob struct {
 type Report struct {
 	Dir, Sweep, Model, ModelVersion, Doc string
 	SweepFile                            string
-	Run                                  *RunInfo
-	Prov                                 Provenance
+	Run                                  *results.RunInfo
+	Prov                                 results.Provenance
 	Jobs, OK, Failed                     int
 	// ModelWall sums the jobs' wall-clock run times (duration_ms), which
 	// contention for the cores inflates; CPU sums their measured CPU times
@@ -48,16 +49,16 @@ type Report struct {
 	ModelWall, CPU, Wall time.Duration
 	CPUJobs              int
 	Points               int
-	Figures              []*FigureFiles
+	Figures              []*results.FigureFiles
 	FigureErrors         []string
-	Claims               []ClaimResult
+	Claims               []results.ClaimResult
 	FailedJobs           []FailedJob
 	// SweepPath is the file that declared the sweep (an included file of a
 	// suite); Calibrations its calibrated: parameters; Cells its published
 	// numbers under the scoreboard's one tolerance rule.
 	SweepPath    string
-	Calibrations []*Calibration
-	Cells        []CellResult
+	Calibrations []*results.Calibration
+	Cells        []results.CellResult
 	// Sensitivity is the sweep's sensitivity: (its claims are counted apart).
 	Sensitivity string
 	Generated   time.Time
@@ -67,7 +68,7 @@ type Report struct {
 func (r *Report) FailedClaims() int {
 	n := 0
 	for _, c := range r.Claims {
-		if c.Verdict == Fail {
+		if c.Verdict == results.Fail {
 			n++
 		}
 	}
@@ -83,25 +84,25 @@ const maxFailedRows = 500
 // URIs) and claims.json into dir. The sweep's declarations come from the
 // sweep file recorded in the Parquet metadata; reg must know its model.
 func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
-	sum, err := ReadTable(filepath.Join(dir, SummaryTable+".parquet"))
+	sum, err := results.ReadTable(filepath.Join(dir, results.SummaryTable+".parquet"))
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	r := &Report{Dir: dir, Generated: time.Now().UTC(), Points: sum.Len()}
-	var info RunInfo
-	if b, err := os.ReadFile(filepath.Join(dir, RunInfoFile)); err == nil {
+	var info results.RunInfo
+	if b, err := os.ReadFile(filepath.Join(dir, results.RunInfoFile)); err == nil {
 		if err := json.Unmarshal(b, &info); err != nil {
-			return nil, fmt.Errorf("report: %s: %w", RunInfoFile, err)
+			return nil, fmt.Errorf("report: %s: %w", results.RunInfoFile, err)
 		}
 		r.Run = &info
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	tables := map[string]*Frame{SummaryTable: sum}
-	jobs, err := ReadTable(filepath.Join(dir, JobsTable+".parquet"))
+	tables := map[string]*results.Frame{results.SummaryTable: sum}
+	jobs, err := results.ReadTable(filepath.Join(dir, results.JobsTable+".parquet"))
 	switch {
 	case err == nil:
-		tables[JobsTable] = jobs
+		tables[results.JobsTable] = jobs
 	case errors.Is(err, fs.ErrNotExist):
 		jobs = nil
 	default:
@@ -111,9 +112,9 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 	if jobs != nil {
 		meta = jobs.Meta
 	}
-	r.Sweep, r.Model, r.ModelVersion = meta[MetaSweep], meta[MetaModel], meta[MetaModelVersion]
-	r.SweepFile = meta[MetaSweepFile]
-	r.Prov = Provenance{Version: meta[MetaVersion], VCSRevision: meta[MetaVCSRevision], VCSModified: meta[MetaVCSModified], GoVersion: meta[MetaGoVersion]}.WithDefaults()
+	r.Sweep, r.Model, r.ModelVersion = meta[results.MetaSweep], meta[results.MetaModel], meta[results.MetaModelVersion]
+	r.SweepFile = meta[results.MetaSweepFile]
+	r.Prov = results.Provenance{Version: meta[results.MetaVersion], VCSRevision: meta[results.MetaVCSRevision], VCSModified: meta[results.MetaVCSModified], GoVersion: meta[results.MetaGoVersion]}.WithDefaults()
 	if r.Run != nil && !r.Run.Created.IsZero() && !r.Run.Finished.IsZero() {
 		r.Wall = r.Run.Finished.Sub(r.Run.Created)
 	}
@@ -138,7 +139,7 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 	if jobs != nil {
 		r.jobStats(jobs, s.Schema())
 	}
-	decls, err := ParseDecls(s)
+	decls, err := results.ParseDecls(s)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -147,23 +148,23 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 	for _, fig := range decls.Figures {
 		fr, ok := tables[fig.Table]
 		if !ok {
-			fr, err = ReadTable(filepath.Join(dir, fig.Table+".parquet"))
+			fr, err = results.ReadTable(filepath.Join(dir, fig.Table+".parquet"))
 			if err != nil {
 				r.FigureErrors = append(r.FigureErrors, fmt.Sprintf("figure %s: %v", fig.ID, err))
 				continue
 			}
 			tables[fig.Table] = fr
 		}
-		ff, err := RenderFigure(fig, fr, pal, figDir)
+		ff, err := results.RenderFigure(fig, fr, pal, figDir)
 		if err != nil {
 			r.FigureErrors = append(r.FigureErrors, err.Error())
 			continue
 		}
 		r.Figures = append(r.Figures, ff)
 	}
-	r.Claims = EvaluateClaims(sum, jobs, s.Schema(), decls.Claims)
+	r.Claims = results.EvaluateClaims(sum, jobs, s.Schema(), decls.Claims)
 	r.SweepPath, r.Calibrations, r.Sensitivity = s.File, decls.Calibrations, decls.Sensitivity
-	r.Cells = publishedCells(sum, s.Schema(), decls.Claims)
+	r.Cells = results.PublishedCells(sum, s.Schema(), decls.Claims)
 	if err := r.write(); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -174,11 +175,11 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 // draw as series (the values of the series parameters over the file's
 // jobs, plus Pareto baselines), so that a value has one colour in every
 // figure of the file.
-func FilePalette(f *sweep.File) *Palette {
+func FilePalette(f *sweep.File) *results.Palette {
 	series := map[string]map[string]bool{} // sweep → series params
 	var declared, extra []string
 	for _, s := range f.Sweeps {
-		d, err := ParseDecls(s)
+		d, err := results.ParseDecls(s)
 		if err != nil {
 			continue
 		}
@@ -205,7 +206,7 @@ func FilePalette(f *sweep.File) *Palette {
 		for i := range jobs {
 			for p := range series[jobs[i].Sweep] {
 				if v, ok := jobs[i].Params[p]; ok {
-					l := Label(v)
+					l := results.Label(v)
 					if !seen[l] {
 						seen[l] = true
 						values = append(values, l)
@@ -214,12 +215,12 @@ func FilePalette(f *sweep.File) *Palette {
 			}
 		}
 	}
-	return NewPalette(declared, append(values, extra...))
+	return results.NewPalette(declared, append(values, extra...))
 }
 
 // sumMs sums a nullable milliseconds column as a duration, with the count
 // of rows that have a value.
-func sumMs(f *Frame, col string) (time.Duration, int) {
+func sumMs(f *results.Frame, col string) (time.Duration, int) {
 	v, _ := f.Col(col).([]float64)
 	i := f.Index(col)
 	var sum float64
@@ -245,15 +246,15 @@ func cpuText(d time.Duration, measured, jobs int) string {
 	return d.Round(time.Millisecond).String()
 }
 
-func (r *Report) jobStats(jobs *Frame, schema *simcore.Schema) {
+func (r *Report) jobStats(jobs *results.Frame, schema *simcore.Schema) {
 	r.Jobs = jobs.Len()
-	st, _ := jobs.Col(ColStatus).([]string)
-	r.ModelWall, _ = sumMs(jobs, ColDurationMs)
-	r.CPU, r.CPUJobs = sumMs(jobs, ColCPUMs)
-	ids, _ := jobs.Col(ColJobID).([]string)
-	idx, _ := jobs.Col(ColJobIndex).([]int64)
-	att, _ := jobs.Col(ColAttempts).([]int64)
-	errs, _ := jobs.Col(ColError).([]string)
+	st, _ := jobs.Col(results.ColStatus).([]string)
+	r.ModelWall, _ = sumMs(jobs, results.ColDurationMs)
+	r.CPU, r.CPUJobs = sumMs(jobs, results.ColCPUMs)
+	ids, _ := jobs.Col(results.ColJobID).([]string)
+	idx, _ := jobs.Col(results.ColJobIndex).([]int64)
+	att, _ := jobs.Col(results.ColAttempts).([]int64)
+	errs, _ := jobs.Col(results.ColError).([]string)
 	var params []int
 	for _, p := range schema.Params {
 		if i := jobs.Index(p.Name); i >= 0 {
@@ -261,7 +262,7 @@ func (r *Report) jobStats(jobs *Frame, schema *simcore.Schema) {
 		}
 	}
 	for i, s := range st {
-		if s == StatusOK {
+		if s == results.StatusOK {
 			r.OK++
 			continue
 		}
@@ -362,11 +363,11 @@ func mdEscape(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-func verdictMark(v Verdict) string {
+func verdictMark(v results.Verdict) string {
 	switch v {
-	case Pass:
+	case results.Pass:
 		return "✅ pass"
-	case Fail:
+	case results.Fail:
 		return "❌ fail"
 	}
 	return "❔ inconclusive"
@@ -444,9 +445,9 @@ func (r *Report) markdown(b *bytes.Buffer) {
 func (r *Report) claimCounts() (p, f, i int) {
 	for _, c := range r.Claims {
 		switch c.Verdict {
-		case Pass:
+		case results.Pass:
 			p++
-		case Fail:
+		case results.Fail:
 			f++
 		default:
 			i++
@@ -492,7 +493,7 @@ img{max-width:100%;border:1px solid #eee}pre{background:#f6f8fa;padding:1em;over
 `))
 
 type htmlFig struct {
-	F   *FigureFiles
+	F   *results.FigureFiles
 	Src template.URL
 }
 
@@ -519,7 +520,7 @@ func (r *Report) html() ([]byte, error) {
 }
 
 // FormatClaims renders claim verdicts one per line, for a terminal.
-func FormatClaims(sweepName string, cs []ClaimResult) string {
+func FormatClaims(sweepName string, cs []results.ClaimResult) string {
 	var b strings.Builder
 	for _, c := range cs {
 		fmt.Fprintf(&b, "claim %s/%s: %s — %s\n", sweepName, c.ID, strings.ToUpper(string(c.Verdict)), c.Numbers)
