@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"schedfarm/results"
+	"schedfarm/results/figure"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
@@ -49,7 +50,7 @@ type Report struct {
 	ModelWall, CPU, Wall time.Duration
 	CPUJobs              int
 	Points               int
-	Figures              []*results.FigureFiles
+	Figures              []*figure.Files
 	FigureErrors         []string
 	Claims               []results.ClaimResult
 	FailedJobs           []FailedJob
@@ -155,7 +156,7 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 			}
 			tables[fig.Table] = fr
 		}
-		ff, err := results.RenderFigure(fig, fr, pal, figDir)
+		ff, err := figure.Render(fig, fr, pal, figDir)
 		if err != nil {
 			r.FigureErrors = append(r.FigureErrors, err.Error())
 			continue
@@ -175,7 +176,7 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 // draw as series (the values of the series parameters over the file's
 // jobs, plus Pareto baselines), so that a value has one colour in every
 // figure of the file.
-func FilePalette(f *sweep.File) *results.Palette {
+func FilePalette(f *sweep.File) *figure.Palette {
 	series := map[string]map[string]bool{} // sweep → series params
 	var declared, extra []string
 	for _, s := range f.Sweeps {
@@ -215,7 +216,7 @@ func FilePalette(f *sweep.File) *results.Palette {
 			}
 		}
 	}
-	return results.NewPalette(declared, append(values, extra...))
+	return figure.NewPalette(declared, append(values, extra...))
 }
 
 // sumMs sums a nullable milliseconds column as a duration, with the count
@@ -493,7 +494,7 @@ img{max-width:100%;border:1px solid #eee}pre{background:#f6f8fa;padding:1em;over
 `))
 
 type htmlFig struct {
-	F   *results.FigureFiles
+	F   *figure.Files
 	Src template.URL
 }
 

@@ -1,4 +1,4 @@
-package results
+package figure
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"image"
 	_ "image/png"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -16,119 +15,9 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"schedfarm/simcore"
-	"schedfarm/simcore/bench"
-	"schedfarm/sweep"
+	"schedfarm/results"
+	"schedfarm/results/internal/runtest"
 )
-
-// frameOf builds a Frame from name, column pairs ([]int64, []float64,
-// []string); a NaN float is null.
-func frameOf(meta map[string]string, pairs ...any) *Frame {
-	f := &Frame{Meta: meta}
-	if f.Meta == nil {
-		f.Meta = map[string]string{}
-	}
-	for i := 0; i < len(pairs); i += 2 {
-		f.Names = append(f.Names, pairs[i].(string))
-		c := pairs[i+1]
-		var nulls []bool
-		switch x := c.(type) {
-		case []int64:
-			f.Types = append(f.Types, Int64)
-		case []string:
-			f.Types = append(f.Types, String)
-		case []float64:
-			f.Types = append(f.Types, Float64)
-			for r, v := range x {
-				if math.IsNaN(v) {
-					if nulls == nil {
-						nulls = make([]bool, len(x))
-					}
-					nulls[r] = true
-				}
-			}
-		}
-		f.Cols = append(f.Cols, c)
-		f.Nulls = append(f.Nulls, nulls)
-	}
-	return f
-}
-
-// testDecls parses a bench sweep whose figures:/claims:/verify: keys are
-// the given YAML (indented as keys of the sweep).
-func testDecls(t testing.TB, extra string) (*Decls, error) {
-	t.Helper()
-	text := "name: t\nmodel: bench\nseed: 1\nreplicates: 3\naxes:\n  - name: size\n    values: [1, 2, 4]\n  - name: variant\n    values: [EDF-DLT, FIFO-DLT, OPR-MN]\n" + extra
-	reg, err := simcore.NewRegistry(bench.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := sweep.Parse("t.yaml", []byte(text), reg)
-	if err != nil {
-		t.Fatalf("sweep: %v", err)
-	}
-	return ParseDecls(f.Sweeps[0])
-}
-
-var testSeries = []string{"EDF-DLT", "FIFO-DLT", "OPR-MN"}
-
-// fixedSummary: sizes 1, 2, 4 × three algorithms; value = size·(k+1).
-func fixedSummary() *Frame {
-	var size []int64
-	var variant []string
-	cols := map[string][]float64{}
-	stats := SummaryStats()
-	for _, s := range []int64{1, 2, 4} {
-		for k, v := range testSeries {
-			size = append(size, s)
-			variant = append(variant, v)
-			m := float64(s) * float64(k+1)
-			for _, st := range stats {
-				x := m
-				switch st {
-				case "std":
-					x = 0.5
-				case "ci95":
-					x = 0.3
-				case "min":
-					x = m - 1
-				case "q1":
-					x = m - 0.4
-				case "q3":
-					x = m + 0.4
-				case "max":
-					x = m + 1
-				}
-				cols["value_"+st] = append(cols["value_"+st], x)
-				cols["iterations_"+st] = append(cols["iterations_"+st], 10*x)
-			}
-		}
-	}
-	pairs := []any{"size", size, "variant", variant}
-	for _, m := range []string{"value", "iterations"} {
-		for _, st := range stats {
-			pairs = append(pairs, m+"_"+st, cols[m+"_"+st])
-		}
-	}
-	return frameOf(nil, pairs...)
-}
-
-// fixedJobs: the summary's points × 20 replicates.
-func fixedJobs() *Frame {
-	var size, rep []int64
-	var variant []string
-	var value, iters []float64
-	for _, s := range []int64{1, 2, 4} {
-		for k, v := range testSeries {
-			for r := 0; r < 20; r++ {
-				size, rep, variant = append(size, s), append(rep, int64(r)), append(variant, v)
-				x := float64(s)*float64(k+1) + float64(r%5)/5
-				value, iters = append(value, x), append(iters, 10*x+float64(r))
-			}
-		}
-	}
-	return frameOf(nil, "replicate", rep, "size", size, "variant", variant, "value", value, "iterations", iters)
-}
 
 // svgInfo parses an SVG: its width and height attributes and every text.
 func svgInfo(t *testing.T, path string) (w, h string, texts []string) {
@@ -177,7 +66,7 @@ func svgInfo(t *testing.T, path string) (w, h string, texts []string) {
 }
 
 func TestRenderFigureKinds(t *testing.T) {
-	d, err := testDecls(t, `figures:
+	d, err := runtest.Decls(t, `figures:
   - {id: line, kind: line, x: size, y: value, series: variant, title: "Value"}
   - {id: line-jobs, kind: line, table: jobs, x: size, y: value, series: variant, xscale: log, yscale: log}
   - {id: scatter, kind: scatter, x: value, y: iterations, series: variant}
@@ -194,26 +83,26 @@ func TestRenderFigureKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables := map[string]*Frame{SummaryTable: fixedSummary(), JobsTable: fixedJobs()}
-	pal := NewPalette(nil, testSeries)
+	tables := map[string]*results.Frame{results.SummaryTable: runtest.FixedSummary(), results.JobsTable: runtest.FixedJobs()}
+	pal := NewPalette(nil, runtest.Series())
 	dir := t.TempDir()
 	want := map[string]struct {
 		series []string
 		w, h   int
 		panels int
 	}{
-		"line":        {testSeries, 600, 400, 1},
-		"line-jobs":   {testSeries, 600, 400, 1},
-		"scatter":     {testSeries, 600, 400, 1},
-		"box":         {testSeries, 600, 400, 1},
-		"box-jobs":    {testSeries, 600, 400, 1},
-		"cdf":         {testSeries, 600, 400, 1},
-		"hist":        {testSeries, 600, 400, 1},
-		"pareto":      {testSeries[1:], 600, 400, 1},    // the baseline is not drawn
-		"pareto-jobs": {testSeries[:2], 600, 400, 1},    // relative to OPR-MN
-		"pareto-mean": {testSeries[:2], 600, 400, 1},    // one point per series
-		"facets":      {testSeries, 1200, 300, 3},       // three panels in a row
-		"one":         {[]string{"value"}, 600, 400, 1}, // no series: one, named after y
+		"line":        {runtest.Series(), 600, 400, 1},
+		"line-jobs":   {runtest.Series(), 600, 400, 1},
+		"scatter":     {runtest.Series(), 600, 400, 1},
+		"box":         {runtest.Series(), 600, 400, 1},
+		"box-jobs":    {runtest.Series(), 600, 400, 1},
+		"cdf":         {runtest.Series(), 600, 400, 1},
+		"hist":        {runtest.Series(), 600, 400, 1},
+		"pareto":      {runtest.Series()[1:], 600, 400, 1}, // the baseline is not drawn
+		"pareto-jobs": {runtest.Series()[:2], 600, 400, 1}, // relative to OPR-MN
+		"pareto-mean": {runtest.Series()[:2], 600, 400, 1}, // one point per series
+		"facets":      {runtest.Series(), 1200, 300, 3},    // three panels in a row
+		"one":         {[]string{"value"}, 600, 400, 1},    // no series: one, named after y
 	}
 	if len(d.Figures) != len(want) {
 		t.Fatalf("%d figures parsed, want %d", len(d.Figures), len(want))
@@ -221,7 +110,7 @@ func TestRenderFigureKinds(t *testing.T) {
 	for _, f := range d.Figures {
 		t.Run(f.ID, func(t *testing.T) {
 			w := want[f.ID]
-			ff, err := RenderFigure(f, tables[f.Table], pal, dir)
+			ff, err := Render(f, tables[f.Table], pal, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,8 +134,8 @@ func TestRenderFigureKinds(t *testing.T) {
 			}
 			sw, sh, texts := svgInfo(t, ff.SVG)
 			// vgsvg sizes the SVG in points: 72 per inch.
-			if sw != strconv.Itoa(w.w*72/FigureDPI)+"pt" || sh != strconv.Itoa(w.h*72/FigureDPI)+"pt" {
-				t.Errorf("SVG %s × %s, want %dpt × %dpt", sw, sh, w.w*72/FigureDPI, w.h*72/FigureDPI)
+			if sw != strconv.Itoa(w.w*72/DPI)+"pt" || sh != strconv.Itoa(w.h*72/DPI)+"pt" {
+				t.Errorf("SVG %s × %s, want %dpt × %dpt", sw, sh, w.w*72/DPI, w.h*72/DPI)
 			}
 			// One legend entry per series per panel.
 			for _, s := range w.series {
@@ -265,7 +154,7 @@ func TestRenderFigureKinds(t *testing.T) {
 					t.Errorf("series %s: %d legend entries in the SVG, want %d", s, n, w.panels)
 				}
 			}
-			for _, s := range testSeries {
+			for _, s := range runtest.Series() {
 				if !contains(w.series, s) && countOf(texts, s) > 0 && f.ID != "box" {
 					t.Errorf("series %s drawn, should not be", s)
 				}
@@ -334,59 +223,8 @@ func TestParetoFront(t *testing.T) {
 	}
 }
 
-func TestFigureDeclErrors(t *testing.T) {
-	cases := []struct{ yaml, want string }{
-		{"figures:\n  - {id: a, kind: line, x: sise, y: value}\n", `t.yaml:11:28: t.figures[0].x: table "summary" has no column "sise"; did you mean "size"?`},
-		{"figures:\n  - {id: a, kind: lines, x: size, y: value}\n", `t.yaml:11:19: t.figures[0].kind: "lines" is not one of: line, scatter, box, cdf, hist, pareto; did you mean "line"?`},
-		{"figures:\n  - {id: a, kind: line, x: size, y: valeu}\n", `did you mean "value"?`},
-		{"figures:\n  - {id: a, kind: scatter, table: sample, x: i, y: u}\n", `unknown table "sample"`},
-		{"figures:\n  - {id: a, kind: scatter, table: samples, x: i, y: u, colour: red}\n", `unknown key "colour"`},
-		{"figures:\n  - {id: a, kind: pareto, x: value, y: iterations, series: variant}\n", `missing required key "baseline"`},
-		{"figures:\n  - {id: a, kind: cdf, x: value, y: value}\n", `a cdf figure has no y column`},
-		{"figures:\n  - {id: a, kind: line, x: size, y: value, where: {size: 1.5}}\n", `t.figures[0].where.size`},
-		{"figures:\n  - {id: a, kind: line, x: size, y: value}\n  - {id: a, kind: line, x: size, y: value}\n", `figure id "a" used twice`},
-		{"claims:\n  - compare: {metric: value, series: variant, a: EDF-DLT, b: OPR-MN, over: shares >= 2}\n", `t.claims[0].compare.over`},
-		{"claims:\n  - monotone: {metric: value, in: sizes}\n", `"sizes" is not a parameter of the model; did you mean "size"?`},
-		{"claims:\n  - {text: x}\n", `a claim needs one of: compare, monotone, converge, published`},
-		{"claims:\n  - converge: {metric: value, series: variant, a: EDF-DLT, b: OPR-MN, as: size, eps: 0}\n", `eps must be positive`},
-		{"claims:\n  - argbest: {metric: value, of: size, in: size}\n", `of and in are both "size"`},
-		{"claims:\n  - argbest: {metric: value, of: variant, in: size, goal: lowest}\n", `goal`},
-		{"claims:\n  - argbest: {metric: value, of: variant}\n", `missing required key "in"`},
-		{"claims:\n  - published: {metric: value_mea, value: 1, tol: 1}\n", `did you mean "value_mean"?`},
-		{"verify:\n  tolerances: {valeu: 1e-9}\n", `did you mean "value"?`},
-		{"verify:\n  tolerances: {value: {abs: -1}}\n", `tolerances must not be negative`},
-	}
-	for _, c := range cases {
-		_, err := testDecls(t, c.yaml)
-		if err == nil {
-			t.Errorf("%q: no error, want %q", c.yaml, c.want)
-			continue
-		}
-		var el sweep.ErrorList
-		if !errors.As(err, &el) || el[0].Line == 0 {
-			t.Errorf("%q: %v is not a positioned sweep.ErrorList", c.yaml, err)
-		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q:\n got  %v\n want %s", c.yaml, err, c.want)
-		}
-	}
-	// A valid declaration of every kind.
-	if _, err := testDecls(t, `figures:
-  - {id: a, kind: hist, table: samples, x: u, series: variant, facet: size, bins: 5}
-claims:
-  - {id: c1, source: "Fig. 3", text: "DLT beats MN", compare: {metric: value, series: variant, a: EDF-DLT, b: OPR-MN, op: lower, over: "share >= 90%"}}
-  - monotone: {metric: value_median, in: size, direction: decreasing, series: variant, strict: true, where: {variant: [EDF-DLT, OPR-MN]}}
-  - converge: {metric: value, series: variant, a: EDF-DLT, b: OPR-MN, as: size, eps: 0.01}
-  - published: {metric: value, where: {size: 4, variant: EDF-DLT}, value: 3.0, tol: 0.5}
-verify:
-  tolerances: {value: 1e-9, iterations: {abs: 0, rel: 1e-6}}
-`); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestRenderFigureNotes(t *testing.T) {
-	d, err := testDecls(t, `figures:
+	d, err := runtest.Decls(t, `figures:
   - {id: hidden, kind: line, x: size, y: value}
   - {id: empty, kind: line, x: size, y: value, series: variant, where: {size: 7}}
 `)
@@ -395,7 +233,7 @@ func TestRenderFigureNotes(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, f := range d.Figures {
-		ff, err := RenderFigure(f, fixedSummary(), NewPalette(nil, nil), dir)
+		ff, err := Render(f, runtest.FixedSummary(), NewPalette(nil, nil), dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,17 +247,17 @@ func TestRenderFigureNotes(t *testing.T) {
 // algorithm) places the values at 0, 1, 2, ... in sorted order, labels
 // them on the axis, and keeps a log y axis.
 func TestLineCategoricalX(t *testing.T) {
-	sum := frameOf(nil,
+	sum := runtest.FrameOf(nil,
 		"order", []string{"PSRS", "FCFS", "SMART", "PSRS", "FCFS", "SMART"},
 		"backfill", []string{"easy", "easy", "easy", "none", "none", "none"},
 		"value_mean", []float64{10, 40, 12, 20, 400, 25}, "value_ci95", []float64{1, 2, 1, 2, 20, 2})
-	d, err := testDecls(t, "figures:\n  - {id: cat, kind: line, x: variant, y: value, series: size, yscale: log}\n")
+	d, err := runtest.Decls(t, "figures:\n  - {id: cat, kind: line, x: variant, y: value, series: size, yscale: log}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := d.Figures[0]
 	f.X, f.Series = "order", "backfill"
-	ff, err := RenderFigure(f, sum, NewPalette(nil, nil), t.TempDir())
+	ff, err := Render(f, sum, NewPalette(nil, nil), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +279,7 @@ func TestLineCategoricalX(t *testing.T) {
 // x parameter's enum: the paper's order of its algorithms), then the
 // undeclared ones sorted; without a declared order, all sorted.
 func TestCategoryOrder(t *testing.T) {
-	fr := frameOf(nil, "algorithm", []string{"SELFISH", "C4", "CRA_WORK", "zeta", "alpha", "C4"})
+	fr := runtest.FrameOf(nil, "algorithm", []string{"SELFISH", "C4", "CRA_WORK", "zeta", "alpha", "C4"})
 	rows := map[string][]int{"": {0, 1, 2, 3, 4, 5}}
 	cases := []struct {
 		order []string

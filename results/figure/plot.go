@@ -1,4 +1,4 @@
-package results
+package figure
 
 import (
 	"fmt"
@@ -17,11 +17,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"schedfarm/results"
 )
 
-// FigureDPI is the resolution of PNG figures: a 6 × 4 inch panel is 600 ×
+// DPI is the resolution of PNG figures: a 6 × 4 inch panel is 600 ×
 // 400 pixels.
-const FigureDPI = 100
+const DPI = 100
 
 // Palette gives every series value one colour, the same in every figure of
 // a file, and across the files of one paper where the model declares the
@@ -49,7 +51,7 @@ func NewPalette(declared, values []string) *Palette {
 		}
 	}
 	vs := slices.Clone(values)
-	slices.SortFunc(vs, CompareLabels)
+	slices.SortFunc(vs, results.CompareLabels)
 	for _, v := range slices.Compact(vs) {
 		if _, ok := p.idx[v]; !ok {
 			p.idx[v] = len(p.idx)
@@ -81,8 +83,8 @@ func (p *Palette) dashes(v string) []vg.Length {
 	return nil
 }
 
-// FigureFiles is what RenderFigure wrote.
-type FigureFiles struct {
+// Files is what Render wrote.
+type Files struct {
 	ID, Title string
 	PNG, SVG  string
 	// Series are the series drawn (legend entries of each panel), Panels
@@ -95,9 +97,9 @@ type FigureFiles struct {
 	Note string
 }
 
-// RenderFigure draws a figure from a table into dir/<id>.png and
+// Render draws a figure from a table into dir/<id>.png and
 // dir/<id>.svg. Facets become panels of one image, at most three per row.
-func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (out *FigureFiles, err error) {
+func Render(f *results.Figure, fr *results.Frame, pal *Palette, dir string) (out *Files, err error) {
 	// gonum/plot panics on some degenerate data; a figure must never take
 	// the report (or the run that writes it) down.
 	defer func() {
@@ -116,7 +118,7 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (out *FigureFi
 	}
 	out.PNG = filepath.Join(dir, f.ID+".png")
 	out.SVG = filepath.Join(dir, f.ID+".svg")
-	png := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(FigureDPI))}
+	png := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}
 	drawGrid(grid, draw.New(png))
 	if err := writeTo(out.PNG, png); err != nil {
 		return nil, err
@@ -126,13 +128,13 @@ func RenderFigure(f *Figure, fr *Frame, pal *Palette, dir string) (out *FigureFi
 	if err := writeTo(out.SVG, svg); err != nil {
 		return nil, err
 	}
-	out.Width, out.Height = int(math.Round(float64(w/vg.Inch)*FigureDPI)), int(math.Round(float64(h/vg.Inch)*FigureDPI))
+	out.Width, out.Height = int(math.Round(float64(w/vg.Inch)*DPI)), int(math.Round(float64(h/vg.Inch)*DPI))
 	return out, nil
 }
 
 // buildGrid makes a figure's panels (one per facet, up to three a row)
-// and what RenderFigure reports of them, without drawing anything.
-func buildGrid(f *Figure, fr *Frame, pal *Palette) ([][]*plot.Plot, *FigureFiles, error) {
+// and what Render reports of them, without drawing anything.
+func buildGrid(f *results.Figure, fr *results.Frame, pal *Palette) ([][]*plot.Plot, *Files, error) {
 	if err := checkFigureFrame(f, fr); err != nil {
 		return nil, nil, err
 	}
@@ -150,15 +152,15 @@ func buildGrid(f *Figure, fr *Frame, pal *Palette) ([][]*plot.Plot, *FigureFiles
 			}
 			byFacet[v] = append(byFacet[v], r)
 		}
-		slices.SortFunc(facets, CompareLabels)
+		slices.SortFunc(facets, results.CompareLabels)
 		if len(facets) == 0 {
 			facets = []string{""}
 		}
 	}
-	out := &FigureFiles{ID: f.ID, Title: f.Title, Panels: len(facets)}
+	out := &Files{ID: f.ID, Title: f.Title, Panels: len(facets)}
 	if len(rows) == 0 {
 		out.Note = "no rows match the figure's filter"
-	} else if f.Table == SummaryTable && (f.Kind == KindLine || f.Kind == KindBox) {
+	} else if f.Table == results.SummaryTable && (f.Kind == results.KindLine || f.Kind == results.KindBox) {
 		// One summary row per (facet, series, x), or the figure hides points.
 		seen := map[[3]string]bool{}
 		fi, si, xi := fr.Index(f.Facet), fr.Index(f.Series), fr.Index(f.X)
@@ -328,7 +330,7 @@ func drawGrid(grid [][]*plot.Plot, dc draw.Canvas) {
 }
 
 // checkFigureFrame checks that the table holds the figure's columns.
-func checkFigureFrame(f *Figure, fr *Frame) error {
+func checkFigureFrame(f *results.Figure, fr *results.Frame) error {
 	for _, c := range []string{f.X, f.Y, f.Series, f.Facet} {
 		if c == "" {
 			continue
@@ -346,12 +348,12 @@ func checkFigureFrame(f *Figure, fr *Frame) error {
 }
 
 // isBareMetric reports whether name is a summary metric (its _mean).
-func isBareMetric(fr *Frame, name string) bool {
+func isBareMetric(fr *results.Frame, name string) bool {
 	return fr.Index(name) < 0 && fr.Index(name+"_mean") >= 0
 }
 
 // col returns the column index of a name (a bare metric: its mean).
-func valueCol(fr *Frame, name string) int {
+func valueCol(fr *results.Frame, name string) int {
 	if isBareMetric(fr, name) {
 		return fr.Index(name + "_mean")
 	}
@@ -359,7 +361,7 @@ func valueCol(fr *Frame, name string) int {
 }
 
 // splitSeries groups rows by series value, series sorted.
-func splitSeries(f *Figure, fr *Frame, rows []int) ([]string, map[string][]int) {
+func splitSeries(f *results.Figure, fr *results.Frame, rows []int) ([]string, map[string][]int) {
 	if f.Series == "" {
 		name := f.Y
 		if name == "" {
@@ -377,11 +379,11 @@ func splitSeries(f *Figure, fr *Frame, rows []int) ([]string, map[string][]int) 
 		}
 		by[v] = append(by[v], r)
 	}
-	slices.SortFunc(names, CompareLabels)
+	slices.SortFunc(names, results.CompareLabels)
 	return names, by
 }
 
-func axisLabel(explicit string, fr *Frame, f *Figure, name string) string {
+func axisLabel(explicit string, fr *results.Frame, f *results.Figure, name string) string {
 	if explicit != "" {
 		return explicit
 	}
@@ -389,7 +391,7 @@ func axisLabel(explicit string, fr *Frame, f *Figure, name string) string {
 }
 
 // positive drops points a log axis cannot show.
-func keep(f *Figure, x, y float64) bool {
+func keep(f *results.Figure, x, y float64) bool {
 	return !(f.XLog && x <= 0) && !(f.YLog && y <= 0) && !math.IsNaN(x) && !math.IsNaN(y) && !math.IsInf(x, 0) && !math.IsInf(y, 0)
 }
 
@@ -398,26 +400,26 @@ type xyErr struct {
 	plotter.YErrors
 }
 
-func drawPanel(p *plot.Plot, f *Figure, fr *Frame, rows []int, pal *Palette) ([]string, error) {
+func drawPanel(p *plot.Plot, f *results.Figure, fr *results.Frame, rows []int, pal *Palette) ([]string, error) {
 	names, by := splitSeries(f, fr, rows)
 	p.X.Label.Text = axisLabel(f.XLabel, fr, f, f.X)
 	p.Y.Label.Text = axisLabel(f.YLabel, fr, f, f.Y)
 	switch f.Kind {
-	case KindLine:
+	case results.KindLine:
 		if isBareMetric(fr, f.Y) && f.YLabel == "" {
 			p.Y.Label.Text += ", mean ± 95% CI"
 		}
 		return names, drawLines(p, f, fr, names, by, pal)
-	case KindScatter:
+	case results.KindScatter:
 		return names, drawScatter(p, f, fr, names, by, pal)
-	case KindBox:
+	case results.KindBox:
 		return names, drawBoxes(p, f, fr, names, by, pal)
-	case KindCDF:
+	case results.KindCDF:
 		if f.YLabel == "" {
 			p.Y.Label.Text = "fraction ≤ x"
 		}
 		return names, drawCDF(p, f, fr, names, by, pal)
-	case KindHist:
+	case results.KindHist:
 		if f.YLabel == "" {
 			p.Y.Label.Text = "count"
 			if f.Normalize {
@@ -425,7 +427,7 @@ func drawPanel(p *plot.Plot, f *Figure, fr *Frame, rows []int, pal *Palette) ([]
 			}
 		}
 		return names, drawHist(p, f, fr, names, by, pal)
-	case KindPareto:
+	case results.KindPareto:
 		return drawPareto(p, f, fr, names, by, pal)
 	}
 	return nil, fmt.Errorf("unknown kind %q", f.Kind)
@@ -439,7 +441,7 @@ func lineStyle(l *draw.LineStyle, pal *Palette, s string) {
 
 // categories returns the distinct x labels of the series' rows: those of
 // order first, in its order, then the others sorted.
-func categories(fr *Frame, xi int, names []string, by map[string][]int, order []string) []string {
+func categories(fr *results.Frame, xi int, names []string, by map[string][]int, order []string) []string {
 	var cats []string
 	seen := map[string]bool{}
 	for _, s := range names {
@@ -460,7 +462,7 @@ func categories(fr *Frame, xi int, names []string, by map[string][]int, order []
 		if ra, rb := rank(a), rank(b); ra != rb {
 			return ra - rb
 		}
-		return CompareLabels(a, b)
+		return results.CompareLabels(a, b)
 	})
 	return cats
 }
@@ -484,7 +486,7 @@ func groupX(xOf func(r int) (float64, bool), rows []int) ([]float64, map[float64
 	return xs, by
 }
 
-func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawLines(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi := fr.Index(f.X)
 	if xi < 0 {
 		xi = valueCol(fr, f.X)
@@ -520,7 +522,7 @@ func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 		var pts xyErr
 		for _, x := range xs {
 			var m, e float64
-			if bare || f.Table == SummaryTable {
+			if bare || f.Table == results.SummaryTable {
 				r := at[x][0]
 				v, ok := fr.CellFloat(yi, r)
 				if !ok {
@@ -540,7 +542,7 @@ func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 				if len(vals) == 0 {
 					continue
 				}
-				st := Describe(vals)
+				st := results.Describe(vals)
 				m, e = st.Mean, st.CI95
 				if math.IsNaN(e) {
 					e = 0
@@ -584,7 +586,7 @@ func drawLines(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 	return nil
 }
 
-func drawScatter(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawScatter(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi, yi := valueCol(fr, f.X), valueCol(fr, f.Y)
 	for _, s := range names {
 		var pts plotter.XYs
@@ -665,7 +667,7 @@ func (b *boxPlotter) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(b.color, c.ClipPolygonY(pts))
 }
 
-func drawBoxes(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawBoxes(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi := fr.Index(f.X)
 	if xi < 0 {
 		xi = valueCol(fr, f.X)
@@ -714,7 +716,7 @@ func drawBoxes(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 				if len(vals) == 0 {
 					continue
 				}
-				st := Describe(vals)
+				st := results.Describe(vals)
 				bx.min, bx.q1, bx.med, bx.q3, bx.max = st.Min, st.Q1, st.Median, st.Q3, st.Max
 			}
 			if f.YLog && bx.min <= 0 {
@@ -738,7 +740,7 @@ func drawBoxes(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string
 	return nil
 }
 
-func drawCDF(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawCDF(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi := valueCol(fr, f.X)
 	for _, s := range names {
 		var xs []float64
@@ -768,7 +770,7 @@ func drawCDF(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string][
 	return nil
 }
 
-func drawHist(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawHist(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi := valueCol(fr, f.X)
 	vals := map[string][]float64{}
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -869,7 +871,7 @@ func ParetoFront(pts plotter.XYs) []int {
 	return front
 }
 
-func drawPareto(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[string][]int, pal *Palette) ([]string, error) {
+func drawPareto(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) ([]string, error) {
 	xi, yi := valueCol(fr, f.X), valueCol(fr, f.Y)
 	// Match every row to the baseline's row at the same point (and
 	// replicate, for per-job tables).
@@ -879,8 +881,8 @@ func drawPareto(p *plot.Plot, f *Figure, fr *Frame, names []string, by map[strin
 			params = append(params, n)
 		}
 	}
-	if f.Table != SummaryTable && fr.Index(ColReplicate) >= 0 {
-		params = append(params, ColReplicate)
+	if f.Table != results.SummaryTable && fr.Index(results.ColReplicate) >= 0 {
+		params = append(params, results.ColReplicate)
 	}
 	pidx := make([]int, len(params))
 	for i, n := range params {

@@ -1,4 +1,4 @@
-package results
+package figure
 
 import (
 	"fmt"
@@ -8,12 +8,15 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"schedfarm/results"
+	"schedfarm/results/internal/runtest"
 )
 
 // labelFrame is a summary with n long category names (variant) whose
 // values span about 0.8·n decades, and a second point set (size) whose
 // values lie inside one decade.
-func labelFrame(n int) *Frame {
+func labelFrame(n int) *results.Frame {
 	var size []int64
 	var variant []string
 	var mean, ci, lo, q1, med, q3, hi []float64
@@ -29,7 +32,7 @@ func labelFrame(n int) *Frame {
 		mean, ci = append(mean, v), append(ci, 0)
 		lo, q1, med, q3, hi = append(lo, v), append(q1, v), append(med, v), append(q3, v), append(hi, v)
 	}
-	return frameOf(nil, "size", size, "variant", variant, "value_mean", mean, "value_ci95", ci,
+	return runtest.FrameOf(nil, "size", size, "variant", variant, "value_mean", mean, "value_ci95", ci,
 		"value_min", lo, "value_q1", q1, "value_median", med, "value_q3", q3, "value_max", hi)
 }
 
@@ -39,7 +42,7 @@ func labelFrame(n int) *Frame {
 // label, and that each log axis has at least two labels.
 func TestTickLabelsReadable(t *testing.T) {
 	const n = 19
-	d, err := testDecls(t, `figures:
+	d, err := runtest.Decls(t, `figures:
   - {id: cats-line, kind: line, x: variant, y: value, yscale: log, where: {size: 1}}
   - {id: cats-box, kind: box, x: variant, y: value, yscale: log, where: {size: 1}}
   - {id: cats-small, kind: box, x: variant, y: value, width: 2, height: 3, where: {size: 1}}
