@@ -13,6 +13,7 @@ import (
 	"schedfarm/results"
 	"schedfarm/results/collect"
 	"schedfarm/results/internal/runtest"
+	"schedfarm/results/verify"
 	"schedfarm/simcore/bench"
 )
 
@@ -156,7 +157,7 @@ func TestReadForeignTimestamps(t *testing.T) {
 					t.Errorf("row %d: started_at %v, want %v", r, ts, wantStarted[r])
 				}
 			}
-			v, err := results.VerifyDirs(got, golden, nil)
+			v, err := verify.Dirs(got, golden, nil)
 			if err != nil {
 				t.Fatalf("verify: %v", err)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"schedfarm/results"
 	"schedfarm/results/report"
+	"schedfarm/results/verify"
 	"schedfarm/sweep"
 )
 
@@ -224,7 +225,7 @@ func (a *app) verifyCmd() *cobra.Command {
 					drift++
 					continue
 				}
-				v, err := results.VerifyDirs(g, golden[n], a.registry())
+				v, err := verify.Dirs(g, golden[n], a.registry())
 				if err != nil {
 					return &exitError{exitUsage, err}
 				}

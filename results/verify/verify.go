@@ -1,4 +1,4 @@
-package results
+package verify
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"schedfarm/results"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
@@ -18,14 +19,14 @@ import (
 // Verification modes: runs are compared job by job when both have
 // jobs.parquet, point by point (summary.parquet) otherwise.
 const (
-	VerifyJobs    = "jobs"
-	VerifySummary = "summary"
+	ModeJobs    = "jobs"
+	ModeSummary = "summary"
 )
 
 // volatileJobColumns differ between two runs of one sweep by design.
-var volatileJobColumns = []string{ColRunID, ColWorker, ColStartedAt, ColDurationMs, ColCPUMs, ColAttempts, ColError}
+var volatileJobColumns = []string{results.ColRunID, results.ColWorker, results.ColStartedAt, results.ColDurationMs, results.ColCPUMs, results.ColAttempts, results.ColError}
 
-// Diff is one difference found by Verify.
+// Diff is one difference found by Dirs or Frames.
 type Diff struct {
 	// Key is the job ID (jobs mode) or the point (summary mode), or "*"
 	// for a difference of the tables' columns.
@@ -35,8 +36,8 @@ type Diff struct {
 	Got    string
 }
 
-// VerifyResult is the outcome of comparing a run with a golden run.
-type VerifyResult struct {
+// Result is the outcome of comparing a run with a golden run.
+type Result struct {
 	Sweep string
 	Mode  string
 	// Rows compared (rows of the golden).
@@ -48,31 +49,31 @@ type VerifyResult struct {
 	Missing, Extra            []string // keys only in the golden / only in the run
 	Diffs                     []Diff   // the first MaxDiffs differences
 	NDiffs                    int      // all differences
-	Tolerances                map[string]Tol
+	Tolerances                map[string]results.Tol
 }
 
-// MaxDiffs bounds the differences a VerifyResult keeps.
+// MaxDiffs bounds the differences a Result keeps.
 const MaxDiffs = 1000
 
 // OK reports whether the run matches the golden.
-func (v *VerifyResult) OK() bool {
+func (v *Result) OK() bool {
 	return len(v.Missing) == 0 && len(v.Extra) == 0 && v.NDiffs == 0
 }
 
-func (v *VerifyResult) add(d Diff) {
+func (v *Result) add(d Diff) {
 	v.NDiffs++
 	if len(v.Diffs) < MaxDiffs {
 		v.Diffs = append(v.Diffs, d)
 	}
 }
 
-// VerifyDirs compares the results folder got with golden. The golden may
+// Dirs compares the results folder got with golden. The golden may
 // hold only summary.parquet (as under configs/golden/); then the summaries
 // are compared point by point, otherwise the jobs job by job. Tolerances
 // come from the verify: key of got's sweep, read from its recorded sweep
 // file; reg must know the model.
-func VerifyDirs(got, golden string, reg *simcore.Registry) (*VerifyResult, error) {
-	gs, err := ReadTable(filepath.Join(got, SummaryTable+".parquet"))
+func Dirs(got, golden string, reg *simcore.Registry) (*Result, error) {
+	gs, err := results.ReadTable(filepath.Join(got, results.SummaryTable+".parquet"))
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
@@ -80,27 +81,27 @@ func VerifyDirs(got, golden string, reg *simcore.Registry) (*VerifyResult, error
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", got, err)
 	}
-	gj, errG := ReadTable(filepath.Join(golden, JobsTable+".parquet"))
+	gj, errG := results.ReadTable(filepath.Join(golden, results.JobsTable+".parquet"))
 	if errG == nil {
-		rj, err := ReadTable(filepath.Join(got, JobsTable+".parquet"))
+		rj, err := results.ReadTable(filepath.Join(got, results.JobsTable+".parquet"))
 		if err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
-		return VerifyFrames(rj, gj, VerifyJobs, tol), nil
+		return Frames(rj, gj, ModeJobs, tol), nil
 	}
 	if !errors.Is(errG, fs.ErrNotExist) {
 		return nil, fmt.Errorf("verify: %w", errG)
 	}
-	golds, err := ReadTable(filepath.Join(golden, SummaryTable+".parquet"))
+	golds, err := results.ReadTable(filepath.Join(golden, results.SummaryTable+".parquet"))
 	if err != nil {
 		return nil, fmt.Errorf("verify: golden: %w", err)
 	}
-	return VerifyFrames(gs, golds, VerifySummary, tol), nil
+	return Frames(gs, golds, ModeSummary, tol), nil
 }
 
 // sweepTolerances reads the tolerances of the sweep a file was written for.
-func sweepTolerances(meta map[string]string, reg *simcore.Registry) (map[string]Tol, error) {
-	text, name := meta[MetaSweepFile], meta[MetaSweep]
+func sweepTolerances(meta map[string]string, reg *simcore.Registry) (map[string]results.Tol, error) {
+	text, name := meta[results.MetaSweepFile], meta[results.MetaSweep]
 	if text == "" || reg == nil {
 		return nil, nil
 	}
@@ -110,7 +111,7 @@ func sweepTolerances(meta map[string]string, reg *simcore.Registry) (map[string]
 	}
 	for _, s := range f.Sweeps {
 		if s.Name == name {
-			d, err := ParseDecls(s)
+			d, err := results.ParseDecls(s)
 			if err != nil {
 				return nil, err
 			}
@@ -120,45 +121,45 @@ func sweepTolerances(meta map[string]string, reg *simcore.Registry) (map[string]
 	return nil, nil
 }
 
-// VerifyFrames compares got with golden: jobs tables by job_id (ignoring
+// Frames compares got with golden: jobs tables by job_id (ignoring
 // run_id, worker, started_at, duration_ms, attempts and error, and the
 // metrics the files' metadata lists as measured), summaries
 // by point (the parameter columns, before n). Floats must be bit-identical
 // (NaN equals NaN, null equals null) when the two files carry the same
 // model version; otherwise a column whose metric has a tolerance may
 // differ by up to abs + rel·|golden|.
-func VerifyFrames(got, golden *Frame, mode string, tol map[string]Tol) *VerifyResult {
-	v := &VerifyResult{Sweep: golden.Meta[MetaSweep], Mode: mode, Rows: golden.Len(), Tolerances: tol,
-		GoldenVersion: golden.Meta[MetaModelVersion], GotVersion: got.Meta[MetaModelVersion]}
+func Frames(got, golden *results.Frame, mode string, tol map[string]results.Tol) *Result {
+	v := &Result{Sweep: golden.Meta[results.MetaSweep], Mode: mode, Rows: golden.Len(), Tolerances: tol,
+		GoldenVersion: golden.Meta[results.MetaModelVersion], GotVersion: got.Meta[results.MetaModelVersion]}
 	if v.Sweep == "" {
-		v.Sweep = got.Meta[MetaSweep]
+		v.Sweep = got.Meta[results.MetaSweep]
 	}
 	v.SameModelVersion = v.GoldenVersion == v.GotVersion
 	var keyCols []string
 	var skip []string
 	switch mode {
-	case VerifyJobs:
-		keyCols = []string{ColJobID}
+	case ModeJobs:
+		keyCols = []string{results.ColJobID}
 		skip = slices.Clone(volatileJobColumns)
 	default:
-		if n := golden.Index(ColN); n >= 0 {
+		if n := golden.Index(results.ColN); n >= 0 {
 			keyCols = slices.Clone(golden.Names[:n])
 		}
 	}
 	// Measured metrics (machine-dependent by declaration) and their
 	// summary statistics are not compared.
 	for _, meta := range []map[string]string{golden.Meta, got.Meta} {
-		for _, m := range strings.Split(meta[MetaMeasured], ",") {
+		for _, m := range strings.Split(meta[results.MetaMeasured], ",") {
 			if m == "" {
 				continue
 			}
 			skip = append(skip, m)
-			for _, st := range SummaryStats() {
+			for _, st := range results.SummaryStats() {
 				skip = append(skip, m+"_"+st)
 			}
 		}
 	}
-	keyOf := func(f *Frame) func(r int) string {
+	keyOf := func(f *results.Frame) func(r int) string {
 		idx := make([]int, len(keyCols))
 		for i, c := range keyCols {
 			idx[i] = f.Index(c)
@@ -196,7 +197,7 @@ func VerifyFrames(got, golden *Frame, mode string, tol map[string]Tol) *VerifyRe
 	type pair struct {
 		name   string
 		gi, ri int
-		tol    Tol
+		tol    results.Tol
 		hasTol bool
 	}
 	var cols []pair
@@ -245,12 +246,12 @@ func VerifyFrames(got, golden *Frame, mode string, tol map[string]Tol) *VerifyRe
 
 // tolFor finds the tolerance of a column: its metric's (summary columns
 // m_mean, m_std, ... take metric m's).
-func tolFor(tol map[string]Tol, col, mode string) (Tol, bool) {
+func tolFor(tol map[string]results.Tol, col, mode string) (results.Tol, bool) {
 	if t, ok := tol[col]; ok {
 		return t, true
 	}
-	if mode == VerifySummary {
-		for _, s := range SummaryStats() {
+	if mode == ModeSummary {
+		for _, s := range results.SummaryStats() {
 			if m, ok := strings.CutSuffix(col, "_"+s); ok {
 				if t, ok := tol[m]; ok {
 					return t, true
@@ -258,10 +259,10 @@ func tolFor(tol map[string]Tol, col, mode string) (Tol, bool) {
 			}
 		}
 	}
-	return Tol{}, false
+	return results.Tol{}, false
 }
 
-func cellText(f *Frame, c, r int) string {
+func cellText(f *results.Frame, c, r int) string {
 	if f.IsNull(c, r) {
 		return "null"
 	}
@@ -271,7 +272,7 @@ func cellText(f *Frame, c, r int) string {
 	return f.CellLabel(c, r)
 }
 
-func cellEqual(a *Frame, ai, ar int, b *Frame, bi, br int, tol Tol, hasTol bool) bool {
+func cellEqual(a *results.Frame, ai, ar int, b *results.Frame, bi, br int, tol results.Tol, hasTol bool) bool {
 	an, bn := a.IsNull(ai, ar), b.IsNull(bi, br)
 	if an || bn {
 		return an == bn
@@ -298,9 +299,9 @@ func cellEqual(a *Frame, ai, ar int, b *Frame, bi, br int, tol Tol, hasTol bool)
 // WriteText prints the verification: a one-line verdict, then the
 // differences as a table (job or point, column, golden, got), at most
 // limit rows (0: all kept).
-func (v *VerifyResult) WriteText(w io.Writer, limit int) {
+func (v *Result) WriteText(w io.Writer, limit int) {
 	what := "job"
-	if v.Mode == VerifySummary {
+	if v.Mode == ModeSummary {
 		what = "point"
 	}
 	how := "bit-identical (same model version " + v.GotVersion + ")"
