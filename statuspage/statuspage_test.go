@@ -17,7 +17,7 @@ import (
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
-	"schedfarm/results"
+	"schedfarm/results/claims"
 	"schedfarm/results/report"
 )
 
@@ -78,16 +78,16 @@ func TestBuildReadsClaims(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	claims := func(cs ...results.ClaimResult) string {
+	claimsJSON := func(cs ...claims.Result) string {
 		b, err := json.Marshal(cs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
-	write("beta", runA, claims(results.ClaimResult{ID: "b1", Verdict: results.Fail, Numbers: "n", Text: "t"}))
-	write("alpha", runA, claims(results.ClaimResult{ID: "a1", Verdict: results.Pass}, results.ClaimResult{ID: "a2", Verdict: results.Inconclusive}))
-	write("other", "0b6c2a8e-1111-4222-8333-000000000000", claims(results.ClaimResult{ID: "x", Verdict: results.Pass}))
+	write("beta", runA, claimsJSON(claims.Result{ID: "b1", Verdict: claims.Fail, Numbers: "n", Text: "t"}))
+	write("alpha", runA, claimsJSON(claims.Result{ID: "a1", Verdict: claims.Pass}, claims.Result{ID: "a2", Verdict: claims.Inconclusive}))
+	write("other", "0b6c2a8e-1111-4222-8333-000000000000", claimsJSON(claims.Result{ID: "x", Verdict: claims.Pass}))
 	const broken = "0b6c2a8e-1111-4222-8333-777777777777"
 	write("alpha", broken, "{not json")
 
@@ -119,7 +119,7 @@ func TestBuildReadsClaims(t *testing.T) {
 	// A running adaptive run without a report: the coordinator's last
 	// round's verdicts, marked provisional; a report, once written, wins.
 	live := coordinator.RunProgress{ID: "0b6c2a8e-1111-4222-8333-999999999999", Status: broker.RunRunning, Rounds: 2,
-		RoundClaims: []coordinator.RoundClaim{{Sweep: "s", ID: "c1", Verdict: results.Inconclusive}}}
+		RoundClaims: []coordinator.RoundClaim{{Sweep: "s", ID: "c1", Verdict: claims.Inconclusive}}}
 	withReport := live
 	withReport.ID = runA
 	d = Build(&coordinator.Status{Runs: []coordinator.RunProgress{live, withReport}}, root, t0)

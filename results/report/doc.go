@@ -2,16 +2,18 @@
 // a self-contained report.html and claims.json beside the Parquet files;
 // per suite run, one combined report that opens with the scoreboard.
 //
-//	<sweep>/<run>/ (jobs, summary, run.json) ─► WriteReport ─► report.md, report.html,
-//	        │                                     │  ▲          claims.json, figures/
-//	        │                    plot: figures ───┘  │
-//	        │                    claims: verdicts ───┘
-//	        ▼
-//	every sweep's Report ─► WriteSuiteReport ─► report-<run>.md/.html
-//	  + the folders' CLAIMS.md  (BuildScoreboard) scoreboard-<run>.json
+//	<sweep>/<run>/ ──► WriteReport ──► report.md, report.html, claims.json, figures/
+//	 jobs, summary,        │    ▲
+//	 run.json              │    ├── figure.Render: the declared figures
+//	                       │    └── claims.Evaluate: the verdicts
+//	                       ▼
+//	 every sweep's Report, the folders' CLAIMS.md
+//	                       │
+//	                       ▼
+//	 WriteSuiteReport ──► report-<run>.md and .html, scoreboard-<run>.json
 //
 // It owns the report files, their provenance table and the scoreboard's
-// statuses; figures are drawn by package plot, claims decided by package
+// statuses; figures are drawn by package figure, claims decided by package
 // claims, and the declarations read by package decl.
 //
 // # Reports

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"schedfarm/results"
+	"schedfarm/results/claims"
 	"schedfarm/results/figure"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
@@ -52,14 +53,14 @@ type Report struct {
 	Points               int
 	Figures              []*figure.Files
 	FigureErrors         []string
-	Claims               []results.ClaimResult
+	Claims               []claims.Result
 	FailedJobs           []FailedJob
 	// SweepPath is the file that declared the sweep (an included file of a
 	// suite); Calibrations its calibrated: parameters; Cells its published
 	// numbers under the scoreboard's one tolerance rule.
 	SweepPath    string
 	Calibrations []*results.Calibration
-	Cells        []results.CellResult
+	Cells        []claims.CellResult
 	// Sensitivity is the sweep's sensitivity: (its claims are counted apart).
 	Sensitivity string
 	Generated   time.Time
@@ -69,7 +70,7 @@ type Report struct {
 func (r *Report) FailedClaims() int {
 	n := 0
 	for _, c := range r.Claims {
-		if c.Verdict == results.Fail {
+		if c.Verdict == claims.Fail {
 			n++
 		}
 	}
@@ -163,9 +164,9 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 		}
 		r.Figures = append(r.Figures, ff)
 	}
-	r.Claims = results.EvaluateClaims(sum, jobs, s.Schema(), decls.Claims)
+	r.Claims = claims.Evaluate(sum, jobs, s.Schema(), decls.Claims)
 	r.SweepPath, r.Calibrations, r.Sensitivity = s.File, decls.Calibrations, decls.Sensitivity
-	r.Cells = results.PublishedCells(sum, s.Schema(), decls.Claims)
+	r.Cells = claims.PublishedCells(sum, s.Schema(), decls.Claims)
 	if err := r.write(); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -364,11 +365,11 @@ func mdEscape(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
-func verdictMark(v results.Verdict) string {
+func verdictMark(v claims.Verdict) string {
 	switch v {
-	case results.Pass:
+	case claims.Pass:
 		return "✅ pass"
-	case results.Fail:
+	case claims.Fail:
 		return "❌ fail"
 	}
 	return "❔ inconclusive"
@@ -446,9 +447,9 @@ func (r *Report) markdown(b *bytes.Buffer) {
 func (r *Report) claimCounts() (p, f, i int) {
 	for _, c := range r.Claims {
 		switch c.Verdict {
-		case results.Pass:
+		case claims.Pass:
 			p++
-		case results.Fail:
+		case claims.Fail:
 			f++
 		default:
 			i++
@@ -521,7 +522,7 @@ func (r *Report) html() ([]byte, error) {
 }
 
 // FormatClaims renders claim verdicts one per line, for a terminal.
-func FormatClaims(sweepName string, cs []results.ClaimResult) string {
+func FormatClaims(sweepName string, cs []claims.Result) string {
 	var b strings.Builder
 	for _, c := range cs {
 		fmt.Fprintf(&b, "claim %s/%s: %s — %s\n", sweepName, c.ID, strings.ToUpper(string(c.Verdict)), c.Numbers)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"schedfarm/results"
+	"schedfarm/results/claims"
 	"schedfarm/results/internal/runtest"
 	"schedfarm/results/report"
 )
@@ -24,11 +25,11 @@ func TestWriteReport(t *testing.T) {
 	if len(r.Figures) != 6 || len(r.FigureErrors) != 0 {
 		t.Fatalf("%d figures, errors %v", len(r.Figures), r.FigureErrors)
 	}
-	verdicts := map[string]results.Verdict{}
+	verdicts := map[string]claims.Verdict{}
 	for _, c := range r.Claims {
 		verdicts[c.ID] = c.Verdict
 	}
-	want := map[string]results.Verdict{"grows": results.Pass, "a-not-lower": results.Inconclusive, "pub": results.Pass, "wrong": results.Fail}
+	want := map[string]claims.Verdict{"grows": claims.Pass, "a-not-lower": claims.Inconclusive, "pub": claims.Pass, "wrong": claims.Fail}
 	for id, v := range want {
 		if verdicts[id] != v {
 			t.Errorf("claim %s: %s, want %s", id, verdicts[id], v)
@@ -59,7 +60,7 @@ func TestWriteReport(t *testing.T) {
 	if m := regexp.MustCompile(`(?i)(src|href)="(https?:|//|figures/)`).FindString(string(html)); m != "" {
 		t.Errorf("report.html is not self-contained: %s", m)
 	}
-	var cj []results.ClaimResult
+	var cj []claims.Result
 	b, _ := os.ReadFile(filepath.Join(dir, report.ClaimsJSON))
 	if err := json.Unmarshal(b, &cj); err != nil || len(cj) != 4 {
 		t.Errorf("claims.json: %v, %d claims", err, len(cj))

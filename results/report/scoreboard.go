@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"schedfarm/results"
+	"schedfarm/results/claims"
 )
 
 // Scoreboard statuses of a claim.
@@ -25,10 +26,10 @@ const (
 
 // ScoreClaim is one claim on the scoreboard.
 type ScoreClaim struct {
-	Sweep   string          `json:"sweep"`
-	ID      string          `json:"id"`
-	Verdict results.Verdict `json:"verdict"`
-	Status  string          `json:"status"`
+	Sweep   string         `json:"sweep"`
+	ID      string         `json:"id"`
+	Verdict claims.Verdict `json:"verdict"`
+	Status  string         `json:"status"`
 	// By is the explanation (file:claim) of a fail-explained claim, or the
 	// calibrated parameter of a calibration claim.
 	By string `json:"by,omitempty"`
@@ -91,7 +92,7 @@ type CalibrationScore struct {
 
 // tally counts verdicts.
 func tally(cs []ScoreClaim) (pass, fail, inc int) {
-	return results.CountVerdicts(cs, func(c ScoreClaim) results.Verdict { return c.Verdict })
+	return claims.CountVerdicts(cs, func(c ScoreClaim) claims.Verdict { return c.Verdict })
 }
 
 // Scoreboard is a suite run's per-paper account: scoreboard-<run>.json.
@@ -119,7 +120,7 @@ func paperOf(r *Report) string {
 // named claim passed there. The register of each paper is read from
 // <folder>/CLAIMS.md beside the sweep files, if present.
 func BuildScoreboard(s *SuiteReport) *Scoreboard {
-	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim gives it", results.CellRelTol*100, results.CellPointsTol)}
+	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim gives it", claims.CellRelTol*100, claims.CellPointsTol)}
 	byFile := map[string][]*Report{}
 	for _, r := range s.Sweeps {
 		if r.SweepPath != "" {
@@ -155,10 +156,10 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 			case cal != nil:
 				sc.Status, sc.By = ScoreCalibration, cal.Param
 				ps.Calibration++
-			case c.Verdict == results.Pass:
+			case c.Verdict == claims.Pass:
 				sc.Status = ScorePass
 				ps.Pass++
-			case c.Verdict == results.Fail:
+			case c.Verdict == claims.Fail:
 				sc.Status = ScoreFailUnexpl
 				if c.Claim != nil && c.Claim.ExplainedBy != nil {
 					by, note := explained(c.Claim.ExplainedBy, r, byFile)
@@ -280,7 +281,7 @@ func explained(e *results.Explanation, r *Report, byFile map[string][]*Report) (
 			if x.calibration(c.ID) != nil {
 				return by, "explained_by " + by + " is itself calibration (a value chosen so that it passes)"
 			}
-			if c.Verdict == results.Pass {
+			if c.Verdict == claims.Pass {
 				return x.Sweep + "/" + c.ID, ""
 			}
 			return by, fmt.Sprintf("explained_by %s ran but its claim is %s", by, c.Verdict)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"schedfarm/results"
+	"schedfarm/results/claims"
 )
 
 // TestScoreboard: a calibrated claim is never counted as a reproduction,
@@ -28,25 +29,25 @@ func TestScoreboard(t *testing.T) {
 	}
 	main := &Report{Sweep: "main", Model: "m", SweepPath: filepath.Join(paper, "main.yaml"),
 		Calibrations: []*results.Calibration{{Param: "k", Against: []string{"cal-*"}, CheckedOn: []string{"main/ok", "q/x", "main/bad", "gone/y", "alt/holds"}, Why: "fitted"}},
-		Claims: []results.ClaimResult{
-			{ID: "ok", Verdict: results.Pass},
-			{ID: "cal-pass", Verdict: results.Pass},
-			{ID: "cal-fail", Verdict: results.Fail},
-			{ID: "bad", Verdict: results.Fail},
-			{ID: "bad-explained", Verdict: results.Fail, Claim: expl("alt.yaml", "holds")},
-			{ID: "bad-alt-fails", Verdict: results.Fail, Claim: expl("alt.yaml", "fails")},
-			{ID: "bad-not-run", Verdict: results.Fail, Claim: expl("other.yaml", "holds")},
-			{ID: "bad-no-claim", Verdict: results.Fail, Claim: expl("alt.yaml", "nope")},
-			{ID: "bad-by-calibration", Verdict: results.Fail, Claim: expl("main.yaml", "cal-pass")},
-			{ID: "undecided", Verdict: results.Inconclusive},
+		Claims: []claims.Result{
+			{ID: "ok", Verdict: claims.Pass},
+			{ID: "cal-pass", Verdict: claims.Pass},
+			{ID: "cal-fail", Verdict: claims.Fail},
+			{ID: "bad", Verdict: claims.Fail},
+			{ID: "bad-explained", Verdict: claims.Fail, Claim: expl("alt.yaml", "holds")},
+			{ID: "bad-alt-fails", Verdict: claims.Fail, Claim: expl("alt.yaml", "fails")},
+			{ID: "bad-not-run", Verdict: claims.Fail, Claim: expl("other.yaml", "holds")},
+			{ID: "bad-no-claim", Verdict: claims.Fail, Claim: expl("alt.yaml", "nope")},
+			{ID: "bad-by-calibration", Verdict: claims.Fail, Claim: expl("main.yaml", "cal-pass")},
+			{ID: "undecided", Verdict: claims.Inconclusive},
 		},
-		Cells: []results.CellResult{{Claim: "ok", Within: true}, {Claim: "bad", Within: false}, {Claim: "cal-pass", Within: true}},
+		Cells: []claims.CellResult{{Claim: "ok", Within: true}, {Claim: "bad", Within: false}, {Claim: "cal-pass", Within: true}},
 	}
 	// The explanation is a sensitivity sweep: its claims are counted apart.
 	alt := &Report{Sweep: "alt", Model: "m", SweepPath: filepath.Join(paper, "alt.yaml"), Sensitivity: "another reading",
-		Claims: []results.ClaimResult{{ID: "holds", Verdict: results.Pass}, {ID: "fails", Verdict: results.Fail}}, Cells: []results.CellResult{{Claim: "holds", Within: true}}}
+		Claims: []claims.Result{{ID: "holds", Verdict: claims.Pass}, {ID: "fails", Verdict: claims.Fail}}, Cells: []claims.CellResult{{Claim: "holds", Within: true}}}
 	other := &Report{Sweep: "q", Model: "m2", SweepPath: filepath.Join(root, "configs", "p2", "q.yaml"),
-		Claims: []results.ClaimResult{{ID: "x", Verdict: results.Pass}}}
+		Claims: []claims.Result{{ID: "x", Verdict: claims.Pass}}}
 	sb := BuildScoreboard(&SuiteReport{File: "suite.yaml", Sweeps: []*Report{main, alt, other}})
 	if len(sb.Papers) != 2 || sb.Papers[0].Paper != "p1" || sb.Papers[1].Paper != "p2" {
 		t.Fatalf("papers %+v", sb.Papers)

@@ -1,9 +1,11 @@
-package results
+package claims
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"schedfarm/results"
 )
 
 // argBest decides "the best value of Of moves with In" (e.g. "the optimal ρ
@@ -20,8 +22,8 @@ import (
 // at the first and last value of In are separated the claimed way (every
 // plausible best at the last is beyond every one at the first); otherwise
 // it is inconclusive.
-func (cf *claimFrame) argBest(c *Claim) ClaimResult {
-	var r ClaimResult
+func (cf *claimFrame) argBest(c *results.Claim) Result {
+	var r Result
 	keys, groups := cf.groups(c, append(cf.tiedTo(c.In), c.In, c.Of)...)
 	ii, oi := cf.f.Index(c.In), cf.f.Index(c.Of)
 	better := func(a, b est) bool { // a's mean strictly better than b's
@@ -45,7 +47,7 @@ func (cf *claimFrame) argBest(c *Claim) ClaimResult {
 				ofs = append(ofs, l)
 			}
 		}
-		slices.SortFunc(ofs, CompareLabels)
+		slices.SortFunc(ofs, results.CompareLabels)
 		rank := func(l string) int { return slices.Index(ofs, l) }
 		// per value of In: every (rank of Of, estimate)
 		type cand struct {
@@ -65,7 +67,7 @@ func (cf *claimFrame) argBest(c *Claim) ClaimResult {
 			}
 			byIn[in] = append(byIn[in], cand{rank(cf.f.CellLabel(oi, row)), v})
 		}
-		slices.SortFunc(ins, CompareLabels)
+		slices.SortFunc(ins, results.CompareLabels)
 		type step struct {
 			in        string
 			best      int

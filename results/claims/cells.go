@@ -1,8 +1,9 @@
-package results
+package claims
 
 import (
 	"math"
 
+	"schedfarm/results"
 	"schedfarm/simcore"
 )
 
@@ -29,15 +30,15 @@ type CellResult struct {
 
 // PublishedCells evaluates every published claim with a value (not bounds)
 // under the one tolerance rule, point estimate against published number.
-func PublishedCells(sum *Frame, schema *simcore.Schema, claims []*Claim) []CellResult {
+func PublishedCells(sum *results.Frame, schema *simcore.Schema, claims []*results.Claim) []CellResult {
 	cf := newClaimFrame(sum, schema)
 	var out []CellResult
 	for _, c := range claims {
-		if c.Kind != ClaimPublished || c.Above != nil || c.Below != nil {
+		if c.Kind != results.ClaimPublished || c.Above != nil || c.Below != nil {
 			continue
 		}
 		tol := CellRelTol * math.Abs(c.Value)
-		switch Unit(schema, c.Metric) {
+		switch results.Unit(schema, c.Metric) {
 		case "%":
 			tol = CellPointsTol
 		case "share": // a fraction of 1 that the paper gives in %

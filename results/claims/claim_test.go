@@ -1,10 +1,12 @@
-package results
+package claims
 
 import (
 	"math"
 	"strings"
 	"testing"
 
+	"schedfarm/results"
+	"schedfarm/results/internal/runtest"
 	"schedfarm/simcore/bench"
 )
 
@@ -15,7 +17,7 @@ type pt struct {
 	m, ci   float64
 }
 
-func claimSummary(pts []pt) *Frame {
+func claimSummary(pts []pt) *results.Frame {
 	var size []int64
 	var variant []string
 	var mean, ci, median []float64
@@ -23,7 +25,7 @@ func claimSummary(pts []pt) *Frame {
 		size, variant = append(size, p.size), append(variant, p.variant)
 		mean, ci, median = append(mean, p.m), append(ci, p.ci), append(median, p.m)
 	}
-	return frameOf(nil, "size", size, "variant", variant, "value_mean", mean, "value_ci95", ci, "value_median", median)
+	return runtest.FrameOf(nil, "size", size, "variant", variant, "value_mean", mean, "value_ci95", ci, "value_median", median)
 }
 
 // series returns points size 1..len(ms) of one variant with a common ci.
@@ -120,11 +122,11 @@ func TestEvaluateClaims(t *testing.T) {
 	schema := bench.New().Schema()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := testDecls(t, "claims:\n  - {id: c, source: s, text: t, "+c.claim+"}\n")
+			d, err := runtest.Decls(t, "claims:\n  - {id: c, source: s, text: t, "+c.claim+"}\n")
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs := EvaluateClaims(claimSummary(c.pts), nil, &schema, d.Claims)
+			rs := Evaluate(claimSummary(c.pts), nil, &schema, d.Claims)
 			if len(rs) != 1 {
 				t.Fatalf("%d results", len(rs))
 			}
@@ -156,7 +158,7 @@ func TestClaimsAlongZippedAxis(t *testing.T) {
 		add(int64(i+1), "A", ms[0])
 		add(int64(i+1), "B", ms[1])
 	}
-	sum := frameOf(nil, "size", size, "rows", rows, "variant", variant, "value_mean", mean, "value_ci95", ci)
+	sum := runtest.FrameOf(nil, "size", size, "rows", rows, "variant", variant, "value_mean", mean, "value_ci95", ci)
 	schema := bench.New().Schema()
 	for _, c := range []struct {
 		claim string
@@ -166,11 +168,11 @@ func TestClaimsAlongZippedAxis(t *testing.T) {
 		{`argbest: {metric: value, of: variant, in: size}`, Pass, "1/1 groups pass"},
 		{`monotone: {metric: value, in: size, series: variant}`, Pass, "2/2 series pass"},
 	} {
-		d, err := testDecls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+		d, err := runtest.Decls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := EvaluateClaims(sum, nil, &schema, d.Claims)[0]
+		r := Evaluate(sum, nil, &schema, d.Claims)[0]
 		if r.Verdict != c.want || !strings.Contains(r.Numbers, c.nums) {
 			t.Errorf("%s: %s (%s), want %s with %q", c.claim, r.Verdict, r.Numbers, c.want, c.nums)
 		}
@@ -181,7 +183,7 @@ func TestClaimsAlongZippedAxis(t *testing.T) {
 // which B's value is A's plus deltas[size-1] plus a little per-replicate
 // jitter, and both share a large per-replicate instance effect (as two
 // algorithms on the same instances do).
-func pairedJobs(deltas []float64, jitter float64) *Frame {
+func pairedJobs(deltas []float64, jitter float64) *results.Frame {
 	var size, rep []int64
 	var seed []uint64
 	var variant, status []string
@@ -195,11 +197,11 @@ func pairedJobs(deltas []float64, jitter float64) *Frame {
 				x    float64
 			}{{"A", 10 + instance}, {"B", 10 + instance + d + j}} {
 				size, rep, seed = append(size, int64(i+1)), append(rep, int64(r)), append(seed, uint64(100*r+i))
-				variant, status, value = append(variant, v.name), append(status, StatusOK), append(value, v.x)
+				variant, status, value = append(variant, v.name), append(status, results.StatusOK), append(value, v.x)
 			}
 		}
 	}
-	return frameOf(nil, "size", size, "variant", variant, "replicate", rep, "seed", seed, "status", status, "value", value)
+	return runtest.FrameOf(nil, "size", size, "variant", variant, "replicate", rep, "seed", seed, "status", status, "value", value)
 }
 
 func TestEvaluatePairedClaims(t *testing.T) {
@@ -207,7 +209,7 @@ func TestEvaluatePairedClaims(t *testing.T) {
 	cases := []struct {
 		name  string
 		claim string
-		jobs  *Frame
+		jobs  *results.Frame
 		want  Verdict
 		nums  string
 	}{
@@ -238,20 +240,20 @@ func TestEvaluatePairedClaims(t *testing.T) {
 	schema := bench.New().Schema()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := testDecls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+			d, err := runtest.Decls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
 			if err != nil {
 				t.Fatal(err)
 			}
 			// The summary alone would not decide: the instance effect makes
 			// every mean's CI overlap.
 			sum := claimSummary(cat(series("A", 3, 10, 10, 10), series("B", 3, 10.5, 10.4, 10.6)))
-			rs := EvaluateClaims(sum, c.jobs, &schema, d.Claims)
+			rs := Evaluate(sum, c.jobs, &schema, d.Claims)
 			if r := rs[0]; r.Verdict != c.want || !strings.Contains(r.Numbers, c.nums) {
 				t.Errorf("verdict %s (%s), want %s with %q", r.Verdict, r.Numbers, c.want, c.nums)
 			}
 		})
 	}
-	if _, err := testDecls(t, "claims:\n  - {id: c, compare: {metric: value_median, series: variant, a: A, b: B, paired: true}}\n"); err == nil ||
+	if _, err := runtest.Decls(t, "claims:\n  - {id: c, compare: {metric: value_median, series: variant, a: A, b: B, paired: true}}\n"); err == nil ||
 		!strings.Contains(err.Error(), "paired compares need a metric of the model") {
 		t.Errorf("paired on a summary column: err = %v", err)
 	}
@@ -266,7 +268,7 @@ func TestEvaluatePairedClaims(t *testing.T) {
 		{`published: {metric: value, above: high}`, "want a finite number"},
 		{`published: {metric: value}`, "missing required key \"value\""},
 	} {
-		if _, err := testDecls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := runtest.Decls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err = %v, want %q", bad.claim, err, bad.want)
 		}
 	}

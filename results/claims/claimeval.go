@@ -1,4 +1,4 @@
-package results
+package claims
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"schedfarm/results"
 	"schedfarm/simcore"
 )
 
@@ -19,11 +20,11 @@ const (
 	Inconclusive Verdict = "inconclusive"
 )
 
-// ClaimResult is the evaluation of one claim.
-type ClaimResult struct {
-	Claim   *Claim  `json:"-"`
-	ID      string  `json:"id"`
-	Verdict Verdict `json:"verdict"`
+// Result is the evaluation of one claim.
+type Result struct {
+	Claim   *results.Claim `json:"-"`
+	ID      string         `json:"id"`
+	Verdict Verdict        `json:"verdict"`
 	// Numbers is one line with the numbers that decided the verdict.
 	Numbers string `json:"numbers"`
 	// Counts of points (or groups) that passed, failed, were inconclusive.
@@ -64,13 +65,13 @@ func g4(x float64) string { return fmt.Sprintf("%.4g", x) }
 
 // claimFrame gives claims access to the summary's values by point.
 type claimFrame struct {
-	f      *Frame
+	f      *results.Frame
 	params []string // parameter columns present in the summary
 	pcol   []int
 	jobs   *claimFrame // jobs.parquet, for paired comparisons; may be nil
 }
 
-func newClaimFrame(sum *Frame, schema *simcore.Schema) *claimFrame {
+func newClaimFrame(sum *results.Frame, schema *simcore.Schema) *claimFrame {
 	cf := &claimFrame{f: sum}
 	// Only the parameters that vary name a point: the others are the same
 	// everywhere and would only clutter the numbers.
@@ -133,27 +134,27 @@ func (cf *claimFrame) statistic(metric string) bool {
 	return cf.f.Index(metric) >= 0 && cf.f.Index(metric+"_mean") < 0
 }
 
-// EvaluateClaims evaluates claims on a summary (summary.parquet of the
+// Evaluate evaluates claims on a summary (summary.parquet of the
 // sweep the claims belong to). jobs (jobs.parquet, may be nil) serves the
 // paired comparisons.
-func EvaluateClaims(sum, jobs *Frame, schema *simcore.Schema, claims []*Claim) []ClaimResult {
+func Evaluate(sum, jobs *results.Frame, schema *simcore.Schema, claims []*results.Claim) []Result {
 	cf := newClaimFrame(sum, schema)
 	if jobs != nil {
 		cf.jobs = newClaimFrame(jobs, schema)
 	}
-	out := make([]ClaimResult, 0, len(claims))
+	out := make([]Result, 0, len(claims))
 	for _, c := range claims {
-		var r ClaimResult
+		var r Result
 		switch c.Kind {
-		case ClaimCompare:
+		case results.ClaimCompare:
 			r = cf.compare(c)
-		case ClaimMonotone:
+		case results.ClaimMonotone:
 			r = cf.monotone(c)
-		case ClaimConverge:
+		case results.ClaimConverge:
 			r = cf.converge(c)
-		case ClaimPublished:
+		case results.ClaimPublished:
 			r = cf.published(c)
-		case ClaimArgBest:
+		case results.ClaimArgBest:
 			r = cf.argBest(c)
 		}
 		r.Claim, r.ID, r.Source, r.Text = c, c.ID, c.Source, c.Text
@@ -173,7 +174,7 @@ func EvaluateClaims(sum, jobs *Frame, schema *simcore.Schema, claims []*Claim) [
 }
 
 // pairs matches the rows of series values a and b on every other parameter.
-func (cf *claimFrame) pairs(c *Claim, exclude ...string) (keys []string, ra, rb map[string]int) {
+func (cf *claimFrame) pairs(c *results.Claim, exclude ...string) (keys []string, ra, rb map[string]int) {
 	ra, rb = map[string]int{}, map[string]int{}
 	si := cf.f.Index(c.Series)
 	var order []string
@@ -225,16 +226,16 @@ func lowerAt(a, b est) Verdict {
 // jobs: A − B (B − A for "higher"), or with a ratio A/B − ratio (ratio −
 // A/B for "higher"), so that a negative mean always supports the claim.
 // Points are in jobs order.
-func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est, detail map[string]string, signs map[string]signCount) {
+func (jf *claimFrame) pairedDiffs(c *results.Claim) (keys []string, diffs map[string]est, detail map[string]string, signs map[string]signCount) {
 	f := jf.f
-	si, mi, ri, sdi, sti := f.Index(c.Series), f.Index(c.Metric), f.Index(ColReplicate), f.Index(ColSeed), f.Index(ColStatus)
+	si, mi, ri, sdi, sti := f.Index(c.Series), f.Index(c.Metric), f.Index(results.ColReplicate), f.Index(results.ColSeed), f.Index(results.ColStatus)
 	if si < 0 || mi < 0 || ri < 0 {
 		return nil, nil, nil, nil
 	}
 	type side struct{ a, b map[string]float64 }
 	points := map[string]*side{}
 	for _, r := range c.Where.Rows(f) {
-		if sti >= 0 && f.CellLabel(sti, r) != StatusOK {
+		if sti >= 0 && f.CellLabel(sti, r) != results.StatusOK {
 			continue
 		}
 		v, ok := f.CellFloat(mi, r)
@@ -296,7 +297,7 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 			}
 		}
 		signs[k] = sc
-		st := Describe(ds)
+		st := results.Describe(ds)
 		ci := st.CI95
 		if math.IsNaN(ci) {
 			ci = 0
@@ -320,7 +321,7 @@ func (jf *claimFrame) pairedDiffs(c *Claim) (keys []string, diffs map[string]est
 
 // claimSign is +1 for a "lower" claim and −1 for a "higher" one: the sign
 // that makes a claimed difference negative.
-func claimSign(c *Claim) float64 {
+func claimSign(c *results.Claim) float64 {
 	if c.Op == "higher" {
 		return -1
 	}
@@ -329,7 +330,7 @@ func claimSign(c *Claim) float64 {
 
 // ratioOf turns a claimed paired difference of a ratio claim back into the
 // ratio A/B it stands for.
-func ratioOf(c *Claim, d est) est {
+func ratioOf(c *results.Claim, d est) est {
 	return est{c.Ratio + claimSign(c)*d.m, d.ci, d.ok, 0, 0}
 }
 
@@ -355,8 +356,8 @@ func (s signCount) String() string {
 }
 
 // comparePaired decides a compare claim on paired differences.
-func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
-	var r ClaimResult
+func (cf *claimFrame) comparePaired(c *results.Claim) Result {
+	var r Result
 	if cf.jobs == nil {
 		r.Verdict = Inconclusive
 		r.Numbers = "a paired claim needs jobs.parquet, which this run folder lacks"
@@ -410,12 +411,12 @@ func (cf *claimFrame) comparePaired(c *Claim) ClaimResult {
 			c.Metric, lhs, map[string]string{"<": ">", ">": "<"}[rel], rhs, rel, rhs, c.A, total.better, total.better+total.equal+total.worse, total.worse)
 	}
 	switch c.Over {
-	case OverEveryPoint, OverShare:
+	case results.OverEveryPoint, results.OverShare:
 		overPoints(c, &r, what, "undecided")
-		if c.Over == OverEveryPoint {
+		if c.Over == results.OverEveryPoint {
 			r.Numbers += "; " + pairedRange(sign, keys, shown)
 		}
-	case OverMean:
+	case results.OverMean:
 		ests := make([]est, len(keys))
 		for i, k := range keys {
 			ests[i] = d[k]
@@ -445,11 +446,11 @@ func pairedRange(sign string, keys []string, d map[string]est) string {
 	return fmt.Sprintf("%s from %s (%s) to %s (%s)", sign, d[lo], lo, d[hi], hi)
 }
 
-func (cf *claimFrame) compare(c *Claim) ClaimResult {
+func (cf *claimFrame) compare(c *results.Claim) Result {
 	if c.Paired {
 		return cf.comparePaired(c)
 	}
-	var r ClaimResult
+	var r Result
 	keys, ra, rb := cf.pairs(c)
 	if len(keys) == 0 {
 		r.Verdict = Inconclusive
@@ -501,9 +502,9 @@ func (cf *claimFrame) compare(c *Claim) ClaimResult {
 	}
 	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.A, rel, bName)
 	switch c.Over {
-	case OverEveryPoint, OverShare:
+	case results.OverEveryPoint, results.OverShare:
 		overPoints(c, &r, what, "overlapping CIs")
-	case OverMean:
+	case results.OverMean:
 		if len(diffs) == 0 {
 			r.Verdict = Inconclusive
 			r.Numbers = "no paired values"
@@ -543,7 +544,7 @@ func averageOver(ps []est) (est, string) {
 	switch {
 	case design:
 		se := math.Sqrt(v) / k
-		return est{sum / k, TQuantile975(max(dof, 1)) * se, true, se, dof}, "95% CI from the points' replicates"
+		return est{sum / k, results.TQuantile975(max(dof, 1)) * se, true, se, dof}, "95% CI from the points' replicates"
 	case len(ps) == 1:
 		return est{ps[0].m, ps[0].ci, true, 0, 0}, "95% CI of the one point"
 	}
@@ -551,7 +552,7 @@ func averageOver(ps []est) (est, string) {
 	for i, p := range ps {
 		means[i] = p.m
 	}
-	st := Describe(means)
+	st := results.Describe(means)
 	ci := st.CI95
 	if math.IsNaN(ci) {
 		ci = 0
@@ -562,9 +563,9 @@ func averageOver(ps []est) (est, string) {
 // diffSE is an unpaired point's difference A − B (or B − A, d; ci its
 // interval from the two means' intervals) with its standard error from the two means' standard deviations and replicate
 // counts, when the summary has them (a model metric), else none.
-func (cf *claimFrame) diffSE(c *Claim, ra, rb int, d, ci float64) est {
+func (cf *claimFrame) diffSE(c *results.Claim, ra, rb int, d, ci float64) est {
 	f := cf.f
-	si, ni := f.Index(c.Metric+"_std"), f.Index(ColN)
+	si, ni := f.Index(c.Metric+"_std"), f.Index(results.ColN)
 	sa, okA := f.CellFloat(si, ra)
 	sb, okB := f.CellFloat(si, rb)
 	na, okNA := f.CellFloat(ni, ra)
@@ -582,10 +583,10 @@ func (cf *claimFrame) diffSE(c *Claim, ra, rb int, d, ci float64) est {
 // point (all pass → pass, any fail → fail) or over a share of them (enough
 // passes → pass; too few even counting the undecided → fail), and writes
 // the numbers; undecided names the undecided points ("overlapping CIs").
-func overPoints(c *Claim, r *ClaimResult, what, undecided string) {
+func overPoints(c *results.Claim, r *Result, what, undecided string) {
 	pass, fail, inc := count(r.Points)
 	n := len(r.Points)
-	if c.Over == OverEveryPoint {
+	if c.Over == results.OverEveryPoint {
 		r.Verdict = aggregate(pass, fail, inc)
 		r.Numbers = fmt.Sprintf("%s at %d/%d points (%d fail, %d %s)", what, pass, n, fail, inc, undecided)
 		if p := firstWith(r.Points, r.Verdict); p != nil && r.Verdict != Pass {
@@ -656,7 +657,7 @@ func firstWith(ps []PointResult, v Verdict) *PointResult {
 
 // groups splits the filtered rows by every parameter but the excluded
 // ones, in order of first appearance.
-func (cf *claimFrame) groups(c *Claim, exclude ...string) (keys []string, rows map[string][]int) {
+func (cf *claimFrame) groups(c *results.Claim, exclude ...string) (keys []string, rows map[string][]int) {
 	rows = map[string][]int{}
 	for _, r := range c.Where.Rows(cf.f) {
 		k := cf.key(r, exclude...)
@@ -701,12 +702,12 @@ func (cf *claimFrame) tiedTo(param string) []string {
 func (cf *claimFrame) sortByParam(rows []int, param string) {
 	pi := cf.f.Index(param)
 	slices.SortStableFunc(rows, func(a, b int) int {
-		return CompareLabels(cf.f.CellLabel(pi, a), cf.f.CellLabel(pi, b))
+		return results.CompareLabels(cf.f.CellLabel(pi, a), cf.f.CellLabel(pi, b))
 	})
 }
 
-func (cf *claimFrame) monotone(c *Claim) ClaimResult {
-	var r ClaimResult
+func (cf *claimFrame) monotone(c *results.Claim) Result {
+	var r Result
 	keys, groups := cf.groups(c, append(cf.tiedTo(c.In), c.In)...)
 	pi := cf.f.Index(c.In)
 	up := c.Direction == "increasing"
@@ -779,8 +780,8 @@ func (cf *claimFrame) monotone(c *Claim) ClaimResult {
 	return r
 }
 
-func (cf *claimFrame) converge(c *Claim) ClaimResult {
-	var r ClaimResult
+func (cf *claimFrame) converge(c *results.Claim) Result {
+	var r Result
 	keys, groups := cf.groups(c, c.As, c.Series)
 	si, ai := cf.f.Index(c.Series), cf.f.Index(c.As)
 	for _, k := range keys {
@@ -845,8 +846,8 @@ func (cf *claimFrame) converge(c *Claim) ClaimResult {
 	return r
 }
 
-func (cf *claimFrame) published(c *Claim) ClaimResult {
-	var r ClaimResult
+func (cf *claimFrame) published(c *results.Claim) Result {
+	var r Result
 	for _, row := range c.Where.Rows(cf.f) {
 		e := cf.valueFor(c, row)
 		k := cf.key(row)

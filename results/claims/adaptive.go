@@ -1,6 +1,7 @@
-package results
+package claims
 
 import (
+	"schedfarm/results"
 	"schedfarm/simcore"
 )
 
@@ -17,25 +18,25 @@ import (
 
 // drivesRounds reports whether more replicates can decide the claim: it
 // is decided point by point on intervals over replicates.
-func drivesRounds(c *Claim) bool {
+func drivesRounds(c *results.Claim) bool {
 	if c == nil || !c.Anytime {
 		return false
 	}
-	return c.Kind != ClaimCompare || (c.Over != OverMean && !c.PerInstance)
+	return c.Kind != results.ClaimCompare || (c.Over != results.OverMean && !c.PerInstance)
 }
 
 // groupExcludes returns the parameters a claim's points (or groups) do
 // not tell apart: the point keys of its PointResults are the other
 // parameters' values (claimFrame.key).
-func (cf *claimFrame) groupExcludes(c *Claim) []string {
+func (cf *claimFrame) groupExcludes(c *results.Claim) []string {
 	switch c.Kind {
-	case ClaimCompare:
+	case results.ClaimCompare:
 		return []string{c.Series}
-	case ClaimMonotone:
+	case results.ClaimMonotone:
 		return append(cf.tiedTo(c.In), c.In)
-	case ClaimArgBest:
+	case results.ClaimArgBest:
 		return append(cf.tiedTo(c.In), c.In, c.Of)
-	case ClaimConverge:
+	case results.ClaimConverge:
 		return []string{c.As, c.Series}
 	}
 	return nil
@@ -46,13 +47,13 @@ func (cf *claimFrame) groupExcludes(c *Claim) []string {
 // each undecided point (or group) of an inconclusive claim that more
 // replicates can decide (Claim.Anytime, point by point), the rows its
 // filter keeps, restricted to the compared series for a compare claim.
-// res is EvaluateClaims over sum and jobs. The IDs come in jobs' row
+// res is Evaluate over sum and jobs. The IDs come in jobs' row
 // order, each once.
-func RoundPoints(sum, jobs *Frame, schema *simcore.Schema, res []ClaimResult) []string {
+func RoundPoints(sum, jobs *results.Frame, schema *simcore.Schema, res []Result) []string {
 	if jobs == nil || jobs.Len() == 0 {
 		return nil
 	}
-	ji := jobs.Index(ColJobID)
+	ji := jobs.Index(results.ColJobID)
 	if ji < 0 {
 		return nil
 	}
@@ -73,7 +74,7 @@ func RoundPoints(sum, jobs *Frame, schema *simcore.Schema, res []ClaimResult) []
 		excl := sf.groupExcludes(c)
 		si := jobs.Index(c.Series)
 		for _, row := range c.Where.Rows(jobs) {
-			if c.Kind == ClaimCompare {
+			if c.Kind == results.ClaimCompare {
 				if si < 0 {
 					continue
 				}

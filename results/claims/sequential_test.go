@@ -1,4 +1,4 @@
-package results
+package claims
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"schedfarm/results"
+	"schedfarm/results/internal/runtest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
 	"schedfarm/sweep"
@@ -126,7 +128,7 @@ func TestSequentialDecides(t *testing.T) {
 		var nsum int
 		for range sims {
 			n := 0
-			v, eq := seqRun(func() float64 { n++; return c.mu + r.NormFloat64() }, DefaultAlpha, c.margin)
+			v, eq := seqRun(func() float64 { n++; return c.mu + r.NormFloat64() }, results.DefaultAlpha, c.margin)
 			nsum += n
 			if v == c.want && eq == c.equiv {
 				hit++
@@ -144,7 +146,7 @@ func TestCSHalfWidth(t *testing.T) {
 	// Wider than the fixed-n 95% t interval (the price of looking at every
 	// round), shrinking with n, +Inf below seqMinN.
 	for _, n := range []int{10, 40, 400} {
-		w, tw := csHalfWidth(n, 1, 0.05), TQuantile975(n-1)/math.Sqrt(float64(n))
+		w, tw := csHalfWidth(n, 1, 0.05), results.TQuantile975(n-1)/math.Sqrt(float64(n))
 		if w <= tw {
 			t.Errorf("n=%d: CS half-width %g not wider than the t interval's %g", n, w, tw)
 		}
@@ -162,7 +164,7 @@ func TestCSHalfWidth(t *testing.T) {
 // which B's value is A's plus delta plus a jitter of ±s alternating by
 // replicate: the differences A − B have mean −delta (even reps) and
 // standard deviation s·√(n/(n−1)), so the verdicts are known in advance.
-func seqJobs(delta, s float64, reps int) *Frame {
+func seqJobs(delta, s float64, reps int) *results.Frame {
 	var size, rep []int64
 	var seed []uint64
 	var variant, status []string
@@ -178,10 +180,10 @@ func seqJobs(delta, s float64, reps int) *Frame {
 			x    float64
 		}{{"A", 100 + instance}, {"B", 100 + instance + delta + j}} {
 			size, rep, seed = append(size, 1), append(rep, int64(r)), append(seed, uint64(r))
-			variant, status, value = append(variant, v.name), append(status, StatusOK), append(value, v.x)
+			variant, status, value = append(variant, v.name), append(status, results.StatusOK), append(value, v.x)
 		}
 	}
-	return frameOf(nil, "size", size, "variant", variant, "replicate", rep, "seed", seed, "status", status, "value", value)
+	return runtest.FrameOf(nil, "size", size, "variant", variant, "replicate", rep, "seed", seed, "status", status, "value", value)
 }
 
 func TestSequentialClaims(t *testing.T) {
@@ -190,7 +192,7 @@ func TestSequentialClaims(t *testing.T) {
 	sum := claimSummary(cat(series("A", 3, 10), series("B", 3, 10.5)))
 	cases := []struct {
 		name, claim string
-		jobs        *Frame
+		jobs        *results.Frame
 		want        Verdict
 		detail      string
 	}{
@@ -213,11 +215,11 @@ func TestSequentialClaims(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := testDecls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+			d, err := runtest.Decls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := EvaluateClaims(sum, c.jobs, &schema, d.Claims)[0]
+			r := Evaluate(sum, c.jobs, &schema, d.Claims)[0]
 			if r.Verdict != c.want || len(r.Points) != 1 || !strings.Contains(r.Points[0].Detail, c.detail) {
 				t.Errorf("verdict %s (%s), want %s with detail %q", r.Verdict, r.Numbers, c.want, c.detail)
 				for _, p := range r.Points {
@@ -228,22 +230,22 @@ func TestSequentialClaims(t *testing.T) {
 	}
 
 	// The claim's numbers say how it was decided.
-	if d, err := testDecls(t, "claims:\n  - {id: c, "+paired+", alpha: 0.01}}\n"); err != nil {
+	if d, err := runtest.Decls(t, "claims:\n  - {id: c, "+paired+", alpha: 0.01}}\n"); err != nil {
 		t.Fatal(err)
-	} else if r := EvaluateClaims(sum, seqJobs(0.6, 1, 40), &schema, d.Claims)[0]; !strings.Contains(r.Numbers, "(paired, same instances, anytime-valid 99% CS) at 1/1 points") {
+	} else if r := Evaluate(sum, seqJobs(0.6, 1, 40), &schema, d.Claims)[0]; !strings.Contains(r.Numbers, "(paired, same instances, anytime-valid 99% CS) at 1/1 points") {
 		t.Errorf("numbers %q do not name the sequence", r.Numbers)
 	}
 
 	// Unpaired: the means, standard deviations and replicate counts of the
 	// summary; the difference of independent means has variance sA² + sB².
-	unpaired := func(mb, sb float64, n int64) *Frame {
-		return frameOf(nil, "size", []int64{1, 1}, "variant", []string{"A", "B"}, "value_mean", []float64{10, mb},
+	unpaired := func(mb, sb float64, n int64) *results.Frame {
+		return runtest.FrameOf(nil, "size", []int64{1, 1}, "variant", []string{"A", "B"}, "value_mean", []float64{10, mb},
 			"value_ci95", []float64{0.1, 0.1}, "value_std", []float64{1, sb}, "n", []int64{n, n})
 	}
 	const cmp = `compare: {metric: value, series: variant, a: A, b: B`
 	for _, c := range []struct {
 		name, claim string
-		sum         *Frame
+		sum         *results.Frame
 		want        Verdict
 		detail      string
 	}{
@@ -255,11 +257,11 @@ func TestSequentialClaims(t *testing.T) {
 		{"unpaired/ratio-higher", cmp + `, op: higher, ratio: 0.5, alpha: 0.05}`, unpaired(10, 2, 100), Pass, "0.5×B−A over 100 replicates -5 ± 0.458"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := testDecls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+			d, err := runtest.Decls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := EvaluateClaims(c.sum, nil, &schema, d.Claims)[0]
+			r := Evaluate(c.sum, nil, &schema, d.Claims)[0]
 			if r.Verdict != c.want || len(r.Points) != 1 || !strings.Contains(r.Points[0].Detail, c.detail) {
 				t.Errorf("verdict %s (%s), want %s with detail %q", r.Verdict, r.Numbers, c.want, c.detail)
 				for _, p := range r.Points {
@@ -278,7 +280,7 @@ func TestSequentialClaims(t *testing.T) {
 		{paired + `, per_instance: true, margin: 1}`, "per_instance decides by dominance"},
 		{`compare: {metric: value_median, series: variant, a: A, b: B, alpha: 0.05}`, "needs a metric of the model"},
 	} {
-		if _, err := testDecls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := runtest.Decls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err = %v, want %q", bad.claim, err, bad.want)
 		}
 	}
@@ -304,13 +306,13 @@ func TestRoundPoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := ParseDecls(f.Sweeps[0])
+	d, err := results.ParseDecls(f.Sweeps[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The summary: every point at 20 replicates but (4, OPR-MN) at 10,
 	// below the fewest a sequence decides on.
-	sum := fixedSummary()
+	sum := runtest.FixedSummary()
 	var n []int64
 	sizes, variants := sum.Col("size").([]int64), sum.Col("variant").([]string)
 	for r := range sizes {
@@ -320,18 +322,18 @@ func TestRoundPoints(t *testing.T) {
 			n = append(n, 20)
 		}
 	}
-	sum.Names, sum.Types = append(sum.Names, ColN), append(sum.Types, Int64)
+	sum.Names, sum.Types = append(sum.Names, results.ColN), append(sum.Types, results.Int64)
 	sum.Cols, sum.Nulls = append(sum.Cols, n), append(sum.Nulls, nil)
-	jobs := fixedJobs()
+	jobs := runtest.FixedJobs()
 	var ids []string
 	js, jv, jr := jobs.Col("size").([]int64), jobs.Col("variant").([]string), jobs.Col("replicate").([]int64)
 	for r := range js {
 		ids = append(ids, fmt.Sprintf("%d/%s/%d", js[r], jv[r], jr[r]))
 	}
-	jobs.Names, jobs.Types = append(jobs.Names, ColJobID), append(jobs.Types, String)
+	jobs.Names, jobs.Types = append(jobs.Names, results.ColJobID), append(jobs.Types, results.String)
 	jobs.Cols, jobs.Nulls = append(jobs.Cols, ids), append(jobs.Nulls, nil)
 
-	res := EvaluateClaims(sum, jobs, f.Sweeps[0].Schema(), d.Claims)
+	res := Evaluate(sum, jobs, f.Sweeps[0].Schema(), d.Claims)
 	verdicts := map[string]Verdict{}
 	for _, r := range res {
 		verdicts[r.ID] = r.Verdict
@@ -362,7 +364,7 @@ func TestRoundPoints(t *testing.T) {
 func TestAverageOver(t *testing.T) {
 	with := []est{{-1, 0, true, 0.1, 9}, {-3, 0, true, 0.1, 9}}
 	m, how := averageOver(with)
-	if want := TQuantile975(18) * math.Sqrt(0.02) / 2; m.m != -2 || math.Abs(m.ci-want) > 1e-12 || !strings.Contains(how, "replicates") {
+	if want := results.TQuantile975(18) * math.Sqrt(0.02) / 2; m.m != -2 || math.Abs(m.ci-want) > 1e-12 || !strings.Contains(how, "replicates") {
 		t.Errorf("design: %v %s, want -2 ± %g", m, how, want)
 	}
 	without := []est{{-1, 0, true, 0.1, 9}, {-3, 0, true, 0, 0}}
