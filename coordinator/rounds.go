@@ -16,6 +16,7 @@ import (
 	"schedfarm/broker"
 	"schedfarm/results"
 	"schedfarm/results/claims"
+	"schedfarm/results/decl"
 	"schedfarm/sweep"
 )
 
@@ -319,7 +320,7 @@ func PlanRound(f *sweep.File, jobs []sweep.Job, dirs map[string]string, maxJobs 
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, "", nil, err
 		}
-		decls, err := results.ParseDecls(s)
+		decls, err := decl.Parse(s)
 		if err != nil {
 			return nil, "", nil, err
 		}

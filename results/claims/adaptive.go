@@ -2,6 +2,7 @@ package claims
 
 import (
 	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/simcore"
 )
 
@@ -18,25 +19,25 @@ import (
 
 // drivesRounds reports whether more replicates can decide the claim: it
 // is decided point by point on intervals over replicates.
-func drivesRounds(c *results.Claim) bool {
+func drivesRounds(c *decl.Claim) bool {
 	if c == nil || !c.Anytime {
 		return false
 	}
-	return c.Kind != results.ClaimCompare || (c.Over != results.OverMean && !c.PerInstance)
+	return c.Kind != decl.ClaimCompare || (c.Over != decl.OverMean && !c.PerInstance)
 }
 
 // groupExcludes returns the parameters a claim's points (or groups) do
 // not tell apart: the point keys of its PointResults are the other
 // parameters' values (claimFrame.key).
-func (cf *claimFrame) groupExcludes(c *results.Claim) []string {
+func (cf *claimFrame) groupExcludes(c *decl.Claim) []string {
 	switch c.Kind {
-	case results.ClaimCompare:
+	case decl.ClaimCompare:
 		return []string{c.Series}
-	case results.ClaimMonotone:
+	case decl.ClaimMonotone:
 		return append(cf.tiedTo(c.In), c.In)
-	case results.ClaimArgBest:
+	case decl.ClaimArgBest:
 		return append(cf.tiedTo(c.In), c.In, c.Of)
-	case results.ClaimConverge:
+	case decl.ClaimConverge:
 		return []string{c.As, c.Series}
 	}
 	return nil
@@ -74,7 +75,7 @@ func RoundPoints(sum, jobs *results.Frame, schema *simcore.Schema, res []Result)
 		excl := sf.groupExcludes(c)
 		si := jobs.Index(c.Series)
 		for _, row := range c.Where.Rows(jobs) {
-			if c.Kind == results.ClaimCompare {
+			if c.Kind == decl.ClaimCompare {
 				if si < 0 {
 					continue
 				}

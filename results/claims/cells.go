@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/simcore"
 )
 
@@ -30,15 +31,15 @@ type CellResult struct {
 
 // PublishedCells evaluates every published claim with a value (not bounds)
 // under the one tolerance rule, point estimate against published number.
-func PublishedCells(sum *results.Frame, schema *simcore.Schema, claims []*results.Claim) []CellResult {
+func PublishedCells(sum *results.Frame, schema *simcore.Schema, claims []*decl.Claim) []CellResult {
 	cf := newClaimFrame(sum, schema)
 	var out []CellResult
 	for _, c := range claims {
-		if c.Kind != results.ClaimPublished || c.Above != nil || c.Below != nil {
+		if c.Kind != decl.ClaimPublished || c.Above != nil || c.Below != nil {
 			continue
 		}
 		tol := CellRelTol * math.Abs(c.Value)
-		switch results.Unit(schema, c.Metric) {
+		switch decl.Unit(schema, c.Metric) {
 		case "%":
 			tol = CellPointsTol
 		case "share": // a fraction of 1 that the paper gives in %

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/simcore"
 )
 
@@ -14,9 +14,9 @@ func TestPublishedCells(t *testing.T) {
 	sum := claimSummary([]pt{{1, "a", 109, 50}, {2, "a", 111, 0}, {3, "a", 0, 0}})
 	schema := &simcore.Schema{Params: []simcore.Param{{Name: "size", Kind: simcore.Int}, {Name: "variant", Kind: simcore.String}},
 		Metrics: []simcore.Column{{Name: "value", Kind: simcore.Float}}}
-	claims := []*results.Claim{
-		{ID: "c", Kind: results.ClaimPublished, Metric: "value", Value: 100, Tol: 50},
-		{ID: "bound", Kind: results.ClaimPublished, Metric: "value", Below: new(float64)},
+	claims := []*decl.Claim{
+		{ID: "c", Kind: decl.ClaimPublished, Metric: "value", Value: 100, Tol: 50},
+		{ID: "bound", Kind: decl.ClaimPublished, Metric: "value", Below: new(float64)},
 	}
 	cells := PublishedCells(sum, schema, claims)
 	var within []bool
@@ -43,7 +43,7 @@ func TestPublishedCells(t *testing.T) {
 	}
 	schema.Metrics[0].Unit = "%"
 	// A statistic of a metric in % is in %.
-	if u := results.Unit(schema, "value_median"); u != "%" {
+	if u := decl.Unit(schema, "value_median"); u != "%" {
 		t.Errorf("unit of value_median %q, want %%", u)
 	}
 	// The paper's own precision replaces the rule.

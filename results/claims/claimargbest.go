@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 )
 
 // argBest decides "the best value of Of moves with In" (e.g. "the optimal ρ
@@ -22,7 +23,7 @@ import (
 // at the first and last value of In are separated the claimed way (every
 // plausible best at the last is beyond every one at the first); otherwise
 // it is inconclusive.
-func (cf *claimFrame) argBest(c *results.Claim) Result {
+func (cf *claimFrame) argBest(c *decl.Claim) Result {
 	var r Result
 	keys, groups := cf.groups(c, append(cf.tiedTo(c.In), c.In, c.Of)...)
 	ii, oi := cf.f.Index(c.In), cf.f.Index(c.Of)

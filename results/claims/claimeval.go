@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/simcore"
 )
 
@@ -22,9 +23,9 @@ const (
 
 // Result is the evaluation of one claim.
 type Result struct {
-	Claim   *results.Claim `json:"-"`
-	ID      string         `json:"id"`
-	Verdict Verdict        `json:"verdict"`
+	Claim   *decl.Claim `json:"-"`
+	ID      string      `json:"id"`
+	Verdict Verdict     `json:"verdict"`
 	// Numbers is one line with the numbers that decided the verdict.
 	Numbers string `json:"numbers"`
 	// Counts of points (or groups) that passed, failed, were inconclusive.
@@ -137,7 +138,7 @@ func (cf *claimFrame) statistic(metric string) bool {
 // Evaluate evaluates claims on a summary (summary.parquet of the
 // sweep the claims belong to). jobs (jobs.parquet, may be nil) serves the
 // paired comparisons.
-func Evaluate(sum, jobs *results.Frame, schema *simcore.Schema, claims []*results.Claim) []Result {
+func Evaluate(sum, jobs *results.Frame, schema *simcore.Schema, claims []*decl.Claim) []Result {
 	cf := newClaimFrame(sum, schema)
 	if jobs != nil {
 		cf.jobs = newClaimFrame(jobs, schema)
@@ -146,15 +147,15 @@ func Evaluate(sum, jobs *results.Frame, schema *simcore.Schema, claims []*result
 	for _, c := range claims {
 		var r Result
 		switch c.Kind {
-		case results.ClaimCompare:
+		case decl.ClaimCompare:
 			r = cf.compare(c)
-		case results.ClaimMonotone:
+		case decl.ClaimMonotone:
 			r = cf.monotone(c)
-		case results.ClaimConverge:
+		case decl.ClaimConverge:
 			r = cf.converge(c)
-		case results.ClaimPublished:
+		case decl.ClaimPublished:
 			r = cf.published(c)
-		case results.ClaimArgBest:
+		case decl.ClaimArgBest:
 			r = cf.argBest(c)
 		}
 		r.Claim, r.ID, r.Source, r.Text = c, c.ID, c.Source, c.Text
@@ -174,7 +175,7 @@ func Evaluate(sum, jobs *results.Frame, schema *simcore.Schema, claims []*result
 }
 
 // pairs matches the rows of series values a and b on every other parameter.
-func (cf *claimFrame) pairs(c *results.Claim, exclude ...string) (keys []string, ra, rb map[string]int) {
+func (cf *claimFrame) pairs(c *decl.Claim, exclude ...string) (keys []string, ra, rb map[string]int) {
 	ra, rb = map[string]int{}, map[string]int{}
 	si := cf.f.Index(c.Series)
 	var order []string
@@ -226,7 +227,7 @@ func lowerAt(a, b est) Verdict {
 // jobs: A − B (B − A for "higher"), or with a ratio A/B − ratio (ratio −
 // A/B for "higher"), so that a negative mean always supports the claim.
 // Points are in jobs order.
-func (jf *claimFrame) pairedDiffs(c *results.Claim) (keys []string, diffs map[string]est, detail map[string]string, signs map[string]signCount) {
+func (jf *claimFrame) pairedDiffs(c *decl.Claim) (keys []string, diffs map[string]est, detail map[string]string, signs map[string]signCount) {
 	f := jf.f
 	si, mi, ri, sdi, sti := f.Index(c.Series), f.Index(c.Metric), f.Index(results.ColReplicate), f.Index(results.ColSeed), f.Index(results.ColStatus)
 	if si < 0 || mi < 0 || ri < 0 {
@@ -321,7 +322,7 @@ func (jf *claimFrame) pairedDiffs(c *results.Claim) (keys []string, diffs map[st
 
 // claimSign is +1 for a "lower" claim and −1 for a "higher" one: the sign
 // that makes a claimed difference negative.
-func claimSign(c *results.Claim) float64 {
+func claimSign(c *decl.Claim) float64 {
 	if c.Op == "higher" {
 		return -1
 	}
@@ -330,7 +331,7 @@ func claimSign(c *results.Claim) float64 {
 
 // ratioOf turns a claimed paired difference of a ratio claim back into the
 // ratio A/B it stands for.
-func ratioOf(c *results.Claim, d est) est {
+func ratioOf(c *decl.Claim, d est) est {
 	return est{c.Ratio + claimSign(c)*d.m, d.ci, d.ok, 0, 0}
 }
 
@@ -356,7 +357,7 @@ func (s signCount) String() string {
 }
 
 // comparePaired decides a compare claim on paired differences.
-func (cf *claimFrame) comparePaired(c *results.Claim) Result {
+func (cf *claimFrame) comparePaired(c *decl.Claim) Result {
 	var r Result
 	if cf.jobs == nil {
 		r.Verdict = Inconclusive
@@ -411,12 +412,12 @@ func (cf *claimFrame) comparePaired(c *results.Claim) Result {
 			c.Metric, lhs, map[string]string{"<": ">", ">": "<"}[rel], rhs, rel, rhs, c.A, total.better, total.better+total.equal+total.worse, total.worse)
 	}
 	switch c.Over {
-	case results.OverEveryPoint, results.OverShare:
+	case decl.OverEveryPoint, decl.OverShare:
 		overPoints(c, &r, what, "undecided")
-		if c.Over == results.OverEveryPoint {
+		if c.Over == decl.OverEveryPoint {
 			r.Numbers += "; " + pairedRange(sign, keys, shown)
 		}
-	case results.OverMean:
+	case decl.OverMean:
 		ests := make([]est, len(keys))
 		for i, k := range keys {
 			ests[i] = d[k]
@@ -446,7 +447,7 @@ func pairedRange(sign string, keys []string, d map[string]est) string {
 	return fmt.Sprintf("%s from %s (%s) to %s (%s)", sign, d[lo], lo, d[hi], hi)
 }
 
-func (cf *claimFrame) compare(c *results.Claim) Result {
+func (cf *claimFrame) compare(c *decl.Claim) Result {
 	if c.Paired {
 		return cf.comparePaired(c)
 	}
@@ -502,9 +503,9 @@ func (cf *claimFrame) compare(c *results.Claim) Result {
 	}
 	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.A, rel, bName)
 	switch c.Over {
-	case results.OverEveryPoint, results.OverShare:
+	case decl.OverEveryPoint, decl.OverShare:
 		overPoints(c, &r, what, "overlapping CIs")
-	case results.OverMean:
+	case decl.OverMean:
 		if len(diffs) == 0 {
 			r.Verdict = Inconclusive
 			r.Numbers = "no paired values"
@@ -563,7 +564,7 @@ func averageOver(ps []est) (est, string) {
 // diffSE is an unpaired point's difference A − B (or B − A, d; ci its
 // interval from the two means' intervals) with its standard error from the two means' standard deviations and replicate
 // counts, when the summary has them (a model metric), else none.
-func (cf *claimFrame) diffSE(c *results.Claim, ra, rb int, d, ci float64) est {
+func (cf *claimFrame) diffSE(c *decl.Claim, ra, rb int, d, ci float64) est {
 	f := cf.f
 	si, ni := f.Index(c.Metric+"_std"), f.Index(results.ColN)
 	sa, okA := f.CellFloat(si, ra)
@@ -583,10 +584,10 @@ func (cf *claimFrame) diffSE(c *results.Claim, ra, rb int, d, ci float64) est {
 // point (all pass → pass, any fail → fail) or over a share of them (enough
 // passes → pass; too few even counting the undecided → fail), and writes
 // the numbers; undecided names the undecided points ("overlapping CIs").
-func overPoints(c *results.Claim, r *Result, what, undecided string) {
+func overPoints(c *decl.Claim, r *Result, what, undecided string) {
 	pass, fail, inc := count(r.Points)
 	n := len(r.Points)
-	if c.Over == results.OverEveryPoint {
+	if c.Over == decl.OverEveryPoint {
 		r.Verdict = aggregate(pass, fail, inc)
 		r.Numbers = fmt.Sprintf("%s at %d/%d points (%d fail, %d %s)", what, pass, n, fail, inc, undecided)
 		if p := firstWith(r.Points, r.Verdict); p != nil && r.Verdict != Pass {
@@ -657,7 +658,7 @@ func firstWith(ps []PointResult, v Verdict) *PointResult {
 
 // groups splits the filtered rows by every parameter but the excluded
 // ones, in order of first appearance.
-func (cf *claimFrame) groups(c *results.Claim, exclude ...string) (keys []string, rows map[string][]int) {
+func (cf *claimFrame) groups(c *decl.Claim, exclude ...string) (keys []string, rows map[string][]int) {
 	rows = map[string][]int{}
 	for _, r := range c.Where.Rows(cf.f) {
 		k := cf.key(r, exclude...)
@@ -706,7 +707,7 @@ func (cf *claimFrame) sortByParam(rows []int, param string) {
 	})
 }
 
-func (cf *claimFrame) monotone(c *results.Claim) Result {
+func (cf *claimFrame) monotone(c *decl.Claim) Result {
 	var r Result
 	keys, groups := cf.groups(c, append(cf.tiedTo(c.In), c.In)...)
 	pi := cf.f.Index(c.In)
@@ -780,7 +781,7 @@ func (cf *claimFrame) monotone(c *results.Claim) Result {
 	return r
 }
 
-func (cf *claimFrame) converge(c *results.Claim) Result {
+func (cf *claimFrame) converge(c *decl.Claim) Result {
 	var r Result
 	keys, groups := cf.groups(c, c.As, c.Series)
 	si, ai := cf.f.Index(c.Series), cf.f.Index(c.As)
@@ -846,7 +847,7 @@ func (cf *claimFrame) converge(c *results.Claim) Result {
 	return r
 }
 
-func (cf *claimFrame) published(c *results.Claim) Result {
+func (cf *claimFrame) published(c *decl.Claim) Result {
 	var r Result
 	for _, row := range c.Where.Rows(cf.f) {
 		e := cf.valueFor(c, row)

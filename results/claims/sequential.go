@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 )
 
 // Sequential decisions.
@@ -114,7 +115,7 @@ func describeSeq(what string, d seqDiff, alpha, margin float64, equiv bool) stri
 // valueFor is value for a claim: with Anytime, the interval is the
 // anytime-valid confidence sequence of the point's mean at the claim's α
 // (infinite below seqMinN replicates or without a standard deviation).
-func (cf *claimFrame) valueFor(c *results.Claim, r int) est {
+func (cf *claimFrame) valueFor(c *decl.Claim, r int) est {
 	e := cf.value(c.Metric, r)
 	if !e.ok || !c.Anytime {
 		return e
@@ -131,7 +132,7 @@ func (cf *claimFrame) valueFor(c *results.Claim, r int) est {
 
 // seqPoint decides one point of a sequential claim from its differences'
 // estimate (the mean and the sequence's half-width) and writes its detail.
-func seqPoint(c *results.Claim, d est, n int, what string) PointResult {
+func seqPoint(c *decl.Claim, d est, n int, what string) PointResult {
 	sd := seqDiff{d.m, d.ci, n}
 	v, equiv := sd.decide(c.Margin)
 	return PointResult{Verdict: v, Detail: describeSeq(what, sd, c.EffectiveAlpha(), c.Margin, equiv)}
@@ -142,7 +143,7 @@ func seqPoint(c *results.Claim, d est, n int, what string) PointResult {
 // ratio): the difference of the means, with the confidence sequence of a
 // difference of independent means, of variance s_A² + s_B², at the fewer
 // of the two replicate counts.
-func (cf *claimFrame) seqUnpaired(c *results.Claim, ra, rb int) (seqDiff, bool) {
+func (cf *claimFrame) seqUnpaired(c *decl.Claim, ra, rb int) (seqDiff, bool) {
 	f := cf.f
 	mi, si, ni := f.Index(c.Metric+"_mean"), f.Index(c.Metric+"_std"), f.Index(results.ColN)
 	ma, okA := f.CellFloat(mi, ra)
@@ -169,7 +170,7 @@ func (cf *claimFrame) seqUnpaired(c *results.Claim, ra, rb int) (seqDiff, bool) 
 
 // seqSign names the claimed difference of a sequential claim: A−B (B−A for
 // "higher"), or with a ratio A/B−ratio (ratio−A/B).
-func seqSign(c *results.Claim) string {
+func seqSign(c *decl.Claim) string {
 	a, b := c.A, c.B
 	if c.Ratio > 0 {
 		a, b = c.A+"/"+c.B, g4(c.Ratio)
@@ -182,7 +183,7 @@ func seqSign(c *results.Claim) string {
 
 // seqUnpairedPoint decides one unpaired point of a sequential claim; the
 // detail is the means' and the sequence's.
-func (cf *claimFrame) seqUnpairedPoint(c *results.Claim, ra, rb int, means string) (Verdict, string) {
+func (cf *claimFrame) seqUnpairedPoint(c *decl.Claim, ra, rb int, means string) (Verdict, string) {
 	sd, ok := cf.seqUnpaired(c, ra, rb)
 	if !ok {
 		return Inconclusive, means + "; no replicate count or mean for a sequential decision"

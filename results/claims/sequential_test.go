@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/results/internal/runtest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
@@ -128,7 +129,7 @@ func TestSequentialDecides(t *testing.T) {
 		var nsum int
 		for range sims {
 			n := 0
-			v, eq := seqRun(func() float64 { n++; return c.mu + r.NormFloat64() }, results.DefaultAlpha, c.margin)
+			v, eq := seqRun(func() float64 { n++; return c.mu + r.NormFloat64() }, decl.DefaultAlpha, c.margin)
 			nsum += n
 			if v == c.want && eq == c.equiv {
 				hit++
@@ -306,7 +307,7 @@ func TestRoundPoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := results.ParseDecls(f.Sweeps[0])
+	d, err := decl.Parse(f.Sweeps[0])
 	if err != nil {
 		t.Fatal(err)
 	}

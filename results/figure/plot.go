@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 )
 
 // DPI is the resolution of PNG figures: a 6 × 4 inch panel is 600 ×
@@ -99,7 +100,7 @@ type Files struct {
 
 // Render draws a figure from a table into dir/<id>.png and
 // dir/<id>.svg. Facets become panels of one image, at most three per row.
-func Render(f *results.Figure, fr *results.Frame, pal *Palette, dir string) (out *Files, err error) {
+func Render(f *decl.Figure, fr *results.Frame, pal *Palette, dir string) (out *Files, err error) {
 	// gonum/plot panics on some degenerate data; a figure must never take
 	// the report (or the run that writes it) down.
 	defer func() {
@@ -134,7 +135,7 @@ func Render(f *results.Figure, fr *results.Frame, pal *Palette, dir string) (out
 
 // buildGrid makes a figure's panels (one per facet, up to three a row)
 // and what Render reports of them, without drawing anything.
-func buildGrid(f *results.Figure, fr *results.Frame, pal *Palette) ([][]*plot.Plot, *Files, error) {
+func buildGrid(f *decl.Figure, fr *results.Frame, pal *Palette) ([][]*plot.Plot, *Files, error) {
 	if err := checkFigureFrame(f, fr); err != nil {
 		return nil, nil, err
 	}
@@ -160,7 +161,7 @@ func buildGrid(f *results.Figure, fr *results.Frame, pal *Palette) ([][]*plot.Pl
 	out := &Files{ID: f.ID, Title: f.Title, Panels: len(facets)}
 	if len(rows) == 0 {
 		out.Note = "no rows match the figure's filter"
-	} else if f.Table == results.SummaryTable && (f.Kind == results.KindLine || f.Kind == results.KindBox) {
+	} else if f.Table == results.SummaryTable && (f.Kind == decl.KindLine || f.Kind == decl.KindBox) {
 		// One summary row per (facet, series, x), or the figure hides points.
 		seen := map[[3]string]bool{}
 		fi, si, xi := fr.Index(f.Facet), fr.Index(f.Series), fr.Index(f.X)
@@ -330,7 +331,7 @@ func drawGrid(grid [][]*plot.Plot, dc draw.Canvas) {
 }
 
 // checkFigureFrame checks that the table holds the figure's columns.
-func checkFigureFrame(f *results.Figure, fr *results.Frame) error {
+func checkFigureFrame(f *decl.Figure, fr *results.Frame) error {
 	for _, c := range []string{f.X, f.Y, f.Series, f.Facet} {
 		if c == "" {
 			continue
@@ -361,7 +362,7 @@ func valueCol(fr *results.Frame, name string) int {
 }
 
 // splitSeries groups rows by series value, series sorted.
-func splitSeries(f *results.Figure, fr *results.Frame, rows []int) ([]string, map[string][]int) {
+func splitSeries(f *decl.Figure, fr *results.Frame, rows []int) ([]string, map[string][]int) {
 	if f.Series == "" {
 		name := f.Y
 		if name == "" {
@@ -383,7 +384,7 @@ func splitSeries(f *results.Figure, fr *results.Frame, rows []int) ([]string, ma
 	return names, by
 }
 
-func axisLabel(explicit string, fr *results.Frame, f *results.Figure, name string) string {
+func axisLabel(explicit string, fr *results.Frame, f *decl.Figure, name string) string {
 	if explicit != "" {
 		return explicit
 	}
@@ -391,7 +392,7 @@ func axisLabel(explicit string, fr *results.Frame, f *results.Figure, name strin
 }
 
 // positive drops points a log axis cannot show.
-func keep(f *results.Figure, x, y float64) bool {
+func keep(f *decl.Figure, x, y float64) bool {
 	return !(f.XLog && x <= 0) && !(f.YLog && y <= 0) && !math.IsNaN(x) && !math.IsNaN(y) && !math.IsInf(x, 0) && !math.IsInf(y, 0)
 }
 
@@ -400,26 +401,26 @@ type xyErr struct {
 	plotter.YErrors
 }
 
-func drawPanel(p *plot.Plot, f *results.Figure, fr *results.Frame, rows []int, pal *Palette) ([]string, error) {
+func drawPanel(p *plot.Plot, f *decl.Figure, fr *results.Frame, rows []int, pal *Palette) ([]string, error) {
 	names, by := splitSeries(f, fr, rows)
 	p.X.Label.Text = axisLabel(f.XLabel, fr, f, f.X)
 	p.Y.Label.Text = axisLabel(f.YLabel, fr, f, f.Y)
 	switch f.Kind {
-	case results.KindLine:
+	case decl.KindLine:
 		if isBareMetric(fr, f.Y) && f.YLabel == "" {
 			p.Y.Label.Text += ", mean ± 95% CI"
 		}
 		return names, drawLines(p, f, fr, names, by, pal)
-	case results.KindScatter:
+	case decl.KindScatter:
 		return names, drawScatter(p, f, fr, names, by, pal)
-	case results.KindBox:
+	case decl.KindBox:
 		return names, drawBoxes(p, f, fr, names, by, pal)
-	case results.KindCDF:
+	case decl.KindCDF:
 		if f.YLabel == "" {
 			p.Y.Label.Text = "fraction ≤ x"
 		}
 		return names, drawCDF(p, f, fr, names, by, pal)
-	case results.KindHist:
+	case decl.KindHist:
 		if f.YLabel == "" {
 			p.Y.Label.Text = "count"
 			if f.Normalize {
@@ -427,7 +428,7 @@ func drawPanel(p *plot.Plot, f *results.Figure, fr *results.Frame, rows []int, p
 			}
 		}
 		return names, drawHist(p, f, fr, names, by, pal)
-	case results.KindPareto:
+	case decl.KindPareto:
 		return drawPareto(p, f, fr, names, by, pal)
 	}
 	return nil, fmt.Errorf("unknown kind %q", f.Kind)
@@ -486,7 +487,7 @@ func groupX(xOf func(r int) (float64, bool), rows []int) ([]float64, map[float64
 	return xs, by
 }
 
-func drawLines(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawLines(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi := fr.Index(f.X)
 	if xi < 0 {
 		xi = valueCol(fr, f.X)
@@ -586,7 +587,7 @@ func drawLines(p *plot.Plot, f *results.Figure, fr *results.Frame, names []strin
 	return nil
 }
 
-func drawScatter(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawScatter(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi, yi := valueCol(fr, f.X), valueCol(fr, f.Y)
 	for _, s := range names {
 		var pts plotter.XYs
@@ -667,7 +668,7 @@ func (b *boxPlotter) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(b.color, c.ClipPolygonY(pts))
 }
 
-func drawBoxes(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawBoxes(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi := fr.Index(f.X)
 	if xi < 0 {
 		xi = valueCol(fr, f.X)
@@ -740,7 +741,7 @@ func drawBoxes(p *plot.Plot, f *results.Figure, fr *results.Frame, names []strin
 	return nil
 }
 
-func drawCDF(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawCDF(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi := valueCol(fr, f.X)
 	for _, s := range names {
 		var xs []float64
@@ -770,7 +771,7 @@ func drawCDF(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string,
 	return nil
 }
 
-func drawHist(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawHist(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
 	xi := valueCol(fr, f.X)
 	vals := map[string][]float64{}
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -871,7 +872,7 @@ func ParetoFront(pts plotter.XYs) []int {
 	return front
 }
 
-func drawPareto(p *plot.Plot, f *results.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) ([]string, error) {
+func drawPareto(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) ([]string, error) {
 	xi, yi := valueCol(fr, f.X), valueCol(fr, f.Y)
 	// Match every row to the baseline's row at the same point (and
 	// replicate, for per-job tables).

@@ -16,6 +16,7 @@ import (
 
 	"schedfarm/results"
 	"schedfarm/results/claims"
+	"schedfarm/results/decl"
 	"schedfarm/results/figure"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
@@ -59,7 +60,7 @@ type Report struct {
 	// suite); Calibrations its calibrated: parameters; Cells its published
 	// numbers under the scoreboard's one tolerance rule.
 	SweepPath    string
-	Calibrations []*results.Calibration
+	Calibrations []*decl.Calibration
 	Cells        []claims.CellResult
 	// Sensitivity is the sweep's sensitivity: (its claims are counted apart).
 	Sensitivity string
@@ -141,7 +142,7 @@ func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
 	if jobs != nil {
 		r.jobStats(jobs, s.Schema())
 	}
-	decls, err := results.ParseDecls(s)
+	decls, err := decl.Parse(s)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -181,7 +182,7 @@ func FilePalette(f *sweep.File) *figure.Palette {
 	series := map[string]map[string]bool{} // sweep → series params
 	var declared, extra []string
 	for _, s := range f.Sweeps {
-		d, err := results.ParseDecls(s)
+		d, err := decl.Parse(s)
 		if err != nil {
 			continue
 		}

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"schedfarm/results"
 	"schedfarm/results/claims"
+	"schedfarm/results/decl"
 )
 
 // Scoreboard statuses of a claim.
@@ -129,7 +129,7 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 		}
 	}
 	idx := map[string]int{}
-	var regs []*results.Register
+	var regs []*decl.Register
 	for _, r := range s.Sweeps {
 		name := paperOf(r)
 		i, ok := idx[name]
@@ -137,7 +137,7 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 			i = len(sb.Papers)
 			idx[name] = i
 			ps := PaperScore{Paper: name}
-			var reg *results.Register
+			var reg *decl.Register
 			if r.SweepPath != "" {
 				reg = ps.registerCounts(filepath.Join(filepath.Dir(r.SweepPath), "CLAIMS.md"))
 			}
@@ -211,7 +211,7 @@ func BuildScoreboard(s *SuiteReport) *Scoreboard {
 
 // calibrationScore gathers a calibration's fitted claims and its held-out
 // check from the suite's sweeps.
-func calibrationScore(r *Report, cal *results.Calibration, all []*Report) CalibrationScore {
+func calibrationScore(r *Report, cal *decl.Calibration, all []*Report) CalibrationScore {
 	cs := CalibrationScore{Sweep: r.Sweep, Param: cal.Param, Why: cal.Why}
 	for _, c := range r.Claims {
 		if cal.Covers(c.ID) {
@@ -246,7 +246,7 @@ func calibrationScore(r *Report, cal *results.Calibration, all []*Report) Calibr
 }
 
 // checkedHere counts the register's entries that reference a claim of the list.
-func checkedHere(reg *results.Register, claims []ScoreClaim) int {
+func checkedHere(reg *decl.Register, claims []ScoreClaim) int {
 	n := 0
 	for _, e := range reg.Entries {
 	refs:
@@ -266,7 +266,7 @@ func checkedHere(reg *results.Register, claims []ScoreClaim) int {
 // explained checks an explanation against the suite's sweeps: it returns
 // "file:claim" when the named claim ran and passed, else a note saying why
 // the failure stays unexplained.
-func explained(e *results.Explanation, r *Report, byFile map[string][]*Report) (by, note string) {
+func explained(e *decl.Explanation, r *Report, byFile map[string][]*Report) (by, note string) {
 	file := filepath.Clean(filepath.Join(filepath.Dir(r.SweepPath), e.Sweep))
 	by = filepath.ToSlash(filepath.Join(paperOf(r), e.Sweep)) + ":" + e.Claim
 	reps := byFile[file]
@@ -291,7 +291,7 @@ func explained(e *results.Explanation, r *Report, byFile map[string][]*Report) (
 }
 
 // calibration returns the calibration of the sweep that names the claim.
-func (r *Report) calibration(id string) *results.Calibration {
+func (r *Report) calibration(id string) *decl.Calibration {
 	for _, c := range r.Calibrations {
 		if c.Covers(id) {
 			return c
@@ -302,14 +302,14 @@ func (r *Report) calibration(id string) *results.Calibration {
 
 // registerCounts reads a paper's claim register and returns it (nil when
 // it cannot be read; RegisterError says why).
-func (ps *PaperScore) registerCounts(file string) *results.Register {
+func (ps *PaperScore) registerCounts(file string) *decl.Register {
 	f, err := os.Open(file)
 	if err != nil {
 		ps.RegisterError = "no register: " + filepath.Base(file) + " not found beside the sweep files"
 		return nil
 	}
 	defer f.Close()
-	reg, err := results.ParseRegister(f, filepath.Base(file))
+	reg, err := decl.ParseRegister(f, filepath.Base(file))
 	if err != nil {
 		ps.RegisterError = strings.SplitN(err.Error(), "\n", 2)[0]
 		return nil

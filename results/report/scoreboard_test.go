@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"schedfarm/results"
 	"schedfarm/results/claims"
+	"schedfarm/results/decl"
 )
 
 // TestScoreboard: a calibrated claim is never counted as a reproduction,
@@ -24,11 +24,11 @@ func TestScoreboard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(paper, "CLAIMS.md"), []byte(reg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	expl := func(file, claim string) *results.Claim {
-		return &results.Claim{ExplainedBy: &results.Explanation{Sweep: file, Claim: claim, Reading: "r"}}
+	expl := func(file, claim string) *decl.Claim {
+		return &decl.Claim{ExplainedBy: &decl.Explanation{Sweep: file, Claim: claim, Reading: "r"}}
 	}
 	main := &Report{Sweep: "main", Model: "m", SweepPath: filepath.Join(paper, "main.yaml"),
-		Calibrations: []*results.Calibration{{Param: "k", Against: []string{"cal-*"}, CheckedOn: []string{"main/ok", "q/x", "main/bad", "gone/y", "alt/holds"}, Why: "fitted"}},
+		Calibrations: []*decl.Calibration{{Param: "k", Against: []string{"cal-*"}, CheckedOn: []string{"main/ok", "q/x", "main/bad", "gone/y", "alt/holds"}, Why: "fitted"}},
 		Claims: []claims.Result{
 			{ID: "ok", Verdict: claims.Pass},
 			{ID: "cal-pass", Verdict: claims.Pass},

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
@@ -49,7 +50,7 @@ type Result struct {
 	Missing, Extra            []string // keys only in the golden / only in the run
 	Diffs                     []Diff   // the first MaxDiffs differences
 	NDiffs                    int      // all differences
-	Tolerances                map[string]results.Tol
+	Tolerances                map[string]decl.Tol
 }
 
 // MaxDiffs bounds the differences a Result keeps.
@@ -100,7 +101,7 @@ func Dirs(got, golden string, reg *simcore.Registry) (*Result, error) {
 }
 
 // sweepTolerances reads the tolerances of the sweep a file was written for.
-func sweepTolerances(meta map[string]string, reg *simcore.Registry) (map[string]results.Tol, error) {
+func sweepTolerances(meta map[string]string, reg *simcore.Registry) (map[string]decl.Tol, error) {
 	text, name := meta[results.MetaSweepFile], meta[results.MetaSweep]
 	if text == "" || reg == nil {
 		return nil, nil
@@ -111,7 +112,7 @@ func sweepTolerances(meta map[string]string, reg *simcore.Registry) (map[string]
 	}
 	for _, s := range f.Sweeps {
 		if s.Name == name {
-			d, err := results.ParseDecls(s)
+			d, err := decl.Parse(s)
 			if err != nil {
 				return nil, err
 			}
@@ -128,7 +129,7 @@ func sweepTolerances(meta map[string]string, reg *simcore.Registry) (map[string]
 // (NaN equals NaN, null equals null) when the two files carry the same
 // model version; otherwise a column whose metric has a tolerance may
 // differ by up to abs + rel·|golden|.
-func Frames(got, golden *results.Frame, mode string, tol map[string]results.Tol) *Result {
+func Frames(got, golden *results.Frame, mode string, tol map[string]decl.Tol) *Result {
 	v := &Result{Sweep: golden.Meta[results.MetaSweep], Mode: mode, Rows: golden.Len(), Tolerances: tol,
 		GoldenVersion: golden.Meta[results.MetaModelVersion], GotVersion: got.Meta[results.MetaModelVersion]}
 	if v.Sweep == "" {
@@ -197,7 +198,7 @@ func Frames(got, golden *results.Frame, mode string, tol map[string]results.Tol)
 	type pair struct {
 		name   string
 		gi, ri int
-		tol    results.Tol
+		tol    decl.Tol
 		hasTol bool
 	}
 	var cols []pair
@@ -246,7 +247,7 @@ func Frames(got, golden *results.Frame, mode string, tol map[string]results.Tol)
 
 // tolFor finds the tolerance of a column: its metric's (summary columns
 // m_mean, m_std, ... take metric m's).
-func tolFor(tol map[string]results.Tol, col, mode string) (results.Tol, bool) {
+func tolFor(tol map[string]decl.Tol, col, mode string) (decl.Tol, bool) {
 	if t, ok := tol[col]; ok {
 		return t, true
 	}
@@ -259,7 +260,7 @@ func tolFor(tol map[string]results.Tol, col, mode string) (results.Tol, bool) {
 			}
 		}
 	}
-	return results.Tol{}, false
+	return decl.Tol{}, false
 }
 
 func cellText(f *results.Frame, c, r int) string {
@@ -272,7 +273,7 @@ func cellText(f *results.Frame, c, r int) string {
 	return f.CellLabel(c, r)
 }
 
-func cellEqual(a *results.Frame, ai, ar int, b *results.Frame, bi, br int, tol results.Tol, hasTol bool) bool {
+func cellEqual(a *results.Frame, ai, ar int, b *results.Frame, bi, br int, tol decl.Tol, hasTol bool) bool {
 	an, bn := a.IsNull(ai, ar), b.IsNull(bi, br)
 	if an || bn {
 		return an == bn

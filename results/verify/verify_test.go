@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/results/internal/runtest"
 )
 
@@ -67,7 +68,7 @@ func TestVerifyJobs100k(t *testing.T) {
 		t.Errorf("diff table:\n%s", out)
 	}
 	// Within a declared tolerance, but only across model versions.
-	tol := map[string]results.Tol{"value": {Abs: 1e-12}}
+	tol := map[string]decl.Tol{"value": {Abs: 1e-12}}
 	if v := Frames(got, golden, ModeJobs, tol); v.OK() {
 		t.Error("same model version: tolerances must not apply")
 	}
@@ -119,7 +120,7 @@ func TestVerifySummary(t *testing.T) {
 		t.Fatalf("diffs %+v", v.Diffs)
 	}
 	got.Meta[results.MetaModelVersion] = "2"
-	if v := Frames(got, golden, ModeSummary, map[string]results.Tol{"value": {Rel: 1e-6}}); !v.OK() {
+	if v := Frames(got, golden, ModeSummary, map[string]decl.Tol{"value": {Rel: 1e-6}}); !v.OK() {
 		t.Errorf("value_q3 within value's relative tolerance: %+v", v.Diffs)
 	}
 }

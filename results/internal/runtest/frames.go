@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
 	"schedfarm/sweep"
@@ -45,7 +46,7 @@ func FrameOf(meta map[string]string, pairs ...any) *results.Frame {
 
 // Decls parses a bench sweep whose figures:/claims:/verify: keys are
 // the given YAML (indented as keys of the sweep).
-func Decls(t testing.TB, extra string) (*results.Decls, error) {
+func Decls(t testing.TB, extra string) (*decl.Decls, error) {
 	t.Helper()
 	text := "name: t\nmodel: bench\nseed: 1\nreplicates: 3\naxes:\n  - name: size\n    values: [1, 2, 4]\n  - name: variant\n    values: [EDF-DLT, FIFO-DLT, OPR-MN]\n" + extra
 	reg, err := simcore.NewRegistry(bench.New())
@@ -56,7 +57,7 @@ func Decls(t testing.TB, extra string) (*results.Decls, error) {
 	if err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
-	return results.ParseDecls(f.Sweeps[0])
+	return decl.Parse(f.Sweeps[0])
 }
 
 // Series returns the series values of FixedSummary and FixedJobs.

@@ -1,4 +1,4 @@
-package results
+package decl_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"schedfarm/results/decl"
+	"schedfarm/results/internal/runtest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
 	"schedfarm/sweep"
@@ -13,14 +15,14 @@ import (
 
 func TestCalibrationDecls(t *testing.T) {
 	const claims = "claims:\n  - {id: pub-1, published: {metric: value, where: {size: 1}, value: 1, tol: 1}}\n  - {id: pub-2, published: {metric: value, where: {size: 2}, value: 2, tol: 1}}\n  - {id: grows, monotone: {metric: value, in: size}}\n"
-	d, err := testDecls(t, claims+"calibrated:\n  noise: {against: [pub-*], why: \"chosen to reproduce the published values\"}\n")
+	d, err := runtest.Decls(t, claims+"calibrated:\n  noise: {against: [pub-*], why: \"chosen to reproduce the published values\"}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Calibrations) != 1 || d.Calibrations[0].Param != "noise" || d.Calibrated("pub-2") == nil || d.Calibrated("grows") != nil {
 		t.Fatalf("calibrations %+v", d.Calibrations)
 	}
-	d, err = testDecls(t, claims+"calibrated:\n  noise: {against: [pub-1], checked_on: [t/pub-2, other/x-*], why: \"fitted on one\"}\n")
+	d, err = runtest.Decls(t, claims+"calibrated:\n  noise: {against: [pub-1], checked_on: [t/pub-2, other/x-*], why: \"fitted on one\"}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,20 +41,21 @@ func TestCalibrationDecls(t *testing.T) {
 		{"calibrated:\n  noise: {against: [pub-1], checked_on: [pub-2], why: x}\n", `"pub-2" is not sweep-name/claim-id`},
 		{"calibrated:\n  noise: {against: [pub-1], checked_on: [t/pub-1], why: x}\n", `"pub-1" is in against too`},
 		{"calibrated:\n  noise: {against: [pub-1], checked_on: [], why: x}\n", `checked_on is empty`},
+		{"calibrated:\n  noise: {against: [pub-1], why: x}\n  noise: {against: [pub-2], why: y}\n", `key given twice (first at line`},
 	}
 	for _, c := range []struct{ yaml, want string }{
 		{"  - {id: p, published: {metric: value, below: 3, precision: 0.1}}\n", `precision goes with value, not with bounds`},
 		{"  - {id: p, published: {metric: value, value: 3, tol: 1, precision: 0}}\n", `precision must be positive`},
 	} {
-		if _, err := testDecls(t, "claims:\n"+c.yaml); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := runtest.Decls(t, "claims:\n"+c.yaml); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %s", c.yaml, err, c.want)
 		}
 	}
-	if d, err := testDecls(t, "claims:\n  - {id: p, published: {metric: value, value: 3, tol: 1, precision: 0.05}}\n"); err != nil || *d.Claims[0].Precision != 0.05 {
+	if d, err := runtest.Decls(t, "claims:\n  - {id: p, published: {metric: value, value: 3, tol: 1, precision: 0.05}}\n"); err != nil || *d.Claims[0].Precision != 0.05 {
 		t.Errorf("precision: %v", err)
 	}
 	for _, c := range cases {
-		_, err := testDecls(t, claims+c.yaml)
+		_, err := runtest.Decls(t, claims+c.yaml)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %s", c.yaml, err, c.want)
 		}
@@ -60,19 +63,19 @@ func TestCalibrationDecls(t *testing.T) {
 }
 
 func TestSensitivityDecl(t *testing.T) {
-	d, err := testDecls(t, "sensitivity: \"the authors' simulator's bookkeeping\"\n")
+	d, err := runtest.Decls(t, "sensitivity: \"the authors' simulator's bookkeeping\"\n")
 	if err != nil || d.Sensitivity != "the authors' simulator's bookkeeping" {
 		t.Fatalf("sensitivity %q, %v", d.Sensitivity, err)
 	}
 	for yaml, want := range map[string]string{"sensitivity: \" \"\n": "sensitivity must not be empty", "sensitivity: [a]\n": "want a string"} {
-		if _, err := testDecls(t, yaml); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := runtest.Decls(t, yaml); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %s", yaml, err, want)
 		}
 	}
 }
 
 func TestExplainedByDecl(t *testing.T) {
-	d, err := testDecls(t, "claims:\n  - {id: a, explained_by: {sweep: alt.yaml, claim: b, reading: \"the other reading\"}, monotone: {metric: value, in: size}}\n")
+	d, err := runtest.Decls(t, "claims:\n  - {id: a, explained_by: {sweep: alt.yaml, claim: b, reading: \"the other reading\"}, monotone: {metric: value, in: size}}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +88,7 @@ func TestExplainedByDecl(t *testing.T) {
 		"{sweep: alt.yaml, claim: \"b c\", reading: r}":     `bad claim id`,
 		"{sweep: alt.yaml, claim: b, reading: r, value: 3}": `unknown key "value"`,
 	} {
-		_, err := testDecls(t, "claims:\n  - {id: a, explained_by: "+yaml+", monotone: {metric: value, in: size}}\n")
+		_, err := runtest.Decls(t, "claims:\n  - {id: a, explained_by: "+yaml+", monotone: {metric: value, in: size}}\n")
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %s", yaml, err, want)
 		}
@@ -114,7 +117,7 @@ func TestCheckExplanations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = CheckExplanations(f, reg)
+		err = decl.CheckExplanations(f, reg)
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("%s: %v", file, err)

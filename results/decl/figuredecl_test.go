@@ -1,10 +1,11 @@
-package results
+package decl_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	"schedfarm/results/internal/runtest"
 	"schedfarm/sweep"
 )
 
@@ -31,7 +32,7 @@ func TestFigureDeclErrors(t *testing.T) {
 		{"verify:\n  tolerances: {value: {abs: -1}}\n", `tolerances must not be negative`},
 	}
 	for _, c := range cases {
-		_, err := testDecls(t, c.yaml)
+		_, err := runtest.Decls(t, c.yaml)
 		if err == nil {
 			t.Errorf("%q: no error, want %q", c.yaml, c.want)
 			continue
@@ -45,7 +46,7 @@ func TestFigureDeclErrors(t *testing.T) {
 		}
 	}
 	// A valid declaration of every kind.
-	if _, err := testDecls(t, `figures:
+	if _, err := runtest.Decls(t, `figures:
   - {id: a, kind: hist, table: samples, x: u, series: variant, facet: size, bins: 5}
 claims:
   - {id: c1, source: "Fig. 3", text: "DLT beats MN", compare: {metric: value, series: variant, a: EDF-DLT, b: OPR-MN, op: lower, over: "share >= 90%"}}

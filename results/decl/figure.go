@@ -1,4 +1,4 @@
-package results
+package decl
 
 import (
 	"regexp"
@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"schedfarm/results"
 	"schedfarm/sweep"
 )
 
@@ -75,7 +76,7 @@ func (p *declParser) figures(n *yaml.Node, key string) []*Figure {
 	var out []*Figure
 	ids := map[string]bool{}
 	for i, it := range items {
-		k := index(key, i)
+		k := sweep.Index(key, i)
 		f := p.figure(it, k)
 		if f == nil {
 			continue
@@ -89,10 +90,6 @@ func (p *declParser) figures(n *yaml.Node, key string) []*Figure {
 	}
 	return out
 }
-
-func index(key string, i int) string { return key + "[" + itoa(i) + "]" }
-
-func itoa(i int) string { return Label(int64(i)) }
 
 func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 	m, ok := p.Fields(n, key, figureKeys)
@@ -122,9 +119,9 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 	}
 	switch f.Kind {
 	case KindLine, KindBox, KindPareto:
-		f.Table = SummaryTable
+		f.Table = results.SummaryTable
 	default:
-		f.Table = JobsTable
+		f.Table = results.JobsTable
 	}
 	var tableNode *yaml.Node = n
 	if e, ok := m["table"]; ok {
@@ -133,7 +130,7 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 			f.Table = t
 		}
 	}
-	valid := []string{JobsTable, SummaryTable}
+	valid := []string{results.JobsTable, results.SummaryTable}
 	for _, t := range p.schema.Tables {
 		valid = append(valid, t.Name)
 	}
@@ -143,7 +140,7 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 		return nil
 	}
 	f.cols = cs
-	if f.Kind == KindPareto && f.Table != SummaryTable && f.Table != JobsTable {
+	if f.Kind == KindPareto && f.Table != results.SummaryTable && f.Table != results.JobsTable {
 		p.Errf(sweep.Resolve(tableNode), sweep.Join(key, "table"), "", "a pareto figure reads the summary or jobs table")
 	}
 	col := func(name string, required bool) string {

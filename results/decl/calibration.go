@@ -1,4 +1,4 @@
-package results
+package decl
 
 import (
 	"fmt"
@@ -128,10 +128,10 @@ func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*
 	for _, pr := range p.schema.Params {
 		params = append(params, pr.Name)
 	}
+	pairs, _ := p.Mapping(n, key, nil, nil)
 	var out []*Calibration
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+	for _, e := range pairs {
+		k, v := e.K, e.V
 		if strings.HasPrefix(k.Value, "x-") {
 			continue
 		}
@@ -140,11 +140,6 @@ func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*
 			p.Errf(k, pk, didYouMeanOr(k.Value, params), "%q is not a parameter of the model", k.Value)
 			continue
 		}
-		if seen[k.Value] {
-			p.Errf(k, pk, "", "parameter %q calibrated twice", k.Value)
-			continue
-		}
-		seen[k.Value] = true
 		m, ok := p.Fields(v, pk, calibrationKeys)
 		if !ok {
 			continue
@@ -167,12 +162,12 @@ func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*
 				ids = append(ids, c.ID)
 			}
 			for j, it := range items {
-				s, ok := p.Text(it, index(sweep.Join(pk, "against"), j))
+				s, ok := p.Text(it, sweep.Index(sweep.Join(pk, "against"), j))
 				if !ok {
 					continue
 				}
 				if _, err := path.Match(s, ""); err != nil {
-					p.Errf(it, index(sweep.Join(pk, "against"), j), "", "bad pattern %q: %v", s, err)
+					p.Errf(it, sweep.Index(sweep.Join(pk, "against"), j), "", "bad pattern %q: %v", s, err)
 					continue
 				}
 				n := 0
@@ -182,7 +177,7 @@ func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*
 					}
 				}
 				if n == 0 {
-					p.Errf(it, index(sweep.Join(pk, "against"), j), didYouMeanOr(s, ids), "%q matches no claim of the sweep", s)
+					p.Errf(it, sweep.Index(sweep.Join(pk, "against"), j), didYouMeanOr(s, ids), "%q matches no claim of the sweep", s)
 					continue
 				}
 				c.Against = append(c.Against, s)
@@ -210,7 +205,7 @@ func (p *declParser) heldOut(n *yaml.Node, key string, c *Calibration) []string 
 	}
 	var out []string
 	for j, it := range items {
-		k := index(key, j)
+		k := sweep.Index(key, j)
 		s, ok := p.Text(it, k)
 		if !ok {
 			continue
@@ -258,7 +253,7 @@ func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 	loaded := map[string][]string{} // file → the claim ids its own sweeps declare
 	loadErr := map[string]error{}
 	for _, s := range f.Sweeps {
-		d, err := ParseDecls(s)
+		d, err := Parse(s)
 		if err != nil {
 			continue
 		}
@@ -278,7 +273,7 @@ func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 						if filepath.Clean(s2.File) != target {
 							continue
 						}
-						d2, err := ParseDecls(s2)
+						d2, err := Parse(s2)
 						if err != nil {
 							loadErr[target] = err
 							break

@@ -1,4 +1,4 @@
-package results
+package decl
 
 import (
 	"cmp"
@@ -308,7 +308,7 @@ func FolderClaims(dir string, models *simcore.Registry) ([]FolderClaim, error) {
 				continue
 			}
 			declared[s.Name] = s
-			d, err := ParseDecls(s)
+			d, err := Parse(s)
 			if err != nil {
 				add(err)
 				continue

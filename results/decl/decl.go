@@ -1,4 +1,4 @@
-package results
+package decl
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"schedfarm/results"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
@@ -21,7 +22,7 @@ type declParser struct {
 // columnSet describes the columns a declaration may name in one table.
 type columnSet struct {
 	table  string
-	layout Layout
+	layout results.Layout
 	// metrics are the numeric metrics: in the summary, a bare metric name
 	// stands for its mean (with its ci95 as the error).
 	metrics []string
@@ -32,29 +33,29 @@ type columnSet struct {
 // columns returns the column set of a table of the schema's results:
 // "jobs", "summary" or an extra table.
 func columns(schema *simcore.Schema, table string) (*columnSet, error) {
-	var l Layout
+	var l results.Layout
 	var err error
 	switch table {
-	case JobsTable:
-		l, err = JobsLayout(*schema)
-	case SummaryTable:
-		l, err = SummaryLayout(*schema)
+	case results.JobsTable:
+		l, err = results.JobsLayout(*schema)
+	case results.SummaryTable:
+		l, err = results.SummaryLayout(*schema)
 	default:
-		l, err = TableLayout(*schema, table)
+		l, err = results.TableLayout(*schema, table)
 	}
 	if err != nil {
 		return nil, err
 	}
-	cs := &columnSet{table: table, layout: l, units: map[string]string{ColDurationMs: "ms"}}
+	cs := &columnSet{table: table, layout: l, units: map[string]string{results.ColDurationMs: "ms"}}
 	for _, p := range schema.Params {
 		cs.units[p.Name] = p.Unit
 		cs.params = append(cs.params, p.Name)
 	}
 	for _, m := range schema.Metrics {
 		cs.units[m.Name] = m.Unit
-		if table == SummaryTable && (m.Kind == simcore.Int || m.Kind == simcore.Float) {
+		if table == results.SummaryTable && (m.Kind == simcore.Int || m.Kind == simcore.Float) {
 			cs.metrics = append(cs.metrics, m.Name)
-			for _, s := range SummaryStats() {
+			for _, s := range results.SummaryStats() {
 				cs.units[m.Name+"_"+s] = m.Unit
 			}
 		}
@@ -153,7 +154,7 @@ func (p *declParser) where(n *yaml.Node, key string, cs *columnSet) Filter {
 				}
 				val = checked
 			}
-			c.Values = append(c.Values, Label(val))
+			c.Values = append(c.Values, results.Label(val))
 		}
 		f = append(f, c)
 	}
@@ -161,7 +162,7 @@ func (p *declParser) where(n *yaml.Node, key string, cs *columnSet) Filter {
 }
 
 // Rows returns the indexes of the rows matching the filter.
-func (fl Filter) Rows(f *Frame) []int {
+func (fl Filter) Rows(f *results.Frame) []int {
 	idx := make([]int, len(fl))
 	sets := make([]map[string]bool, len(fl))
 	for i, c := range fl {
@@ -209,10 +210,10 @@ type Decls struct {
 	Sensitivity string
 }
 
-// ParseDecls validates a sweep's figures:, claims: and verify: keys against
+// Parse validates a sweep's figures:, claims: and verify: keys against
 // its model's schema. The error, if any, is a sweep.ErrorList with every
 // problem found, each with file:line:col and the closest valid name.
-func ParseDecls(s *sweep.Sweep) (*Decls, error) {
+func Parse(s *sweep.Sweep) (*Decls, error) {
 	p := &declParser{Nodes: sweep.Nodes{File: s.File}, key: s.Name, schema: s.Schema()}
 	d := &Decls{}
 	if s.Figures != nil {
@@ -251,7 +252,7 @@ func ParseDecls(s *sweep.Sweep) (*Decls, error) {
 func ValidateFile(f *sweep.File) error {
 	var all sweep.ErrorList
 	for _, s := range f.Sweeps {
-		if _, err := ParseDecls(s); err != nil {
+		if _, err := Parse(s); err != nil {
 			all = append(all, err.(sweep.ErrorList)...)
 		}
 	}
@@ -267,7 +268,7 @@ func Unit(schema *simcore.Schema, col string) string {
 	if m, ok := metricOf(schema, col); ok {
 		return m.Unit
 	}
-	if cs, err := columns(schema, SummaryTable); err == nil {
+	if cs, err := columns(schema, results.SummaryTable); err == nil {
 		return cs.units[col]
 	}
 	return ""

@@ -1,4 +1,4 @@
-package results
+package decl
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"schedfarm/results"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
@@ -129,7 +130,7 @@ func (p *declParser) claims(n *yaml.Node, key string) []*Claim {
 	if !ok {
 		return nil
 	}
-	cs, err := columns(p.schema, SummaryTable)
+	cs, err := columns(p.schema, results.SummaryTable)
 	if err != nil {
 		p.Errf(n, key, "", "%v", err)
 		return nil
@@ -137,7 +138,7 @@ func (p *declParser) claims(n *yaml.Node, key string) []*Claim {
 	var out []*Claim
 	ids := map[string]bool{}
 	for i, it := range items {
-		k := index(key, i)
+		k := sweep.Index(key, i)
 		c := p.claim(it, k, cs, i)
 		if c == nil {
 			continue
@@ -204,7 +205,7 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 	metric := func() {
 		if e, ok := need("metric"); ok {
 			if name, ok := p.column(e.V, sweep.Join(bk, "metric"), cs); ok {
-				if i := cs.layout.Index(name); i >= 0 && cs.layout.Columns[i].Type == String {
+				if i := cs.layout.Index(name); i >= 0 && cs.layout.Columns[i].Type == results.String {
 					p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "metric"), "", "column %q is not numeric", name)
 				}
 				c.Metric = name
@@ -252,7 +253,7 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 			}
 			val = checked
 		}
-		return Label(val)
+		return results.Label(val)
 	}
 	number := func(name string) float64 {
 		if e, ok := need(name); ok {

@@ -1,4 +1,4 @@
-package results
+package decl_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"schedfarm/internal/datatest"
+	"schedfarm/results/decl"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
 	"schedfarm/simcore/models"
@@ -37,11 +38,11 @@ Free text, and a list that is not an entry:
 `
 
 func TestParseRegister(t *testing.T) {
-	r, err := ParseRegister(strings.NewReader(goodRegister), "CLAIMS.md")
+	r, err := decl.ParseRegister(strings.NewReader(goodRegister), "CLAIMS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []RegisterEntry{
+	want := []decl.RegisterEntry{
 		{ID: "R1", Where: "§5.1, Fig. 3", Quote: "A beats B.", Refs: []string{"sweep-a/a-beats-b", "sweep-b/cell-*"}, Line: 8},
 		{ID: "R2", Where: "§5.2", Quote: "a quote that wraps onto a second line and a third.", Reason: "the trace is not public", Line: 10},
 		{ID: "R3.b", Where: "Table 2", Quote: "A “curly” quote, 25%.", Refs: []string{"sweep-a/x"}, Line: 20},
@@ -91,7 +92,7 @@ func TestParseRegisterErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseRegister(strings.NewReader(c.text), "C.md")
+			_, err := decl.ParseRegister(strings.NewReader(c.text), "C.md")
 			var list sweep.ErrorList
 			if !errors.As(err, &list) || len(list) != 1 {
 				t.Fatalf("err = %v, want one error %q", err, c.want)
@@ -102,23 +103,23 @@ func TestParseRegisterErrors(t *testing.T) {
 		})
 	}
 	// All problems at once.
-	_, err := ParseRegister(strings.NewReader("- **R1** §2\n- **R2** — §3: \"q\"\n  →\n"), "C.md")
+	_, err := decl.ParseRegister(strings.NewReader("- **R1** §2\n- **R2** — §3: \"q\"\n  →\n"), "C.md")
 	if err == nil || strings.Count(err.Error(), "\n") != 1 {
 		t.Errorf("want two errors, got %v", err)
 	}
 }
 
 func TestRegisterCheck(t *testing.T) {
-	claims := []FolderClaim{
+	claims := []decl.FolderClaim{
 		{"paper", "a-beats-b", "paper.yaml", 10},
 		{"paper", "cell-1", "paper.yaml", 20},
 		{"paper", "cell-2", "paper.yaml", 24},
 		{"quick", "a-beats-b", "quick.yaml", 5},
 	}
-	reg := func(refs ...[]string) *Register {
-		r := &Register{File: "dir/CLAIMS.md"}
+	reg := func(refs ...[]string) *decl.Register {
+		r := &decl.Register{File: "dir/CLAIMS.md"}
 		for i, rs := range refs {
-			r.Entries = append(r.Entries, RegisterEntry{ID: "R" + string(rune('1'+i)), Refs: rs, Line: 3 * (i + 1)})
+			r.Entries = append(r.Entries, decl.RegisterEntry{ID: "R" + string(rune('1'+i)), Refs: rs, Line: 3 * (i + 1)})
 		}
 		return r
 	}
@@ -127,7 +128,7 @@ func TestRegisterCheck(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		reg  *Register
+		reg  *decl.Register
 		want []string
 	}{
 		{"uncovered", reg([]string{"paper/a-beats-b", "paper/cell-1"}), []string{
@@ -189,7 +190,7 @@ func TestFolderClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "paper")
-	claims, err := FolderClaims(dir, reg)
+	claims, err := decl.FolderClaims(dir, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestFolderClaims(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "fig3.yaml"), []byte(sw("fig1", "c5")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FolderClaims(dir, reg); err == nil || !strings.Contains(err.Error(), "fig3.yaml:1:1: fig1: sweep name also declared at") {
+	if _, err := decl.FolderClaims(dir, reg); err == nil || !strings.Contains(err.Error(), "fig3.yaml:1:1: fig1: sweep name also declared at") {
 		t.Errorf("duplicate sweep name: err = %v", err)
 	}
 }
@@ -221,7 +222,7 @@ func FuzzParseRegister(f *testing.F) {
 	f.Add("```\n- **R1**\n")
 	f.Add("→ `a/b`\n- **R1** — : \"")
 	f.Fuzz(func(t *testing.T, text string) {
-		r, err := ParseRegister(strings.NewReader(text), "F.md")
+		r, err := decl.ParseRegister(strings.NewReader(text), "F.md")
 		lines := strings.Count(text, "\n") + 1
 		if err != nil {
 			var list sweep.ErrorList
@@ -245,7 +246,7 @@ func FuzzParseRegister(f *testing.F) {
 				t.Fatalf("entry %s has both or neither references and a reason: %+v", e.ID, e)
 			}
 			for _, ref := range e.Refs {
-				if !refRE.MatchString("`" + ref + "`") {
+				if !decl.RefRE.MatchString("`" + ref + "`") {
 					t.Fatalf("entry %s: bad reference %q", e.ID, ref)
 				}
 			}
@@ -273,7 +274,7 @@ func TestClaimRegisters(t *testing.T) {
 		}
 		name := d.Name()
 		dir := filepath.Join(configs, name)
-		claims, err := FolderClaims(dir, models)
+		claims, err := decl.FolderClaims(dir, models)
 		if err != nil {
 			t.Errorf("configs/%s: %v", name, relativeTo(root, err))
 			continue
@@ -287,7 +288,7 @@ func TestClaimRegisters(t *testing.T) {
 			if readErr != nil {
 				t.Fatalf("configs/%s has %d claims and no claim register: %v", name, len(claims), readErr)
 			}
-			reg, err := ParseRegister(strings.NewReader(string(text)), filepath.Join("configs", name, "CLAIMS.md"))
+			reg, err := decl.ParseRegister(strings.NewReader(string(text)), filepath.Join("configs", name, "CLAIMS.md"))
 			if err != nil {
 				t.Fatal(err)
 			}
