@@ -46,11 +46,12 @@ func TestModuleDirections(t *testing.T) {
 // TestCheckAndLayers pins the rules and the layering on a made-up graph.
 func TestCheckAndLayers(t *testing.T) {
 	g := &Graph{
-		Pkgs: []string{"cmd/schedfarm", "coordinator", "results", "simcore", "simcore/batch", "simcore/engine", "simcore/ptg", "sweep"},
+		Pkgs: []string{"cmd/schedfarm", "coordinator", "results", "results/claims", "simcore", "simcore/batch", "simcore/engine", "simcore/ptg", "sweep"},
 		Imports: map[string][]string{
 			"cmd/schedfarm":  {"coordinator", "results"},
 			"coordinator":    {"results", "sweep"},
-			"results":        {"coordinator", "simcore"},
+			"results":        {"coordinator", "results/claims", "simcore"},
+			"results/claims": {"results"},
 			"simcore":        nil,
 			"simcore/batch":  {"simcore/engine", "simcore/ptg"},
 			"simcore/engine": {"simcore/batch", "sweep"},
@@ -61,6 +62,7 @@ func TestCheckAndLayers(t *testing.T) {
 	got := strings.Join(g.Check(), "\n")
 	for _, want := range []string{
 		"results imports coordinator",
+		"results imports results/claims: results imports none of its subpackages",
 		"simcore/batch imports simcore/ptg: models do not import each other",
 		"simcore/engine imports simcore/batch: the core does not import a model",
 		"simcore/engine imports sweep: simcore imports nothing of the farm",
@@ -79,7 +81,7 @@ func TestCheckAndLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"simcore", "simcore/engine"}, {"results", "simcore/batch", "simcore/ptg", "sweep"}, {"coordinator"}, {"cmd/schedfarm"}}
+	want := [][]string{{"simcore", "simcore/engine"}, {"results", "simcore/batch", "simcore/ptg", "sweep"}, {"coordinator", "results/claims"}, {"cmd/schedfarm"}}
 	if !slices.EqualFunc(ls, want, slices.Equal) {
 		t.Errorf("layers %v, want %v", ls, want)
 	}

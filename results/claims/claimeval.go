@@ -11,16 +11,6 @@ import (
 	"schedfarm/simcore"
 )
 
-// Verdict is the outcome of a claim.
-type Verdict string
-
-// Verdicts.
-const (
-	Pass         Verdict = "pass"
-	Fail         Verdict = "fail"
-	Inconclusive Verdict = "inconclusive"
-)
-
 // Result is the evaluation of one claim.
 type Result struct {
 	Claim   *decl.Claim `json:"-"`
@@ -608,36 +598,6 @@ func overPoints(c *decl.Claim, r *Result, what, undecided string) {
 		what, pass, n, 100*float64(pass)/float64(n), need, c.Share, fail, inc, undecided)
 }
 
-func count(ps []PointResult) (pass, fail, inc int) {
-	return CountVerdicts(ps, func(p PointResult) Verdict { return p.Verdict })
-}
-
-// CountVerdicts counts the pass, fail and other verdicts of xs.
-func CountVerdicts[T any](xs []T, verdict func(T) Verdict) (pass, fail, inc int) {
-	for _, x := range xs {
-		switch verdict(x) {
-		case Pass:
-			pass++
-		case Fail:
-			fail++
-		default:
-			inc++
-		}
-	}
-	return
-}
-
-// aggregate: all pass → pass, any fail → fail, otherwise inconclusive.
-func aggregate(pass, fail, inc int) Verdict {
-	switch {
-	case fail > 0:
-		return Fail
-	case inc == 0 && pass > 0:
-		return Pass
-	}
-	return Inconclusive
-}
-
 // pointLabel names a point or group in the numbers; a claim whose points
 // differ in no other parameter has one group, "all points".
 func pointLabel(p string) string {
@@ -899,17 +859,6 @@ func withinBounds(e est, above, below *float64) Verdict {
 		v = worse(v, lowerAt(e, est{*below, 0, true, 0, 0}))
 	}
 	return v
-}
-
-// worse returns the worse of two verdicts: fail, then inconclusive, then pass.
-func worse(a, b Verdict) Verdict {
-	switch {
-	case a == Fail || b == Fail:
-		return Fail
-	case a == Inconclusive || b == Inconclusive:
-		return Inconclusive
-	}
-	return Pass
 }
 
 // boundsText renders published bounds: "above 100", "below 1800", "in (a, b)".
