@@ -50,7 +50,7 @@ func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
 	failed := 0
 	var reps []*report.Report
 	for _, d := range dirs {
-		r, err := report.WriteReport(d, a.registry())
+		r, err := report.Write(d, a.registry())
 		if err != nil {
 			return failed, err
 		}
@@ -67,11 +67,11 @@ func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
 		slices.SortStableFunc(reps, func(a, b *report.Report) int { return cmp.Compare(a.Run.Position, b.Run.Position) })
 		// A run of several sweeps (a suite) also gets one combined report,
 		// beside the sweeps' folders.
-		s := &report.SuiteReport{Run: reps[0].Run.Run, File: reps[0].Run.File, Sweeps: reps}
+		s := &report.Suite{Run: reps[0].Run.Run, File: reps[0].Run.File, Sweeps: reps}
 		if f := reps[0].Run.Finished; !f.IsZero() && f.After(reps[0].Run.Created) {
 			s.Wall = f.Sub(reps[0].Run.Created)
 		}
-		path, err := report.WriteSuiteReport(root, s)
+		path, err := report.WriteSuite(root, s)
 		if err != nil {
 			return failed, err
 		}

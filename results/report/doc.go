@@ -2,15 +2,15 @@
 // a self-contained report.html and claims.json beside the Parquet files;
 // per suite run, one combined report that opens with the scoreboard.
 //
-//	<sweep>/<run>/ ──► WriteReport ──► report.md, report.html, claims.json, figures/
-//	 jobs, summary,        │    ▲
-//	 run.json              │    ├── figure.Render: the declared figures
-//	                       │    └── claims.Evaluate: the verdicts
-//	                       ▼
+//	<sweep>/<run>/ ──► Write ──► report.md, report.html, claims.json, figures/
+//	 jobs, summary,     │ ▲
+//	 run.json           │ ├── figure.Render: the declared figures
+//	                    │ └── claims.Evaluate: the verdicts
+//	                    ▼
 //	 every sweep's Report, the folders' CLAIMS.md
-//	                       │
-//	                       ▼
-//	 WriteSuiteReport ──► report-<run>.md and .html, scoreboard-<run>.json
+//	                    │
+//	                    ▼
+//	               WriteSuite ──► report-<run>.md and .html, scoreboard-<run>.json
 //
 // It owns the report files, their provenance table and the scoreboard's
 // statuses; figures are drawn by package figure, claims decided by package
@@ -18,7 +18,7 @@
 //
 // # Reports
 //
-// WriteReport renders a collected sweep's figures into figures/<id>.png
+// Write renders a collected sweep's figures into figures/<id>.png
 // and .svg, evaluates its claims, and writes report.md, a self-contained
 // report.html (figures as PNG data URIs, no external assets) and
 // claims.json into the sweep's folder. Provenance comes from the Parquet
@@ -32,7 +32,7 @@
 //
 // # Scoreboard
 //
-// A suite run's report (WriteSuiteReport) starts with a scoreboard, also
+// A suite run's report (WriteSuite) starts with a scoreboard, also
 // written as scoreboard-<run>.json (BuildScoreboard): per paper (the
 // sweeps of one config folder), the statements of the folder's CLAIMS.md
 // (encoded / cannot check), the claims pass, fail explained (explained_by

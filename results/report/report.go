@@ -39,7 +39,7 @@ type FailedJob struct {
 	Error    string
 }
 
-// Report is what WriteReport found and wrote.
+// Report is what Write found and wrote.
 type Report struct {
 	Dir, Sweep, Model, ModelVersion, Doc string
 	SweepFile                            string
@@ -81,12 +81,12 @@ func (r *Report) FailedClaims() int {
 // maxFailedRows bounds the failed-jobs table of a report.
 const maxFailedRows = 500
 
-// WriteReport renders the figures of a collected sweep into
+// Write renders the figures of a collected sweep into
 // dir/figures/, evaluates its claims on summary.parquet, and writes
 // report.md, report.html (self-contained: figures embedded as PNG data
 // URIs) and claims.json into dir. The sweep's declarations come from the
 // sweep file recorded in the Parquet metadata; reg must know its model.
-func WriteReport(dir string, reg *simcore.Registry) (*Report, error) {
+func Write(dir string, reg *simcore.Registry) (*Report, error) {
 	sum, err := results.ReadTable(filepath.Join(dir, results.SummaryTable+".parquet"))
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)

@@ -18,7 +18,7 @@ import (
 func TestWriteReport(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "big", "r1")
 	runtest.CollectRun(t, dir, 200)
-	r, err := report.WriteReport(dir, runtest.Registry(t))
+	r, err := report.Write(dir, runtest.Registry(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestReportWithoutJobs(t *testing.T) {
 	for _, f := range []string{"jobs.parquet", "samples.parquet", results.RunInfoFile} {
 		os.Remove(filepath.Join(dir, f))
 	}
-	r, err := report.WriteReport(dir, runtest.Registry(t))
+	r, err := report.Write(dir, runtest.Registry(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func BenchmarkReport_10k(b *testing.B) {
 	reg := runtest.Registry(b)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := report.WriteReport(dir, reg); err != nil {
+		if _, err := report.Write(dir, reg); err != nil {
 			b.Fatal(err)
 		}
 	}

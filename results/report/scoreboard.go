@@ -119,7 +119,7 @@ func paperOf(r *Report) string {
 // when the sweep file its explained_by names ran in this suite and the
 // named claim passed there. The register of each paper is read from
 // <folder>/CLAIMS.md beside the sweep files, if present.
-func BuildScoreboard(s *SuiteReport) *Scoreboard {
+func BuildScoreboard(s *Suite) *Scoreboard {
 	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim gives it", claims.CellRelTol*100, claims.CellPointsTol)}
 	byFile := map[string][]*Report{}
 	for _, r := range s.Sweeps {

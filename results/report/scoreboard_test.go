@@ -48,7 +48,7 @@ func TestScoreboard(t *testing.T) {
 		Claims: []claims.Result{{ID: "holds", Verdict: claims.Pass}, {ID: "fails", Verdict: claims.Fail}}, Cells: []claims.CellResult{{Claim: "holds", Within: true}}}
 	other := &Report{Sweep: "q", Model: "m2", SweepPath: filepath.Join(root, "configs", "p2", "q.yaml"),
 		Claims: []claims.Result{{ID: "x", Verdict: claims.Pass}}}
-	sb := BuildScoreboard(&SuiteReport{File: "suite.yaml", Sweeps: []*Report{main, alt, other}})
+	sb := BuildScoreboard(&Suite{File: "suite.yaml", Sweeps: []*Report{main, alt, other}})
 	if len(sb.Papers) != 2 || sb.Papers[0].Paper != "p1" || sb.Papers[1].Paper != "p2" {
 		t.Fatalf("papers %+v", sb.Papers)
 	}
@@ -107,7 +107,7 @@ func TestScoreboard(t *testing.T) {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 	// The same suite without the sensitivity sweep: the explanation no longer counts.
-	sb = BuildScoreboard(&SuiteReport{Sweeps: []*Report{main}})
+	sb = BuildScoreboard(&Suite{Sweeps: []*Report{main}})
 	if p := sb.Papers[0]; p.FailExplained != 0 || p.FailUnexpl != 6 || p.Pass != 1 || p.Calibration != 2 {
 		t.Errorf("without alt.yaml: %+v", p)
 	}

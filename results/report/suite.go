@@ -9,15 +9,15 @@ import (
 	"time"
 )
 
-// SuiteReportName is the base name of a run's combined report in the
+// SuiteName is the base name of a run's combined report in the
 // results directory: <results-dir>/report-<run>.md and .html, written when
 // a run holds more than one sweep (a suite such as configs/all.yaml).
 // Sweep results are folders, so the two files cannot collide with them.
-func SuiteReportName(run string) string { return "report-" + run }
+func SuiteName(run string) string { return "report-" + run }
 
-// SuiteReport is the combined report of a run of several sweeps: one row per
+// Suite is the combined report of a run of several sweeps: one row per
 // sweep, the model wall time and CPU time per model, and every claim.
-type SuiteReport struct {
+type Suite struct {
 	Run, File string
 	Sweeps    []*Report
 	Wall      time.Duration
@@ -34,7 +34,7 @@ type modelTotal struct {
 	Pass, Fail, Inc  int
 }
 
-func (s *SuiteReport) models() []modelTotal {
+func (s *Suite) models() []modelTotal {
 	var out []modelTotal
 	for _, r := range s.Sweeps {
 		i := slices.IndexFunc(out, func(m modelTotal) bool { return m.Model == r.Model })
@@ -54,7 +54,7 @@ func (s *SuiteReport) models() []modelTotal {
 	return out
 }
 
-func (s *SuiteReport) totals() (jobs, ok, failed int, mt modelTotal, pass, fail, inc int) {
+func (s *Suite) totals() (jobs, ok, failed int, mt modelTotal, pass, fail, inc int) {
 	for _, r := range s.Sweeps {
 		p, f, i := r.claimCounts()
 		jobs, ok, failed = jobs+r.Jobs, ok+r.OK, failed+r.Failed
@@ -65,7 +65,7 @@ func (s *SuiteReport) totals() (jobs, ok, failed int, mt modelTotal, pass, fail,
 }
 
 // link is the path of a sweep's report relative to the results directory.
-func (s *SuiteReport) link(resultsDir string, r *Report) string {
+func (s *Suite) link(resultsDir string, r *Report) string {
 	rel, err := filepath.Rel(resultsDir, filepath.Join(r.Dir, ReportHTML))
 	if err != nil {
 		return filepath.Join(r.Dir, ReportHTML)
@@ -73,11 +73,11 @@ func (s *SuiteReport) link(resultsDir string, r *Report) string {
 	return filepath.ToSlash(rel)
 }
 
-// WriteSuiteReport writes the combined report of the sweeps of one run into
+// WriteSuite writes the combined report of the sweeps of one run into
 // resultsDir (report-<run>.md and report-<run>.html) and returns the
 // path of the HTML file. reports are the sweeps' own reports, as
-// WriteReport returned them; they keep their order.
-func WriteSuiteReport(resultsDir string, s *SuiteReport) (string, error) {
+// Write returned them; they keep their order.
+func WriteSuite(resultsDir string, s *Suite) (string, error) {
 	if s.Generated.IsZero() {
 		s.Generated = time.Now().UTC()
 	}
@@ -91,7 +91,7 @@ func WriteSuiteReport(resultsDir string, s *SuiteReport) (string, error) {
 	}
 	var md bytes.Buffer
 	s.markdown(resultsDir, sb, &md)
-	base := filepath.Join(resultsDir, SuiteReportName(s.Run))
+	base := filepath.Join(resultsDir, SuiteName(s.Run))
 	if err := writeFileAtomic(base+".md", md.Bytes()); err != nil {
 		return "", fmt.Errorf("suite report: %w", err)
 	}
@@ -107,7 +107,7 @@ func WriteSuiteReport(resultsDir string, s *SuiteReport) (string, error) {
 	return base + ".html", nil
 }
 
-func (s *SuiteReport) markdown(resultsDir string, sb *Scoreboard, b *bytes.Buffer) {
+func (s *Suite) markdown(resultsDir string, sb *Scoreboard, b *bytes.Buffer) {
 	jobs, ok, failed, mt, pass, fail, inc := s.totals()
 	fmt.Fprintf(b, "# Suite report: run %s\n\n", s.Run)
 	fmt.Fprintf(b, "File `%s`: %d sweeps, %d jobs (%d ok, %d failed), wall time %s, model wall time %s (sum of the jobs' duration_ms, which contention inflates), CPU time %s (sum of the jobs' cpu_ms, the thread's clock). Claims: %d pass, %d fail, %d inconclusive.\n\n",
@@ -133,7 +133,7 @@ func (s *SuiteReport) markdown(resultsDir string, sb *Scoreboard, b *bytes.Buffe
 }
 
 type suiteView struct {
-	S                                 *SuiteReport
+	S                                 *Suite
 	Models                            []modelTotal
 	Rows                              []suiteRow
 	Score                             *Scoreboard
@@ -148,7 +148,7 @@ type suiteRow struct {
 	Pass, Fail, Inc int
 }
 
-func (s *SuiteReport) view(resultsDir string) suiteView {
+func (s *Suite) view(resultsDir string) suiteView {
 	v := suiteView{S: s, Models: s.models(), Wall: s.Wall.Round(time.Millisecond).String()}
 	var mt modelTotal
 	v.Jobs, v.OK, v.Failed, mt, v.Pass, v.Fail, v.Inc = s.totals()
