@@ -129,7 +129,7 @@ func jobsPartColumns() []results.Column {
 // Collect merges the parts of a run into the results folder of one sweep,
 // outDir (conventionally results/<sweep>/<run-id>): jobs.parquet, one
 // <table>.parquet per extra table of the model, summary.parquet and
-// summary.csv. See the package documentation for the layout.
+// summary.csv. See package results for the layout.
 //
 // For each expected job it picks one result deterministically: an ok row
 // before a failed one, and among equals the row of the part whose ID sorts

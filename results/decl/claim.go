@@ -73,7 +73,7 @@ type Claim struct {
 	// point on an anytime-valid confidence sequence at level 1 − Alpha
 	// (DefaultAlpha when only Margin is given) instead of the fixed 95%
 	// interval, so the verdict stays valid however the replicates were
-	// added (see sequential.go). Margin, in the compared quantity's units
+	// added (see package claims, sequential.go). Margin, in the compared quantity's units
 	// (A − B, or A/B with a ratio), is the paper's practical equivalence
 	// ("no difference larger than m"): a sequence within (−m, m) decides
 	// the claim as failed, equivalent. It comes from the paper's wording or
