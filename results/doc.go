@@ -11,7 +11,7 @@
 //	                                                   │ ReadTable → Frame
 //	           ┌──────────────────┬────────────────────┼───────────────────┐
 //	           ▼                  ▼                    ▼                   ▼
-//	    decl: figures:,    claims: verdicts      plot: figures     verify: against
+//	    decl: figures:,    claims: verdicts    figure: drawings    verify: against
 //	    claims:, verify:          └─────────┬──────────┘           a golden run
 //	                                        ▼
 //	                   report: report.md and .html, suite, scoreboard

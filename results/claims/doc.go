@@ -3,11 +3,11 @@
 // fail or inconclusive, with the numbers that decided it.
 //
 //	decl.Claim (compare, monotone, converge, published, argbest) ─┐
-//	summary.parquet (means, ci95, std, n) ────────────────────────┼─► Evaluate ─► []Result
-//	jobs.parquet (paired claims: replicates matched by seed) ─────┘     verdict, numbers, points
-//	                                                                     │
-//	           adaptive replicates: RoundPoints ◄────────────────────────┤ (undecided points)
-//	           scoreboard cells: PublishedCells ◄────────────────────────┘
+//	summary.parquet (means, ci95, std, n) ────────────────────────┼─► Evaluate ─► []Result:
+//	jobs.parquet (paired claims: replicates matched by seed) ─────┘    verdict, numbers, points
+//	                                                                              │
+//	RoundPoints ◄── the undecided points, where an adaptive run adds replicates ◄─┘
+//	PublishedCells ◄── published claims on the summary: the scoreboard's cells
 //
 // It owns the statistics of a verdict: confidence intervals of means and
 // of paired differences, the anytime-valid confidence sequences of

@@ -9,8 +9,8 @@
 //	CLAIMS.md ─► ParseRegister ─► Register.Check(FolderClaims) ◄── every sweep of the folder
 //
 // It owns validation (file:line:col errors with did-you-mean hints, every
-// problem at once) and the declarations' types; it reads YAML nodes only
-// through sweep.Nodes. Drawing, deciding and comparing are the packages
+// problem at once) and the declarations' types; it walks the YAML with
+// sweep.Nodes' helpers (mappings, lists, scalars, merge keys). Drawing, deciding and comparing are the packages
 // that consume the declarations.
 //
 // A sweep's figures:, claims: and verify: keys (kept raw by package sweep)
