@@ -148,10 +148,10 @@ func (g *Graph) Check() []string {
 				why = "models do not import each other (share through the core)"
 			case isModel(q) && under(p, "simcore") && p != "simcore/models" && !isModel(p):
 				why = "the core does not import a model"
-			case under(p, "results") && (under(q, "coordinator") || under(q, "worker")):
-				why = "results does not import coordinator or worker"
 			case p == "results" && under(q, "results"):
 				why = "results imports none of its subpackages (they build on it)"
+			case under(p, "results") && (under(q, "coordinator") || under(q, "worker")):
+				why = "results does not import coordinator or worker"
 			case q == "cmd/schedfarm" || under(q, "scripts") || under(q, "farmtest"):
 				why = "nothing imports the binary, a script or the end-to-end tests"
 			}
