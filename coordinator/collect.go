@@ -16,6 +16,7 @@ import (
 
 	"schedfarm/broker"
 	"schedfarm/results"
+	"schedfarm/results/collect"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
@@ -36,7 +37,7 @@ type CollectOptions struct {
 type SweepCollected struct {
 	Sweep string
 	Dir   string
-	*results.Collected
+	*collect.Collected
 }
 
 // Collect merges the Parquet parts of a run into one folder per sweep. It
@@ -74,13 +75,13 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 	if err != nil {
 		return nil, err
 	}
-	failures := make(map[uuid.UUID]results.Failure, len(fails))
+	failures := make(map[uuid.UUID]collect.Failure, len(fails))
 	for _, fr := range fails {
 		id, err := uuid.Parse(fr.Job)
 		if err != nil {
 			continue
 		}
-		failures[id] = results.Failure{Error: fr.Error, Attempts: fr.Attempts}
+		failures[id] = collect.Failure{Error: fr.Error, Attempts: fr.Attempts}
 	}
 
 	// The run's own parts, by sweep.
@@ -166,7 +167,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 			data, _ := json.Marshal(packing)
 			packingJSON = string(data)
 		}
-		c, err := results.Collect(ctx, src, results.CollectInput{
+		c, err := collect.Collect(ctx, src, collect.Input{
 			RunID: run, Model: *s.Schema(), Jobs: mine, Failures: failures, SweepFile: rec.Text,
 			Provenance: opts.Provenance, Replace: true, Packing: packingJSON,
 		}, dir)

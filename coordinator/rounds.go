@@ -15,6 +15,8 @@ import (
 
 	"schedfarm/broker"
 	"schedfarm/results"
+	"schedfarm/results/claims"
+	"schedfarm/results/decl"
 	"schedfarm/sweep"
 )
 
@@ -280,11 +282,11 @@ func (c *Coordinator) planRound(ctx context.Context, rec broker.RunRecord) ([]sw
 // RoundClaim is a claim of an adaptive sweep as the last round's
 // evaluation decided it, shown by the run's progress while it runs.
 type RoundClaim struct {
-	Sweep   string          `json:"sweep"`
-	ID      string          `json:"id"`
-	Verdict results.Verdict `json:"verdict"`
-	Numbers string          `json:"numbers"`
-	Text    string          `json:"text"`
+	Sweep   string         `json:"sweep"`
+	ID      string         `json:"id"`
+	Verdict claims.Verdict `json:"verdict"`
+	Numbers string         `json:"numbers"`
+	Text    string         `json:"text"`
 }
 
 // PlanRound returns the next rounds of a run of f whose jobs are jobs
@@ -318,20 +320,20 @@ func PlanRound(f *sweep.File, jobs []sweep.Job, dirs map[string]string, maxJobs 
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, "", nil, err
 		}
-		decls, err := results.ParseDecls(s)
+		decls, err := decl.Parse(s)
 		if err != nil {
 			return nil, "", nil, err
 		}
-		res := results.EvaluateClaims(sum, jf, s.Schema(), decls.Claims)
+		res := claims.Evaluate(sum, jf, s.Schema(), decls.Claims)
 		for _, cr := range res {
 			verdicts = append(verdicts, RoundClaim{Sweep: s.Name, ID: cr.ID, Verdict: cr.Verdict, Numbers: cr.Numbers, Text: cr.Text})
 		}
 		for _, cr := range res {
-			if cr.Verdict == results.Inconclusive && cr.Claim.Anytime {
+			if cr.Verdict == claims.Inconclusive && cr.Claim.Anytime {
 				undecided++
 			}
 		}
-		ids := results.RoundPoints(sum, jf, s.Schema(), res)
+		ids := claims.RoundPoints(sum, jf, s.Schema(), res)
 		pointOf := map[string]int{}
 		reps := map[int]int{}
 		for i := range jobs {

@@ -23,7 +23,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"schedfarm/broker"
-	"schedfarm/results"
+	"schedfarm/results/report"
 	"schedfarm/worker"
 )
 
@@ -76,7 +76,7 @@ func TestAccountsIsolateFarms(t *testing.T) {
 	rep := submit(t, c.Coordinator, benchSweep("secure", 10, 2, 0, ""), false)
 	WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
 	out := collect(t, f, c.Farm, rep.Run)
-	if _, err := results.WriteReport(out[0].Dir, f.Registry); err != nil {
+	if _, err := report.Write(out[0].Dir, f.Registry); err != nil {
 		t.Fatal(err)
 	}
 	if err := other.Flush(); err != nil {

@@ -20,27 +20,27 @@ func WriteFrame(w io.Writer, table string, f *Frame, meta map[string]string) err
 	if err := l.check(); err != nil {
 		return err
 	}
-	tw := newTableWriter(w, l, meta, f.Len())
+	tw := NewTableWriter(w, l, meta, f.Len())
 	for r := range f.Len() {
 		for i := range l.Columns {
 			if f.IsNull(i, r) {
-				tw.setNull(i)
+				tw.SetNull(i)
 				continue
 			}
 			switch c := f.Cols[i].(type) {
 			case []int64, []float64, []string, []bool:
 				setSliceElem(tw, i, c, r)
 			case []uint64:
-				tw.setInt(i, int64(c[r]))
+				tw.SetInt(i, int64(c[r]))
 			case []time.Time:
-				tw.setInt(i, c[r].UnixMilli())
+				tw.SetInt(i, c[r].UnixMilli())
 			default:
 				return fmt.Errorf("write %s: column %q of type %T", table, f.Names[i], f.Cols[i])
 			}
 		}
-		if err := tw.endRow(); err != nil {
+		if err := tw.EndRow(); err != nil {
 			return err
 		}
 	}
-	return tw.close()
+	return tw.Close()
 }

@@ -94,8 +94,8 @@ func ProvenanceFrom(bi *debug.BuildInfo) Provenance {
 	return p
 }
 
-// withDefaults replaces empty fields by "unknown".
-func (p Provenance) withDefaults() Provenance {
+// WithDefaults replaces empty fields by "unknown".
+func (p Provenance) WithDefaults() Provenance {
 	for _, f := range []*string{&p.Version, &p.VCSRevision, &p.VCSModified, &p.GoVersion} {
 		if *f == "" {
 			*f = Unknown
@@ -104,38 +104,41 @@ func (p Provenance) withDefaults() Provenance {
 	return p
 }
 
-// fileMeta is the key-value metadata of one file.
-type fileMeta struct {
-	sweepFile    string
-	sweep        string
-	runID        string // empty: key omitted
-	model        string
-	modelVersion string
-	prov         Provenance
-	extra        map[string]string
-	// part marks a part object: it has no sweep file and may span sweeps,
+// FileMeta is the key-value metadata of one file (see the package doc
+// for the keys).
+type FileMeta struct {
+	SweepFile    string
+	Sweep        string
+	RunID        string // empty: key omitted
+	Model        string
+	ModelVersion string
+	Prov         Provenance
+	Extra        map[string]string
+	// Part marks a part object: it has no sweep file and may span sweeps,
 	// so the sweep keys are omitted.
-	part bool
+	Part bool
 }
 
-func (m fileMeta) pairs() map[string]string {
-	p := m.prov.withDefaults()
+// Pairs returns the metadata as key-value pairs, provenance defaulted to
+// Unknown.
+func (m FileMeta) Pairs() map[string]string {
+	p := m.Prov.WithDefaults()
 	kv := map[string]string{
 		MetaVersion:      p.Version,
 		MetaVCSRevision:  p.VCSRevision,
 		MetaVCSModified:  p.VCSModified,
 		MetaGoVersion:    p.GoVersion,
-		MetaModel:        m.model,
-		MetaModelVersion: m.modelVersion,
+		MetaModel:        m.Model,
+		MetaModelVersion: m.ModelVersion,
 	}
-	if !m.part {
-		kv[MetaSweepFile] = m.sweepFile
-		kv[MetaSweep] = m.sweep
+	if !m.Part {
+		kv[MetaSweepFile] = m.SweepFile
+		kv[MetaSweep] = m.Sweep
 	}
-	if m.runID != "" {
-		kv[MetaRunID] = m.runID
+	if m.RunID != "" {
+		kv[MetaRunID] = m.RunID
 	}
-	for k, v := range m.extra {
+	for k, v := range m.Extra {
 		kv[k] = v
 	}
 	return kv

@@ -106,7 +106,7 @@ func EncodePart(model simcore.Schema, info PartInfo, rows []JobResult) (map[stri
 			}
 		}
 	}
-	meta := fileMeta{runID: info.RunID, model: modelName, modelVersion: modelVersion, prov: info.Provenance, part: true}
+	meta := FileMeta{RunID: info.RunID, Model: modelName, ModelVersion: modelVersion, Prov: info.Provenance, Part: true}
 	out := make(map[string][]byte, 1+len(tables))
 	for _, name := range tables {
 		tl, err := PartTableLayout(model, name)
@@ -114,14 +114,14 @@ func EncodePart(model simcore.Schema, info PartInfo, rows []JobResult) (map[stri
 			return nil, fmt.Errorf("encode part: %w", err)
 		}
 		var buf bytes.Buffer
-		if err := encodePartTable(&buf, &model, tl, meta.pairs(), rows); err != nil {
+		if err := encodePartTable(&buf, &model, tl, meta.Pairs(), rows); err != nil {
 			return nil, fmt.Errorf("encode part table %s: %w", name, err)
 		}
 		out[name] = buf.Bytes()
 	}
-	meta.extra = map[string]string{MetaPartTables: strings.Join(tables, ",")}
+	meta.Extra = map[string]string{MetaPartTables: strings.Join(tables, ",")}
 	var buf bytes.Buffer
-	if err := encodePartJobs(&buf, &model, jl, meta.pairs(), info.RunID, rows); err != nil {
+	if err := encodePartJobs(&buf, &model, jl, meta.Pairs(), info.RunID, rows); err != nil {
 		return nil, fmt.Errorf("encode part jobs: %w", err)
 	}
 	out[JobsTable] = buf.Bytes()
@@ -176,36 +176,36 @@ func typeOfValue(v any) Type {
 }
 
 func encodePartJobs(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta map[string]string, runID string, rows []JobResult) error {
-	tw := newTableWriter(buf, l, meta, len(rows))
+	tw := NewTableWriter(buf, l, meta, len(rows))
 	for i := range rows {
 		r := &rows[i]
 		id := r.Job.ID.String()
-		tw.setString(0, runID)
-		tw.setString(1, id)
-		tw.setInt(2, int64(r.Job.Index))
-		tw.setString(3, r.Job.Sweep)
-		tw.setString(4, r.Job.Model)
-		tw.setString(5, r.Job.ModelVersion)
-		tw.setInt(6, int64(r.Job.Replicate))
-		tw.setInt(7, int64(r.Job.Seed))
-		tw.setString(8, r.Worker)
+		tw.SetString(0, runID)
+		tw.SetString(1, id)
+		tw.SetInt(2, int64(r.Job.Index))
+		tw.SetString(3, r.Job.Sweep)
+		tw.SetString(4, r.Job.Model)
+		tw.SetString(5, r.Job.ModelVersion)
+		tw.SetInt(6, int64(r.Job.Replicate))
+		tw.SetInt(7, int64(r.Job.Seed))
+		tw.SetString(8, r.Worker)
 		if r.StartedAt.IsZero() {
-			tw.setNull(9)
+			tw.SetNull(9)
 		} else {
-			tw.setInt(9, r.StartedAt.UnixMilli())
+			tw.SetInt(9, r.StartedAt.UnixMilli())
 		}
-		tw.setFloat(10, r.DurationMs)
-		tw.setString(11, r.Status)
+		tw.SetFloat(10, r.DurationMs)
+		tw.SetString(11, r.Status)
 		errText := r.Error
 		if r.Status == StatusOK {
 			errText = ""
 		}
-		tw.setString(12, errText)
-		tw.setInt(13, int64(r.Attempts))
-		tw.setFloatOrNull(14, r.CPUMs)
-		c := fixedJobColumns
+		tw.SetString(12, errText)
+		tw.SetInt(13, int64(r.Attempts))
+		tw.SetFloatOrNull(14, r.CPUMs)
+		c := FixedJobColumns
 		for _, p := range model.Params {
-			if err := tw.setAny(c, r.Job.Params[p.Name]); err != nil {
+			if err := tw.SetAny(c, r.Job.Params[p.Name]); err != nil {
 				return err
 			}
 			c++
@@ -215,25 +215,25 @@ func encodePartJobs(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta map
 			if r.Status == StatusOK {
 				v = r.Result.Metrics[m.Name]
 			}
-			if err := tw.setAny(c, v); err != nil {
+			if err := tw.SetAny(c, v); err != nil {
 				return err
 			}
 			c++
 		}
-		if err := tw.endRow(); err != nil {
+		if err := tw.EndRow(); err != nil {
 			return err
 		}
 	}
-	return tw.close()
+	return tw.Close()
 }
 
-// fixedJobColumns is the number of fixed columns of jobs.parquet, before the
+// FixedJobColumns is the number of fixed columns of jobs.parquet, before the
 // parameters.
-const fixedJobColumns = 15
+const FixedJobColumns = 15
 
-// fixedTableColumns is the number of fixed columns of an extra table,
+// FixedTableColumns is the number of fixed columns of an extra table,
 // before the parameters.
-const fixedTableColumns = 4
+const FixedTableColumns = 4
 
 func encodePartTable(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta map[string]string, rows []JobResult) error {
 	n := 0
@@ -242,7 +242,7 @@ func encodePartTable(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta ma
 			n += rows[i].Result.Tables[l.Table].Len()
 		}
 	}
-	tw := newTableWriter(buf, l, meta, n)
+	tw := NewTableWriter(buf, l, meta, n)
 	t, _ := model.Table(l.Table)
 	for i := range rows {
 		r := &rows[i]
@@ -257,33 +257,33 @@ func encodePartTable(buf *bytes.Buffer, model *simcore.Schema, l Layout, meta ma
 		id := r.Job.ID.String()
 		n := data.Len()
 		for k := 0; k < n; k++ {
-			tw.setString(0, id)
-			tw.setInt(1, int64(r.Job.Index))
-			tw.setInt(2, int64(r.Job.Replicate))
-			tw.setInt(3, int64(r.Job.Seed))
-			c := fixedTableColumns
+			tw.SetString(0, id)
+			tw.SetInt(1, int64(r.Job.Index))
+			tw.SetInt(2, int64(r.Job.Replicate))
+			tw.SetInt(3, int64(r.Job.Seed))
+			c := FixedTableColumns
 			for _, col := range cols {
 				setSliceElem(tw, c, col, k)
 				c++
 			}
-			if err := tw.endRow(); err != nil {
+			if err := tw.EndRow(); err != nil {
 				return err
 			}
 		}
 	}
-	return tw.close()
+	return tw.Close()
 }
 
-func setSliceElem(tw *tableWriter, c int, col any, k int) {
+func setSliceElem(tw *TableWriter, c int, col any, k int) {
 	switch x := col.(type) {
 	case []int64:
-		tw.setInt(c, x[k])
+		tw.SetInt(c, x[k])
 	case []float64:
-		tw.setFloat(c, x[k])
+		tw.SetFloat(c, x[k])
 	case []string:
-		tw.setString(c, x[k])
+		tw.SetString(c, x[k])
 	case []bool:
-		tw.setBool(c, x[k])
+		tw.SetBool(c, x[k])
 	}
 }
 

@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"bytes"
@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"schedfarm/results"
+	"schedfarm/results/collect"
+	"schedfarm/results/internal/runtest"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
 )
@@ -23,18 +26,18 @@ func TestLayouts(t *testing.T) {
 	params := "work_ms:float64 size:int64 noise:float64 rows:int64 variant:string fail:string"
 	tests := []struct {
 		name string
-		get  func() (Layout, error)
+		get  func() (results.Layout, error)
 		want string // name:type[?] …, ? for nullable
 	}{
-		{"jobs", func() (Layout, error) { return JobsLayout(schema) },
+		{"jobs", func() (results.Layout, error) { return results.JobsLayout(schema) },
 			"run_id:string job_id:string job_index:int64 sweep:string model:string model_version:string " +
 				"replicate:int64 seed:uint64 worker:string started_at:timestamp[ms,UTC]? duration_ms:float64? " +
 				"status:string error:string attempts:int64 cpu_ms:float64? " + params + " checksum:int64? iterations:int64? value:float64?"},
-		{"samples", func() (Layout, error) { return TableLayout(schema, "samples") },
+		{"samples", func() (results.Layout, error) { return results.TableLayout(schema, "samples") },
 			"job_id:string job_index:int64 replicate:int64 seed:uint64 " + params + " i:int64 u:float64"},
-		{"part samples", func() (Layout, error) { return PartTableLayout(schema, "samples") },
+		{"part samples", func() (results.Layout, error) { return results.PartTableLayout(schema, "samples") },
 			"job_id:string job_index:int64 replicate:int64 seed:uint64 i:int64 u:float64"},
-		{"summary", func() (Layout, error) { return SummaryLayout(schema) },
+		{"summary", func() (results.Layout, error) { return results.SummaryLayout(schema) },
 			params + " n:int64 n_failed:int64 n_missing:int64" + statCols("checksum") + statCols("iterations") + statCols("value")},
 	}
 	for _, tt := range tests {
@@ -68,7 +71,7 @@ func TestLayouts(t *testing.T) {
 
 func statCols(m string) string {
 	var s string
-	for _, st := range SummaryStats() {
+	for _, st := range results.SummaryStats() {
 		s += " " + m + "_" + st + ":float64?"
 	}
 	return s
@@ -87,11 +90,11 @@ func TestLayoutErrors(t *testing.T) {
 		name string
 		err  func() error
 	}{
-		{"param named like a fixed column", func() error { _, err := JobsLayout(clash); return err }},
-		{"metric named like a param", func() error { _, err := JobsLayout(metricClash); return err }},
-		{"undeclared table", func() error { _, err := TableLayout(clash, "nope"); return err }},
+		{"param named like a fixed column", func() error { _, err := results.JobsLayout(clash); return err }},
+		{"metric named like a param", func() error { _, err := results.JobsLayout(metricClash); return err }},
+		{"undeclared table", func() error { _, err := results.TableLayout(clash, "nope"); return err }},
 		{"summary clash", func() error {
-			_, err := SummaryLayout(simcore.Schema{Params: []simcore.Param{{Name: "n", Kind: simcore.Int}}})
+			_, err := results.SummaryLayout(simcore.Schema{Params: []simcore.Param{{Name: "n", Kind: simcore.Int}}})
 			return err
 		}},
 	}
@@ -104,53 +107,53 @@ func TestLayoutErrors(t *testing.T) {
 
 func TestEncodeDecodePart(t *testing.T) {
 	schema := bench.New().Schema()
-	jobs := benchJobs(t, "s", 5, []point{{"size": 4, "rows": 3}, {"size": 1, "rows": 0}, {"fail": "error"}}, 2)
-	rows := runBench(t, jobs, "worker-1", time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC))
+	jobs := runtest.BenchJobs(t, "s", 5, []runtest.Point{{"size": 4, "rows": 3}, {"size": 1, "rows": 0}, {"fail": "error"}}, 2)
+	rows := runtest.RunBench(t, jobs, "worker-1", time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC))
 	rows[1].Attempts = 3
-	objs, err := EncodePart(schema, PartInfo{RunID: "r1", Provenance: testProv()}, rows)
+	objs, err := results.EncodePart(schema, results.PartInfo{RunID: "r1", Provenance: runtest.Prov()}, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sortedKeys(objs); !slices.Equal(got, []string{"jobs", "samples"}) {
+	if got := runtest.SortedKeys(objs); !slices.Equal(got, []string{"jobs", "samples"}) {
 		t.Fatalf("objects %v", got)
 	}
-	fr, err := ReadFrame(bytes.NewReader(objs["jobs"]), int64(len(objs["jobs"])))
+	fr, err := results.ReadFrame(bytes.NewReader(objs["jobs"]), int64(len(objs["jobs"])))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fr.Meta[MetaPartTables] != "samples" || fr.Meta[MetaRunID] != "r1" || fr.Meta[MetaModel] != "bench" {
+	if fr.Meta[results.MetaPartTables] != "samples" || fr.Meta[results.MetaRunID] != "r1" || fr.Meta[results.MetaModel] != "bench" {
 		t.Errorf("part metadata %v", fr.Meta)
 	}
-	if _, ok := fr.Meta[MetaSweepFile]; ok {
-		t.Errorf("part has %s", MetaSweepFile)
+	if _, ok := fr.Meta[results.MetaSweepFile]; ok {
+		t.Errorf("part has %s", results.MetaSweepFile)
 	}
 	checkDecodes(t, schema, objs, rows)
-	sf, err := ReadFrame(bytes.NewReader(objs["samples"]), int64(len(objs["samples"])))
+	sf, err := results.ReadFrame(bytes.NewReader(objs["samples"]), int64(len(objs["samples"])))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pl, _ := PartTableLayout(schema, "samples"); !slices.Equal(sf.Names, pl.Names()) || slices.Contains(sf.Names, "size") {
+	if pl, _ := results.PartTableLayout(schema, "samples"); !slices.Equal(sf.Names, pl.Names()) || slices.Contains(sf.Names, "size") {
 		t.Errorf("part table columns %v, want %v (no parameters)", sf.Names, pl.Names())
 	}
 
 	bad := []struct {
 		name string
-		mod  func(r []JobResult)
+		mod  func(r []results.JobResult)
 	}{
-		{"bad status", func(r []JobResult) { r[0].Status = "done" }},
-		{"ok without result", func(r []JobResult) { r[0].Result = nil }},
-		{"missing metric", func(r []JobResult) { delete(r[0].Result.Metrics, "value") }},
-		{"wrong param type", func(r []JobResult) { r[0].Job.Params = simcore.Params{"size": 1.5} }},
-		{"two models", func(r []JobResult) { r[1].Job.ModelVersion = "2" }},
+		{"bad status", func(r []results.JobResult) { r[0].Status = "done" }},
+		{"ok without result", func(r []results.JobResult) { r[0].Result = nil }},
+		{"missing metric", func(r []results.JobResult) { delete(r[0].Result.Metrics, "value") }},
+		{"wrong param type", func(r []results.JobResult) { r[0].Job.Params = simcore.Params{"size": 1.5} }},
+		{"two models", func(r []results.JobResult) { r[1].Job.ModelVersion = "2" }},
 	}
 	for _, b := range bad {
-		rs := runBench(t, jobs[:2], "w", time.Unix(0, 0))
+		rs := runtest.RunBench(t, jobs[:2], "w", time.Unix(0, 0))
 		b.mod(rs)
-		if _, err := EncodePart(schema, PartInfo{}, rs); err == nil {
+		if _, err := results.EncodePart(schema, results.PartInfo{}, rs); err == nil {
 			t.Errorf("%s: no error", b.name)
 		}
 	}
-	if _, err := EncodePart(schema, PartInfo{}, nil); err == nil {
+	if _, err := results.EncodePart(schema, results.PartInfo{}, nil); err == nil {
 		t.Errorf("empty part: no error")
 	}
 }
@@ -160,14 +163,14 @@ func TestEncodeDecodePart(t *testing.T) {
 // extra table) spill over several pages and still read back exactly.
 func TestEncodePartLargeValues(t *testing.T) {
 	schema := bench.New().Schema()
-	jobs := benchJobs(t, "s", 5, []point{{"size": 2, "rows": 5000}, {"fail": "error"}}, 3)
-	rows := runBench(t, jobs, "worker-1", time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC))
+	jobs := runtest.BenchJobs(t, "s", 5, []runtest.Point{{"size": 2, "rows": 5000}, {"fail": "error"}}, 3)
+	rows := runtest.RunBench(t, jobs, "worker-1", time.Date(2025, 1, 2, 3, 4, 5, 6e6, time.UTC))
 	for i := range rows {
-		if rows[i].Status != StatusOK {
+		if rows[i].Status != results.StatusOK {
 			rows[i].Error = strings.Repeat(fmt.Sprintf("line %d of a long traceback\n", i), 2000)
 		}
 	}
-	objs, err := EncodePart(schema, PartInfo{RunID: "r1"}, rows)
+	objs, err := results.EncodePart(schema, results.PartInfo{RunID: "r1"}, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,9 +178,9 @@ func TestEncodePartLargeValues(t *testing.T) {
 }
 
 // checkDecodes fails unless the part objs decodes back to rows.
-func checkDecodes(t *testing.T, schema simcore.Schema, objs map[string][]byte, rows []JobResult) {
+func checkDecodes(t *testing.T, schema simcore.Schema, objs map[string][]byte, rows []results.JobResult) {
 	t.Helper()
-	back, err := DecodePart(schema, objs)
+	back, err := results.DecodePart(schema, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,12 +206,12 @@ func TestPartObjectName(t *testing.T) {
 		{"p1/.parquet", "", "", false},
 	}
 	for _, tt := range tests {
-		p, tb, ok := ParsePartObjectName(tt.name)
+		p, tb, ok := results.ParsePartObjectName(tt.name)
 		if p != tt.part || tb != tt.table || ok != tt.ok {
 			t.Errorf("ParsePartObjectName(%q) = %q %q %v", tt.name, p, tb, ok)
 		}
-		if ok && PartObjectName(p, tb) != tt.name {
-			t.Errorf("PartObjectName(%q, %q) = %q", p, tb, PartObjectName(p, tb))
+		if ok && results.PartObjectName(p, tb) != tt.name {
+			t.Errorf("PartObjectName(%q, %q) = %q", p, tb, results.PartObjectName(p, tb))
 		}
 	}
 }
@@ -217,24 +220,24 @@ func TestProvenance(t *testing.T) {
 	tests := []struct {
 		name string
 		bi   *debug.BuildInfo
-		want Provenance
+		want results.Provenance
 	}{
-		{"nil", nil, Provenance{Unknown, Unknown, Unknown, Unknown}},
+		{"nil", nil, results.Provenance{results.Unknown, results.Unknown, results.Unknown, results.Unknown}},
 		{"no vcs", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}},
-			Provenance{Unknown, Unknown, Unknown, "go1.26.8"}},
+			results.Provenance{results.Unknown, results.Unknown, results.Unknown, "go1.26.8"}},
 		{"vcs", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"},
 			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "deadbeef"}, {Key: "vcs.modified", Value: "true"}}},
-			Provenance{"v1.2.3", "deadbeef", "true", "go1.26.8"}},
+			results.Provenance{"v1.2.3", "deadbeef", "true", "go1.26.8"}},
 	}
 	for _, tt := range tests {
-		if got := ProvenanceFrom(tt.bi); got != tt.want {
+		if got := results.ProvenanceFrom(tt.bi); got != tt.want {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
-	if p := BuildProvenance(); p.GoVersion == "" || p.VCSRevision == "" {
+	if p := results.BuildProvenance(); p.GoVersion == "" || p.VCSRevision == "" {
 		t.Errorf("BuildProvenance() = %+v", p)
 	}
-	if got := (Provenance{Version: "x"}).withDefaults(); got != (Provenance{"x", Unknown, Unknown, Unknown}) {
+	if got := (results.Provenance{Version: "x"}).WithDefaults(); got != (results.Provenance{"x", results.Unknown, results.Unknown, results.Unknown}) {
 		t.Errorf("withDefaults = %+v", got)
 	}
 }
@@ -244,9 +247,9 @@ func TestProvenance(t *testing.T) {
 // same table as a current part.
 func TestLegacyPartTable(t *testing.T) {
 	schema := bench.New().Schema()
-	jobs := benchJobs(t, "s", 5, []point{{"size": 4, "rows": 3}, {"size": 2, "rows": 2}}, 2)
-	rows := runBench(t, jobs, "w", time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
-	objs, err := EncodePart(schema, PartInfo{RunID: "r"}, rows)
+	jobs := runtest.BenchJobs(t, "s", 5, []runtest.Point{{"size": 4, "rows": 3}, {"size": 2, "rows": 2}}, 2)
+	rows := runtest.RunBench(t, jobs, "w", time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+	objs, err := results.EncodePart(schema, results.PartInfo{RunID: "r"}, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +260,7 @@ func TestLegacyPartTable(t *testing.T) {
 	collected := func(objs map[string][]byte) []byte {
 		dir := t.TempDir()
 		for table, data := range objs {
-			path := filepath.Join(dir, "parts", filepath.FromSlash(PartObjectName("p", table)))
+			path := filepath.Join(dir, "parts", filepath.FromSlash(results.PartObjectName("p", table)))
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -266,8 +269,8 @@ func TestLegacyPartTable(t *testing.T) {
 			}
 		}
 		out := filepath.Join(dir, "out")
-		if _, err := Collect(context.Background(), dirSource{dir: filepath.Join(dir, "parts")},
-			CollectInput{RunID: "r", Model: schema, Jobs: jobs}, out); err != nil {
+		if _, err := collect.Collect(context.Background(), runtest.DirSource{Dir: filepath.Join(dir, "parts")},
+			collect.Input{RunID: "r", Model: schema, Jobs: jobs}, out); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(filepath.Join(out, "samples.parquet"))
@@ -283,42 +286,42 @@ func TestLegacyPartTable(t *testing.T) {
 
 // legacyTable encodes a part's table the way parts were before
 // PartTableLayout: TableLayout, parameters included.
-func legacyTable(t *testing.T, schema simcore.Schema, table string, rows []JobResult) []byte {
+func legacyTable(t *testing.T, schema simcore.Schema, table string, rows []results.JobResult) []byte {
 	t.Helper()
-	l, err := TableLayout(schema, table)
+	l, err := results.TableLayout(schema, table)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st, _ := schema.Table(table)
 	var buf bytes.Buffer
-	tw := newTableWriter(&buf, l, nil, 0)
+	tw := results.NewTableWriter(&buf, l, nil, 0)
 	for _, r := range rows {
-		if !hasTableRows(&r, table) {
+		if !results.HasTableRows(&r, table) {
 			continue
 		}
 		data := r.Result.Tables[table]
 		for k := 0; k < data.Len(); k++ {
-			tw.setString(0, r.Job.ID.String())
-			tw.setInt(1, int64(r.Job.Index))
-			tw.setInt(2, int64(r.Job.Replicate))
-			tw.setInt(3, int64(r.Job.Seed))
-			c := fixedTableColumns
+			tw.SetString(0, r.Job.ID.String())
+			tw.SetInt(1, int64(r.Job.Index))
+			tw.SetInt(2, int64(r.Job.Replicate))
+			tw.SetInt(3, int64(r.Job.Seed))
+			c := results.FixedTableColumns
 			for _, p := range schema.Params {
-				if err := tw.setAny(c, r.Job.Params[p.Name]); err != nil {
+				if err := tw.SetAny(c, r.Job.Params[p.Name]); err != nil {
 					t.Fatal(err)
 				}
 				c++
 			}
 			for _, col := range st.Columns {
-				setSliceElem(tw, c, data.Columns[col.Name], k)
+				results.SetSliceElem(tw, c, data.Columns[col.Name], k)
 				c++
 			}
-			if err := tw.endRow(); err != nil {
+			if err := tw.EndRow(); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if err := tw.close(); err != nil {
+	if err := tw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -129,7 +129,7 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols, err := fileColumns(pf)
+	cols, err := FileColumns(pf)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 		}
 	}
 	row := 0
-	err = scanRows(pf, func(values parquet.Row) error {
+	err = ScanRows(pf, func(values parquet.Row) error {
 		for i, v := range values {
 			if v.IsNull() {
 				if fr.Nulls[i] == nil {
@@ -177,11 +177,11 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 			}
 			switch c := fr.Cols[i].(type) {
 			case []int64:
-				fr.Cols[i] = append(c, valueInt(v))
+				fr.Cols[i] = append(c, ValueInt(v))
 			case []uint64:
 				fr.Cols[i] = append(c, v.Uint64())
 			case []float64:
-				fr.Cols[i] = append(c, valueFloat(v))
+				fr.Cols[i] = append(c, ValueFloat(v))
 			case []string:
 				fr.Cols[i] = append(c, string(v.ByteArray()))
 			case []bool:
@@ -203,24 +203,24 @@ func ReadFrame(r io.ReaderAt, size int64) (*Frame, error) {
 	return fr, nil
 }
 
-// valueInt returns an INT64 or INT32 value as int64 (0 for null).
-func valueInt(v parquet.Value) int64 {
+// ValueInt returns an INT64 or INT32 value as int64 (0 for null).
+func ValueInt(v parquet.Value) int64 {
 	if v.Kind() == parquet.Int32 {
 		return int64(v.Int32())
 	}
 	return v.Int64()
 }
 
-// valueFloat returns a DOUBLE or FLOAT value as float64 (0 for null).
-func valueFloat(v parquet.Value) float64 {
+// ValueFloat returns a DOUBLE or FLOAT value as float64 (0 for null).
+func ValueFloat(v parquet.Value) float64 {
 	if v.Kind() == parquet.Float {
 		return float64(v.Float())
 	}
 	return v.Double()
 }
 
-// fileColumns describes the leaf columns of a flat Parquet file.
-func fileColumns(pf *parquet.File) ([]Column, error) {
+// FileColumns describes the leaf columns of a flat Parquet file.
+func FileColumns(pf *parquet.File) ([]Column, error) {
 	fields := pf.Schema().Fields()
 	cols := make([]Column, len(fields))
 	for i, f := range fields {
@@ -300,9 +300,9 @@ func timestampDecoder(n parquet.Node) func(int64) time.Time {
 	return nil
 }
 
-// scanRows calls fn for every row of pf, in order. The row's values alias
+// ScanRows calls fn for every row of pf, in order. The row's values alias
 // the reader's buffers: fn must copy what it keeps (strings especially).
-func scanRows(pf *parquet.File, fn func(parquet.Row) error) error {
+func ScanRows(pf *parquet.File, fn func(parquet.Row) error) error {
 	buf := make([]parquet.Row, 256)
 	for _, rg := range pf.RowGroups() {
 		rows := rg.Rows()

@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"context"
@@ -10,6 +10,10 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"schedfarm/results"
+	"schedfarm/results/collect"
+	"schedfarm/results/internal/runtest"
+	"schedfarm/results/verify"
 	"schedfarm/simcore/bench"
 )
 
@@ -19,16 +23,16 @@ import (
 // unchanged.
 func rewriteTimestamps(tb testing.TB, src, dst string, unit parquet.TimeUnit, adjusted bool) {
 	tb.Helper()
-	fr, err := ReadTable(src)
+	fr, err := results.ReadTable(src)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	g := parquet.Group{}
-	cols := make([]Column, len(fr.Names))
+	cols := make([]results.Column, len(fr.Names))
 	for i, name := range fr.Names {
-		cols[i] = Column{Name: name, Type: fr.Types[i], Nullable: fr.Nulls[i] != nil || fr.Types[i] == TimestampMs}
-		n := columnNode(cols[i])
-		if fr.Types[i] == TimestampMs {
+		cols[i] = results.Column{Name: name, Type: fr.Types[i], Nullable: fr.Nulls[i] != nil || fr.Types[i] == results.TimestampMs}
+		n := results.ColumnNode(cols[i])
+		if fr.Types[i] == results.TimestampMs {
 			var ts parquet.Node = parquet.Timestamp(unit)
 			if !adjusted {
 				ts = parquet.TimestampAdjusted(unit, false)
@@ -45,7 +49,7 @@ func rewriteTimestamps(tb testing.TB, src, dst string, unit parquet.TimeUnit, ad
 	for i, c := range cols {
 		fields[i] = byName[c.Name]
 	}
-	opts := []parquet.WriterOption{parquet.NewSchema("rewritten", &orderedGroup{Group: g, fields: fields})}
+	opts := []parquet.WriterOption{results.OrderedSchema("rewritten", g, fields)}
 	for k, v := range fr.Meta {
 		opts = append(opts, parquet.KeyValueMetadata(k, v))
 	}
@@ -98,7 +102,7 @@ func copyDir(tb testing.TB, src, dst string) {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	for name, b := range readDir(tb, src) {
+	for name, b := range runtest.ReadDir(tb, src) {
 		if err := os.WriteFile(filepath.Join(dst, name), b, 0o644); err != nil {
 			tb.Fatal(err)
 		}
@@ -111,20 +115,20 @@ func copyDir(tb testing.TB, src, dst string) {
 // accepts the folder against the original.
 func TestReadForeignTimestamps(t *testing.T) {
 	schema := bench.New().Schema()
-	jobs := benchJobs(t, "s", 1, []point{{"size": 1}, {"size": 2}}, 2)
+	jobs := runtest.BenchJobs(t, "s", 1, []runtest.Point{{"size": 1}, {"size": 2}}, 2)
 	dir := t.TempDir()
 	parts := filepath.Join(dir, "parts")
 	t0 := time.Date(2026, 11, 26, 13, 4, 5, 678_000_000, time.UTC)
-	storePart(t, parts, "p", schema, "r", runBench(t, jobs, "w", t0))
+	runtest.StorePart(t, parts, "p", schema, "r", runtest.RunBench(t, jobs, "w", t0))
 	golden := filepath.Join(dir, "golden")
-	if _, err := Collect(context.Background(), dirSource{dir: parts}, CollectInput{RunID: "r", Model: schema, Jobs: jobs}, golden); err != nil {
+	if _, err := collect.Collect(context.Background(), runtest.DirSource{Dir: parts}, collect.Input{RunID: "r", Model: schema, Jobs: jobs}, golden); err != nil {
 		t.Fatal(err)
 	}
-	want, err := ReadTable(filepath.Join(golden, JobsTable+".parquet"))
+	want, err := results.ReadTable(filepath.Join(golden, results.JobsTable+".parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantStarted := want.Col(ColStartedAt).([]time.Time)
+	wantStarted := want.Col(results.ColStartedAt).([]time.Time)
 	tests := []struct {
 		name     string
 		unit     parquet.TimeUnit
@@ -139,21 +143,21 @@ func TestReadForeignTimestamps(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := filepath.Join(dir, "got", strings.Repeat("x", i+1))
 			copyDir(t, golden, got)
-			path := filepath.Join(got, JobsTable+".parquet")
-			rewriteTimestamps(t, filepath.Join(golden, JobsTable+".parquet"), path, tc.unit, tc.adjusted)
-			fr, err := ReadTable(path)
+			path := filepath.Join(got, results.JobsTable+".parquet")
+			rewriteTimestamps(t, filepath.Join(golden, results.JobsTable+".parquet"), path, tc.unit, tc.adjusted)
+			fr, err := results.ReadTable(path)
 			if err != nil {
 				t.Fatalf("read the rewritten file: %v", err)
 			}
-			if i := fr.Index(ColStartedAt); i < 0 || fr.Types[i] != TimestampMs {
+			if i := fr.Index(results.ColStartedAt); i < 0 || fr.Types[i] != results.TimestampMs {
 				t.Fatalf("started_at: types %v", fr.Types)
 			}
-			for r, ts := range fr.Col(ColStartedAt).([]time.Time) {
+			for r, ts := range fr.Col(results.ColStartedAt).([]time.Time) {
 				if !ts.Equal(wantStarted[r]) || ts.Location() != time.UTC {
 					t.Errorf("row %d: started_at %v, want %v", r, ts, wantStarted[r])
 				}
 			}
-			v, err := VerifyDirs(got, golden, nil)
+			v, err := verify.Dirs(got, golden, nil)
 			if err != nil {
 				t.Fatalf("verify: %v", err)
 			}

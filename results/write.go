@@ -19,9 +19,9 @@ const (
 	minPageBuffer   = 16 << 10
 )
 
-// tableWriter writes rows of one Layout into a Parquet stream: set every
-// column of the current row with the set* methods, then call endRow.
-type tableWriter struct {
+// TableWriter writes rows of one Layout into a Parquet stream: set every
+// column of the current row with the Set* methods, then call EndRow.
+type TableWriter struct {
 	layout Layout
 	w      *parquet.Writer
 	defs   []int // definition level of a non-null value, per column
@@ -30,12 +30,12 @@ type tableWriter struct {
 	rows   int64
 }
 
-// newTableWriter returns a writer of layout's rows to out, with meta as
+// NewTableWriter returns a writer of layout's rows to out, with meta as
 // the file's key-value metadata. rows, when positive, is the number of
 // rows that will be written (a part knows it): a small table then gets a row batch and page buffers of its
 // size instead of the defaults (1,024 rows, 256 KiB per column), which
 // otherwise cost a worker about a millisecond and 2 MB of garbage per part.
-func newTableWriter(out io.Writer, layout Layout, meta map[string]string, rows int) *tableWriter {
+func NewTableWriter(out io.Writer, layout Layout, meta map[string]string, rows int) *TableWriter {
 	opts := []parquet.WriterOption{
 		layout.Schema(),
 		parquet.Compression(&parquet.Zstd),
@@ -49,7 +49,7 @@ func newTableWriter(out io.Writer, layout Layout, meta map[string]string, rows i
 	for k, v := range meta {
 		opts = append(opts, parquet.KeyValueMetadata(k, v))
 	}
-	t := &tableWriter{
+	t := &TableWriter{
 		layout: layout,
 		w:      parquet.NewWriter(out, opts...),
 		defs:   make([]int, len(layout.Columns)),
@@ -66,72 +66,76 @@ func newTableWriter(out io.Writer, layout Layout, meta map[string]string, rows i
 	return t
 }
 
-func (t *tableWriter) put(c int, v parquet.Value) {
+func (t *TableWriter) put(c int, v parquet.Value) {
 	t.batch[t.n][c] = v.Level(0, t.defs[c], c)
 }
 
-func (t *tableWriter) setInt(c int, v int64)     { t.put(c, parquet.Int64Value(v)) }
-func (t *tableWriter) setFloat(c int, v float64) { t.put(c, parquet.DoubleValue(v)) }
-func (t *tableWriter) setBool(c int, v bool)     { t.put(c, parquet.BooleanValue(v)) }
-func (t *tableWriter) setNull(c int)             { t.batch[t.n][c] = parquet.NullValue().Level(0, 0, c) }
+// SetInt, SetFloat, SetBool and SetNull set column c of the current row.
+func (t *TableWriter) SetInt(c int, v int64)     { t.put(c, parquet.Int64Value(v)) }
+func (t *TableWriter) SetFloat(c int, v float64) { t.put(c, parquet.DoubleValue(v)) }
+func (t *TableWriter) SetBool(c int, v bool)     { t.put(c, parquet.BooleanValue(v)) }
+func (t *TableWriter) SetNull(c int)             { t.batch[t.n][c] = parquet.NullValue().Level(0, 0, c) }
 
-// setString stores s without copying: the writer only reads it, before
-// endRow's flush returns, while s is alive.
-func (t *tableWriter) setString(c int, s string) {
+// SetString stores s without copying: the writer only reads it, before
+// EndRow's flush returns, while s is alive.
+func (t *TableWriter) SetString(c int, s string) {
 	t.put(c, parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s))))
 }
 
-// setFloatOrNull writes NaN as null (used for undefined statistics).
-func (t *tableWriter) setFloatOrNull(c int, v float64) {
+// SetFloatOrNull writes NaN as null (used for undefined statistics).
+func (t *TableWriter) SetFloatOrNull(c int, v float64) {
 	if math.IsNaN(v) {
-		t.setNull(c)
+		t.SetNull(c)
 	} else {
-		t.setFloat(c, v)
+		t.SetFloat(c, v)
 	}
 }
 
-// setAny writes a Go value of the column's type (int64, uint64, float64,
+// SetAny writes a Go value of the column's type (int64, uint64, float64,
 // string, bool); nil writes null.
-func (t *tableWriter) setAny(c int, v any) error {
+func (t *TableWriter) SetAny(c int, v any) error {
 	col := t.layout.Columns[c]
 	switch x := v.(type) {
 	case nil:
 		if !col.Nullable {
 			return fmt.Errorf("column %q: null in a required column", col.Name)
 		}
-		t.setNull(c)
+		t.SetNull(c)
 		return nil
 	case int64:
 		if col.Type == Int64 || col.Type == TimestampMs {
-			t.setInt(c, x)
+			t.SetInt(c, x)
 			return nil
 		}
 	case uint64:
 		if col.Type == Uint64 {
-			t.setInt(c, int64(x))
+			t.SetInt(c, int64(x))
 			return nil
 		}
 	case float64:
 		if col.Type == Float64 {
-			t.setFloat(c, x)
+			t.SetFloat(c, x)
 			return nil
 		}
 	case string:
 		if col.Type == String {
-			t.setString(c, x)
+			t.SetString(c, x)
 			return nil
 		}
 	case bool:
 		if col.Type == Bool {
-			t.setBool(c, x)
+			t.SetBool(c, x)
 			return nil
 		}
 	}
 	return fmt.Errorf("column %q: want %s, got %T", col.Name, col.Type, v)
 }
 
-// endRow completes the current row.
-func (t *tableWriter) endRow() error {
+// Rows returns the number of rows completed so far.
+func (t *TableWriter) Rows() int64 { return t.rows }
+
+// EndRow completes the current row.
+func (t *TableWriter) EndRow() error {
 	t.n++
 	t.rows++
 	if t.n == len(t.batch) {
@@ -140,7 +144,7 @@ func (t *tableWriter) endRow() error {
 	return nil
 }
 
-func (t *tableWriter) flushBatch() error {
+func (t *TableWriter) flushBatch() error {
 	if t.n == 0 {
 		return nil
 	}
@@ -151,8 +155,8 @@ func (t *tableWriter) flushBatch() error {
 	return nil
 }
 
-// close writes the pending rows and the file footer.
-func (t *tableWriter) close() error {
+// Close writes the pending rows and the file footer.
+func (t *TableWriter) Close() error {
 	if err := t.flushBatch(); err != nil {
 		return err
 	}

@@ -24,7 +24,8 @@ import (
 	"time"
 
 	"schedfarm/coordinator"
-	"schedfarm/results"
+	"schedfarm/results/claims"
+	"schedfarm/results/report"
 )
 
 // Document is what `schedfarm status --json` prints and what the status
@@ -73,9 +74,9 @@ type Run struct {
 
 // Claim is the verdict of one claim of one sweep of a run.
 type Claim struct {
-	Sweep   string          `json:"sweep"`
-	ID      string          `json:"id"`
-	Verdict results.Verdict `json:"verdict"`
+	Sweep   string         `json:"sweep"`
+	ID      string         `json:"id"`
+	Verdict claims.Verdict `json:"verdict"`
 	// Numbers is the line of numbers that decided the verdict.
 	Numbers string `json:"numbers"`
 	Text    string `json:"text"`
@@ -166,7 +167,7 @@ func readClaims(root, run string) ([]Claim, error) {
 	if coordinator.CheckRunID(run) != nil {
 		return nil, nil
 	}
-	paths, err := filepath.Glob(filepath.Join(root, "*", run, results.ClaimsJSON))
+	paths, err := filepath.Glob(filepath.Join(root, "*", run, report.ClaimsJSON))
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +183,7 @@ func readClaims(root, run string) ([]Claim, error) {
 			errs = append(errs, err)
 			continue
 		}
-		var cs []results.ClaimResult
+		var cs []claims.Result
 		if err := json.Unmarshal(b, &cs); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 			continue

@@ -17,7 +17,8 @@ import (
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
-	"schedfarm/results"
+	"schedfarm/results/claims"
+	"schedfarm/results/report"
 )
 
 var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
@@ -73,20 +74,20 @@ func TestBuildReadsClaims(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, results.ClaimsJSON), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, report.ClaimsJSON), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	claims := func(cs ...results.ClaimResult) string {
+	claimsJSON := func(cs ...claims.Result) string {
 		b, err := json.Marshal(cs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
-	write("beta", runA, claims(results.ClaimResult{ID: "b1", Verdict: results.Fail, Numbers: "n", Text: "t"}))
-	write("alpha", runA, claims(results.ClaimResult{ID: "a1", Verdict: results.Pass}, results.ClaimResult{ID: "a2", Verdict: results.Inconclusive}))
-	write("other", "0b6c2a8e-1111-4222-8333-000000000000", claims(results.ClaimResult{ID: "x", Verdict: results.Pass}))
+	write("beta", runA, claimsJSON(claims.Result{ID: "b1", Verdict: claims.Fail, Numbers: "n", Text: "t"}))
+	write("alpha", runA, claimsJSON(claims.Result{ID: "a1", Verdict: claims.Pass}, claims.Result{ID: "a2", Verdict: claims.Inconclusive}))
+	write("other", "0b6c2a8e-1111-4222-8333-000000000000", claimsJSON(claims.Result{ID: "x", Verdict: claims.Pass}))
 	const broken = "0b6c2a8e-1111-4222-8333-777777777777"
 	write("alpha", broken, "{not json")
 
@@ -106,7 +107,7 @@ func TestBuildReadsClaims(t *testing.T) {
 	if d.Runs[0].ClaimsError != "" {
 		t.Errorf("claims error of run A: %s", d.Runs[0].ClaimsError)
 	}
-	if len(d.Runs[1].Claims) != 0 || !strings.Contains(d.Runs[1].ClaimsError, results.ClaimsJSON) {
+	if len(d.Runs[1].Claims) != 0 || !strings.Contains(d.Runs[1].ClaimsError, report.ClaimsJSON) {
 		t.Errorf("a broken claims.json: claims %v, error %q; want the file named in the error", d.Runs[1].Claims, d.Runs[1].ClaimsError)
 	}
 	if len(d.Runs[2].Claims) != 0 || d.Runs[2].ClaimsError != "" {
@@ -118,7 +119,7 @@ func TestBuildReadsClaims(t *testing.T) {
 	// A running adaptive run without a report: the coordinator's last
 	// round's verdicts, marked provisional; a report, once written, wins.
 	live := coordinator.RunProgress{ID: "0b6c2a8e-1111-4222-8333-999999999999", Status: broker.RunRunning, Rounds: 2,
-		RoundClaims: []coordinator.RoundClaim{{Sweep: "s", ID: "c1", Verdict: results.Inconclusive}}}
+		RoundClaims: []coordinator.RoundClaim{{Sweep: "s", ID: "c1", Verdict: claims.Inconclusive}}}
 	withReport := live
 	withReport.ID = runA
 	d = Build(&coordinator.Status{Runs: []coordinator.RunProgress{live, withReport}}, root, t0)

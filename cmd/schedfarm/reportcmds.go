@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"schedfarm/results"
+	"schedfarm/results/report"
+	"schedfarm/results/verify"
 	"schedfarm/sweep"
 )
 
@@ -46,15 +48,15 @@ func (a *app) runDirs(run string) ([]string, error) {
 // the claim verdicts (on stderr), and returns the number of failed claims.
 func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
 	failed := 0
-	var reps []*results.Report
+	var reps []*report.Report
 	for _, d := range dirs {
-		r, err := results.WriteReport(d, a.registry())
+		r, err := report.Write(d, a.registry())
 		if err != nil {
 			return failed, err
 		}
 		reps = append(reps, r)
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: report → %s\n", r.Sweep, filepath.Join(filepath.Clean(d), results.ReportHTML))
-		fmt.Fprint(cmd.ErrOrStderr(), results.FormatClaims(r.Sweep, r.Claims))
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: report → %s\n", r.Sweep, filepath.Join(filepath.Clean(d), report.ReportHTML))
+		fmt.Fprint(cmd.ErrOrStderr(), report.FormatClaims(r.Sweep, r.Claims))
 		for _, e := range r.FigureErrors {
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", e)
 		}
@@ -62,14 +64,14 @@ func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
 	}
 	if root, ok := suiteRoot(reps); ok {
 		// in the order of the file's sweeps (the folders come sorted by name)
-		slices.SortStableFunc(reps, func(a, b *results.Report) int { return cmp.Compare(a.Run.Position, b.Run.Position) })
+		slices.SortStableFunc(reps, func(a, b *report.Report) int { return cmp.Compare(a.Run.Position, b.Run.Position) })
 		// A run of several sweeps (a suite) also gets one combined report,
 		// beside the sweeps' folders.
-		s := &results.SuiteReport{Run: reps[0].Run.Run, File: reps[0].Run.File, Sweeps: reps}
+		s := &report.Suite{Run: reps[0].Run.Run, File: reps[0].Run.File, Sweeps: reps}
 		if f := reps[0].Run.Finished; !f.IsZero() && f.After(reps[0].Run.Created) {
 			s.Wall = f.Sub(reps[0].Run.Created)
 		}
-		path, err := results.WriteSuiteReport(root, s)
+		path, err := report.WriteSuite(root, s)
 		if err != nil {
 			return failed, err
 		}
@@ -80,7 +82,7 @@ func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
 
 // suiteRoot reports whether reports are the sweeps of one run in one
 // results directory (<root>/<sweep>/<run>/), and returns that root.
-func suiteRoot(reps []*results.Report) (string, bool) {
+func suiteRoot(reps []*report.Report) (string, bool) {
 	if len(reps) < 2 {
 		return "", false
 	}
@@ -223,7 +225,7 @@ func (a *app) verifyCmd() *cobra.Command {
 					drift++
 					continue
 				}
-				v, err := results.VerifyDirs(g, golden[n], a.registry())
+				v, err := verify.Dirs(g, golden[n], a.registry())
 				if err != nil {
 					return &exitError{exitUsage, err}
 				}

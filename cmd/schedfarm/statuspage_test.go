@@ -20,7 +20,8 @@ import (
 
 	"schedfarm/coordinator"
 	"schedfarm/farmtest"
-	"schedfarm/results"
+	"schedfarm/results/claims"
+	"schedfarm/results/report"
 	"schedfarm/simcore"
 	"schedfarm/statuspage"
 	"schedfarm/worker"
@@ -275,13 +276,13 @@ func startServe(t *testing.T, ctx context.Context, addr, natsURL, resultsDir str
 // write into dir, one claim with markup in its text.
 func writeClaims(t *testing.T, dir string) {
 	t.Helper()
-	claims := []results.ClaimResult{{ID: "v-is-k", Verdict: results.Pass, Numbers: "v = k at 4/4 points",
+	claims := []claims.Result{{ID: "v-is-k", Verdict: claims.Pass, Numbers: "v = k at 4/4 points",
 		Text: `v <i>equals</i> k <img src=x onerror="window.pwned=1">`}}
 	b, err := json.Marshal(claims)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, results.ClaimsJSON), string(b))
+	writeFile(t, filepath.Join(dir, report.ClaimsJSON), string(b))
 }
 
 // TestRunServe: `run --serve` serves the page while the run goes and, once
@@ -328,7 +329,7 @@ func TestRunServe(t *testing.T) {
 		t.Errorf("the run on the page: %+v", r)
 	}
 	for _, c := range r.Claims {
-		if c.Sweep != "smoke" || c.Verdict != results.Pass {
+		if c.Sweep != "smoke" || c.Verdict != claims.Pass {
 			t.Errorf("claim %+v: want smoke's claims passing", c)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/simcore"
 	"schedfarm/sweep"
 )
@@ -22,10 +22,10 @@ func (a *app) loadSweep(path string) (*sweep.File, error) {
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
-	if err := results.ValidateFile(f); err != nil {
+	if err := decl.ValidateFile(f); err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
-	if err := results.CheckExplanations(f, a.registry()); err != nil {
+	if err := decl.CheckExplanations(f, a.registry()); err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
 	return f, nil

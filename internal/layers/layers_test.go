@@ -87,3 +87,30 @@ func TestCheckAndLayers(t *testing.T) {
 		t.Errorf("layers %v, want %v", ls, want)
 	}
 }
+
+// TestResultsSubpackages: the subpackages of results build on it, so results
+// importing one of them is a broken direction (and a cycle).
+func TestResultsSubpackages(t *testing.T) {
+	g := &Graph{
+		Pkgs: []string{"results", "results/claims", "simcore"},
+		Imports: map[string][]string{
+			"results":        {"results/claims", "simcore"},
+			"results/claims": {"results", "simcore"},
+		},
+	}
+	if got, want := strings.Join(g.Check(), "\n"), "results imports results/claims: results imports none of its subpackages"; !strings.Contains(got, want) {
+		t.Errorf("check misses %q in:\n%s", want, got)
+	}
+	g.Imports["results"] = []string{"simcore"}
+	if bad := g.Check(); len(bad) != 0 {
+		t.Errorf("results/claims importing results: %v", bad)
+	}
+	ls, err := g.Layers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"simcore"}, {"results"}, {"results/claims"}}
+	if !slices.EqualFunc(ls, want, slices.Equal) {
+		t.Errorf("layers %v, want %v", ls, want)
+	}
+}

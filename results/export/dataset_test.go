@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"schedfarm/results"
+	"schedfarm/results/verify"
 )
 
 // ctcFixtureSHA256 is the SHA-256 of the CTC fixture the t-batch-trace
@@ -216,7 +217,7 @@ func TestDuckDBRewrittenJobs(t *testing.T) {
 	if !strings.Contains(rw.Types[results.ColStartedAt], "MICROS") {
 		t.Fatalf("DuckDB wrote started_at as %q, not in MICROS: the test no longer covers #31's case", rw.Types[results.ColStartedAt])
 	}
-	v, err := results.VerifyDirs(got, golden, run.reg)
+	v, err := verify.Dirs(got, golden, run.reg)
 	if err != nil {
 		t.Fatalf("verify a DuckDB-rewritten jobs.parquet: %v", err)
 	}

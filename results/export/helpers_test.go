@@ -13,6 +13,7 @@ import (
 
 	"schedfarm/internal/datatest"
 	"schedfarm/results"
+	"schedfarm/results/collect"
 	"schedfarm/simcore"
 	"schedfarm/simcore/models"
 	"schedfarm/sweep"
@@ -83,8 +84,8 @@ func collectRun(tb testing.TB, file string) *testRun {
 			parts[results.PartObjectName("p0", table)] = b
 		}
 		out := filepath.Join(root, s.Name, "run-1")
-		in := results.CollectInput{RunID: "run-1", Model: m.Schema(), Jobs: jobs, SweepFile: string(text), Provenance: prov}
-		if _, err := results.Collect(context.Background(), parts, in, out); err != nil {
+		in := collect.Input{RunID: "run-1", Model: m.Schema(), Jobs: jobs, SweepFile: string(text), Provenance: prov}
+		if _, err := collect.Collect(context.Background(), parts, in, out); err != nil {
 			tb.Fatal(err)
 		}
 		run.dirs[s.Name] = out

@@ -1,0 +1,121 @@
+package collect_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"schedfarm/results"
+	"schedfarm/results/collect"
+	"schedfarm/results/internal/runtest"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
+	"schedfarm/sweep"
+)
+
+// faultySource wraps a PartSource and fails List or Open of one object.
+type faultySource struct {
+	collect.PartSource
+	listErr  error
+	openFail string
+}
+
+func (f faultySource) List(ctx context.Context) ([]string, error) {
+	if f.listErr != nil {
+		return nil, f.listErr
+	}
+	return f.PartSource.List(ctx)
+}
+
+func (f faultySource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if name == f.openFail {
+		return nil, errors.New("injected open failure")
+	}
+	return f.PartSource.Open(ctx, name)
+}
+
+func TestCollectErrors(t *testing.T) {
+	schema := bench.New().Schema()
+	jobs := runtest.BenchJobs(t, "s", 1, []runtest.Point{{"size": 1, "rows": 2}, {"size": 2}}, 2)
+	dir := t.TempDir()
+	parts := filepath.Join(dir, "parts")
+	for i, id := range []string{"a", "b", "c", "d", "e", "f"} {
+		if i < len(jobs) {
+			runtest.StorePart(t, parts, id, schema, "r", runtest.RunBench(t, jobs[i:i+1], "w", time.Unix(0, 0)))
+		}
+	}
+	// A part of another model is skipped.
+	other := simcore.Schema{Params: []simcore.Param{{Name: "k", Kind: simcore.Int}}, Metrics: []simcore.Column{{Name: "m", Kind: simcore.Float}}}
+	oj := sweep.Job{ID: jobs[0].ID, Sweep: "s", Model: "other", ModelVersion: "1", Params: simcore.Params{"k": int64(1)}, Seed: jobs[0].Seed}
+	runtest.StorePart(t, parts, "0-other", other, "r", []results.JobResult{{Job: oj, Status: results.StatusOK, Result: &simcore.Result{Metrics: map[string]any{"m": 1.0}}}})
+	src := runtest.DirSource{Dir: parts}
+	in := collect.Input{RunID: "r", Model: schema, Jobs: jobs}
+
+	res, err := collect.Collect(context.Background(), src, in, filepath.Join(dir, "ok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SkippedParts != 1 || res.Parts != 4 || res.OK != 4 {
+		t.Errorf("collected %+v", res)
+	}
+
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	// A part whose jobs object lists a table object that is not stored.
+	broken := filepath.Join(dir, "broken")
+	runtest.StorePart(t, broken, "a", schema, "r", runtest.RunBench(t, jobs[:1], "w", time.Unix(0, 0)))
+	if err := os.Remove(filepath.Join(broken, "a", "samples.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		ctx  context.Context
+		src  collect.PartSource
+		in   func(collect.Input) collect.Input
+		want string
+	}{
+		{"list error", context.Background(), faultySource{PartSource: src, listErr: errors.New("no store")}, nil, "no store"},
+		{"open error", context.Background(), faultySource{PartSource: src, openFail: "c/jobs.parquet"}, nil, "c/jobs.parquet: injected open failure"},
+		{"table open error", context.Background(), faultySource{PartSource: src, openFail: "a/samples.parquet"}, nil, "a/samples.parquet: injected"},
+		{"missing table object", context.Background(), runtest.DirSource{Dir: broken}, nil, "a/samples.parquet"},
+		{"cancelled", cancelled, src, nil, "context canceled"},
+		{"no jobs", context.Background(), src, func(in collect.Input) collect.Input { in.Jobs = nil; return in }, "no jobs"},
+		{"corrupt part", context.Background(), corruptSource{src}, nil, "b/jobs.parquet"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cin := in
+			if tt.in != nil {
+				cin = tt.in(in)
+			}
+			out := filepath.Join(dir, "out", string(rune('a'+i)))
+			_, err := collect.Collect(tt.ctx, tt.src, cin, out)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("failed collect left %s", out)
+			}
+			es, _ := os.ReadDir(filepath.Dir(out))
+			if len(es) != 0 {
+				t.Errorf("failed collect left %d entries next to the output", len(es))
+			}
+		})
+	}
+}
+
+// corruptSource truncates part b's jobs object.
+type corruptSource struct{ collect.PartSource }
+
+func (c corruptSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	rc, err := c.PartSource.Open(ctx, name)
+	if err != nil || name != "b/jobs.parquet" {
+		return rc, err
+	}
+	return io.NopCloser(io.LimitReader(rc, 100)), nil
+}

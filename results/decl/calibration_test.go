@@ -1,0 +1,128 @@
+package decl_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"schedfarm/results/decl"
+	"schedfarm/results/internal/runtest"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
+	"schedfarm/sweep"
+)
+
+func TestCalibrationDecls(t *testing.T) {
+	const claims = "claims:\n  - {id: pub-1, published: {metric: value, where: {size: 1}, value: 1, tol: 1}}\n  - {id: pub-2, published: {metric: value, where: {size: 2}, value: 2, tol: 1}}\n  - {id: grows, monotone: {metric: value, in: size}}\n"
+	d, err := runtest.Decls(t, claims+"calibrated:\n  noise: {against: [pub-*], why: \"chosen to reproduce the published values\"}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Calibrations) != 1 || d.Calibrations[0].Param != "noise" || d.Calibrated("pub-2") == nil || d.Calibrated("grows") != nil {
+		t.Fatalf("calibrations %+v", d.Calibrations)
+	}
+	d, err = runtest.Decls(t, claims+"calibrated:\n  noise: {against: [pub-1], checked_on: [t/pub-2, other/x-*], why: \"fitted on one\"}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := d.Calibrations[0]; strings.Join(c.CheckedOn, " ") != "t/pub-2 other/x-*" || d.Calibrated("pub-2") != nil {
+		t.Fatalf("checked_on %+v; a held-out claim must not be calibration", c)
+	}
+	cases := []struct{ yaml, want string }{
+		{"calibrated:\n  nois: {against: [pub-1], why: x}\n", `"nois" is not a parameter of the model; did you mean "noise"?`},
+		{"calibrated:\n  noise: {against: [pub-3], why: x}\n", `"pub-3" matches no claim of the sweep`},
+		{"calibrated:\n  noise: {against: [pub-1]}\n", `missing required key "why"`},
+		{"calibrated:\n  noise: {against: [pub-1], why: \" \"}\n", `why must not be empty`},
+		{"calibrated:\n  noise: {why: x}\n", `missing required key "against"`},
+		{"calibrated:\n  noise: {against: [], why: x}\n", `against is empty`},
+		{"calibrated:\n  noise: {against: [pub-1], why: x, by: me}\n", `unknown key "by"`},
+		{"calibrated: [noise]\n", `want a mapping of parameter names`},
+		{"calibrated:\n  noise: {against: [pub-1], checked_on: [pub-2], why: x}\n", `"pub-2" is not sweep-name/claim-id`},
+		{"calibrated:\n  noise: {against: [pub-1], checked_on: [t/pub-1], why: x}\n", `"pub-1" is in against too`},
+		{"calibrated:\n  noise: {against: [pub-1], checked_on: [], why: x}\n", `checked_on is empty`},
+		{"calibrated:\n  noise: {against: [pub-1], why: x}\n  noise: {against: [pub-2], why: y}\n", `key given twice (first at line`},
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{"  - {id: p, published: {metric: value, below: 3, precision: 0.1}}\n", `precision goes with value, not with bounds`},
+		{"  - {id: p, published: {metric: value, value: 3, tol: 1, precision: 0}}\n", `precision must be positive`},
+	} {
+		if _, err := runtest.Decls(t, "claims:\n"+c.yaml); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %s", c.yaml, err, c.want)
+		}
+	}
+	if d, err := runtest.Decls(t, "claims:\n  - {id: p, published: {metric: value, value: 3, tol: 1, precision: 0.05}}\n"); err != nil || *d.Claims[0].Precision != 0.05 {
+		t.Errorf("precision: %v", err)
+	}
+	for _, c := range cases {
+		_, err := runtest.Decls(t, claims+c.yaml)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %s", c.yaml, err, c.want)
+		}
+	}
+}
+
+func TestSensitivityDecl(t *testing.T) {
+	d, err := runtest.Decls(t, "sensitivity: \"the authors' simulator's bookkeeping\"\n")
+	if err != nil || d.Sensitivity != "the authors' simulator's bookkeeping" {
+		t.Fatalf("sensitivity %q, %v", d.Sensitivity, err)
+	}
+	for yaml, want := range map[string]string{"sensitivity: \" \"\n": "sensitivity must not be empty", "sensitivity: [a]\n": "want a string"} {
+		if _, err := runtest.Decls(t, yaml); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", yaml, err, want)
+		}
+	}
+}
+
+func TestExplainedByDecl(t *testing.T) {
+	d, err := runtest.Decls(t, "claims:\n  - {id: a, explained_by: {sweep: alt.yaml, claim: b, reading: \"the other reading\"}, monotone: {metric: value, in: size}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := d.Claims[0].ExplainedBy; e == nil || e.Sweep != "alt.yaml" || e.Claim != "b" || e.Reading != "the other reading" {
+		t.Fatalf("explained_by %+v", e)
+	}
+	for yaml, want := range map[string]string{
+		"{sweep: alt.yaml, claim: b}":                       `missing required key "reading"`,
+		"{sweep: ../x/alt.yaml, claim: b, reading: r}":      `is not a relative .yaml path inside the folder`,
+		"{sweep: alt.yaml, claim: \"b c\", reading: r}":     `bad claim id`,
+		"{sweep: alt.yaml, claim: b, reading: r, value: 3}": `unknown key "value"`,
+	} {
+		_, err := runtest.Decls(t, "claims:\n  - {id: a, explained_by: "+yaml+", monotone: {metric: value, in: size}}\n")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %s", yaml, err, want)
+		}
+	}
+}
+
+// TestCheckExplanations: explained_by must name a sweep file of the folder
+// that loads and declares the claim.
+func TestCheckExplanations(t *testing.T) {
+	const main = "name: main\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: a, explained_by: {sweep: %s, claim: %s, reading: \"r\"}, monotone: {metric: value, in: size}}\n"
+	root := writeFiles(t, map[string]string{
+		"p/alt.yaml":   "name: alt\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: holds, monotone: {metric: value, in: size}}\n",
+		"p/good.yaml":  fmt.Sprintf(main, "alt.yaml", "holds"),
+		"p/typo.yaml":  fmt.Sprintf(main, "alt.yaml", "hold"),
+		"p/gone.yaml":  fmt.Sprintf(main, "missing.yaml", "holds"),
+		"p/other.yaml": fmt.Sprintf(main, "bad.yaml", "holds"),
+		"p/bad.yaml":   "name: bad\nmodel: nope\n",
+	})
+	reg, err := simcore.NewRegistry(bench.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{"good.yaml": "", "typo.yaml": `alt.yaml declares no claim "hold"; did you mean "holds"?`,
+		"gone.yaml": "sweep file missing.yaml does not load", "other.yaml": "sweep file bad.yaml does not load"} {
+		f, err := sweep.Load(filepath.Join(root, "p", file), reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = decl.CheckExplanations(f, reg)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", file, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file+":7:")):
+			t.Errorf("%s: %v, want %s at line 7", file, err, want)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package decl
+
+// RefRE is refRE, for the external tests.
+var RefRE = refRE

@@ -1,0 +1,317 @@
+package decl_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"schedfarm/internal/datatest"
+	"schedfarm/results/decl"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
+	"schedfarm/simcore/models"
+	"schedfarm/sweep"
+)
+
+const goodRegister = "# Paper — claim register\r\n" + `
+Free text, and a list that is not an entry:
+- the results sections are §5 and §6.
+
+## §5
+
+- **R1** — §5.1, Fig. 3: "A beats B."
+  → ` + "`sweep-a/a-beats-b`, `sweep-b/cell-*`" + `
+- **R2** — §5.2: "a quote that wraps
+  onto a second line
+  and a third."
+  → cannot check: the trace is not public
+  A note under the entry is free text.
+
+` + "```markdown\n- **R1** — inside a code block: \"not an entry\"\n→ `x/y`\n```" + `
+- **R3.b** — Table 2: "A “curly” quote, 25%."
+→ ` + "`sweep-a/x`" + `
+`
+
+func TestParseRegister(t *testing.T) {
+	r, err := decl.ParseRegister(strings.NewReader(goodRegister), "CLAIMS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []decl.RegisterEntry{
+		{ID: "R1", Where: "§5.1, Fig. 3", Quote: "A beats B.", Refs: []string{"sweep-a/a-beats-b", "sweep-b/cell-*"}, Line: 8},
+		{ID: "R2", Where: "§5.2", Quote: "a quote that wraps onto a second line and a third.", Reason: "the trace is not public", Line: 10},
+		{ID: "R3.b", Where: "Table 2", Quote: "A “curly” quote, 25%.", Refs: []string{"sweep-a/x"}, Line: 20},
+	}
+	if r.File != "CLAIMS.md" || !reflect.DeepEqual(r.Entries, want) {
+		t.Errorf("got %s %+v\nwant %+v", r.File, r.Entries, want)
+	}
+}
+
+// Every problem is reported with the file, the line and the entry.
+func TestParseRegisterErrors(t *testing.T) {
+	const ok = "- **R0** — §1: \"fine.\"\n  → `s/c`\n"
+	cases := []struct {
+		name, text string
+		want       string // the error, all of it
+	}{
+		{"no entries", "# Register\n\nOnly prose.\n", `C.md:1: no entries; write one "- **R1** — where: "quote"" item per statement`},
+		{"id not closed", ok + "- **R1 — §2: \"q\"\n  → `s/c`\n", "C.md:3: entry ID not closed with **"},
+		{"bad id", ok + "- **R 1** — §2: \"q\"\n  → `s/c`\n", `C.md:3: bad entry ID "R 1"`},
+		{"no dash", ok + "- **R1** §2: \"q\"\n  → `s/c`\n", `C.md:3: R1: want "— where: "quote"" after **R1**`},
+		{"hyphen for dash", ok + "- **R1** - §2: \"q\"\n  → `s/c`\n", `C.md:3: R1: want "— where: "quote"" after **R1**`},
+		{"no quote", ok + "- **R1** — §2: q\n  → `s/c`\n", `C.md:3: R1: want "where: "quote"" after the dash`},
+		{"no where", ok + "- **R1** — : \"q\"\n  → `s/c`\n", "C.md:3: R1: the entry does not say where the statement is"},
+		{"text after quote", ok + "- **R1** — §2: \"q\" (paraphrased)\n  → `s/c`\n", `C.md:3: R1: text after the closing quote: "(paraphrased)"`},
+		{"text after wrapped quote", ok + "- **R1** — §2: \"q\nr\" and\n  → `s/c`\n", `C.md:4: R1: text after the closing quote: "and"`},
+		{"quote open at blank", ok + "- **R1** — §2: \"q\nr\n\n  → `s/c`\n", "C.md:3: R1: quote not closed before line 5"},
+		{"quote open at arrow", ok + "- **R1** — §2: \"q\n  → `s/c`\n", "C.md:3: R1: quote not closed before line 4"},
+		{"quote open at entry", ok + "- **R1** — §2: \"q\n- **R2** — §2: \"q\"\n  → `s/c`\n", "C.md:3: R1: quote not closed before line 4"},
+		{"quote open at end", ok + "- **R1** — §2: \"q", "C.md:3: R1: quote not closed before the end of the file"},
+		{"empty quote", ok + "- **R1** — §2: \"\"\n  → `s/c`\n", "C.md:3: R1: empty quote"},
+		{"no arrow line", ok + "- **R1** — §2: \"q\"\n  `s/c`\n", "C.md:4: R1: the quote is not followed by a → line"},
+		{"no arrow at end", ok + "- **R1** — §2: \"q\"", "C.md:4: R1: the quote is not followed by a → line"},
+		{"neither", ok + "- **R1** — §2: \"q\"\n  →\n", "C.md:4: R1: neither claim references nor a reason"},
+		{"cannot check no colon", ok + "- **R1** — §2: \"q\"\n  → cannot check because\n", `C.md:4: R1: want "cannot check: <reason>"`},
+		{"no reason", ok + "- **R1** — §2: \"q\"\n  → cannot check:  \n", "C.md:4: R1: cannot check: without a reason"},
+		{"placeholder", ok + "- **R1** — §2: \"q\"\n  → cannot check: not done yet\n", `C.md:4: R1: "not done yet" is not a reason`},
+		{"todo", ok + "- **R1** — §2: \"q\"\n  → cannot check: TODO encode\n", `C.md:4: R1: "TODO encode" is not a reason`},
+		{"unquoted ref", ok + "- **R1** — §2: \"q\"\n  → s/c\n", `C.md:4: R1: bad claim reference "s/c"`},
+		{"ref without sweep", ok + "- **R1** — §2: \"q\"\n  → `c`\n", "C.md:4: R1: bad claim reference \"`c`\""},
+		{"empty ref", ok + "- **R1** — §2: \"q\"\n  → `s/c`,\n", `C.md:4: R1: bad claim reference ""`},
+		{"glob in sweep", ok + "- **R1** — §2: \"q\"\n  → `s*/c`\n", "C.md:4: R1: bad claim reference \"`s*/c`\""},
+		{"repeated ref", ok + "- **R1** — §2: \"q\"\n  → `s/c`, `s/c`\n", "C.md:4: R1: reference `s/c` repeated"},
+		{"second arrow", ok + "- **R1** — §2: \"q\"\n  → `s/c`\n  → `s/d`\n", "C.md:5: R1: a second → line"},
+		{"stray arrow", ok + "\nprose\n→ `s/d`\n", "C.md:5: a → line that follows no entry"},
+		{"repeated id", ok + "- **R0** — §2: \"q\"\n  → `s/d`\n", "C.md:3: R0: entry ID repeated (first at line 1)"},
+		{"open fence", ok + "```\n- **R1** — §2: \"q\"\n", "C.md:3: code block not closed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := decl.ParseRegister(strings.NewReader(c.text), "C.md")
+			var list sweep.ErrorList
+			if !errors.As(err, &list) || len(list) != 1 {
+				t.Fatalf("err = %v, want one error %q", err, c.want)
+			}
+			if got := list[0].Error(); !strings.HasPrefix(got, c.want) {
+				t.Errorf("err = %q\nwant %q…", got, c.want)
+			}
+		})
+	}
+	// All problems at once.
+	_, err := decl.ParseRegister(strings.NewReader("- **R1** §2\n- **R2** — §3: \"q\"\n  →\n"), "C.md")
+	if err == nil || strings.Count(err.Error(), "\n") != 1 {
+		t.Errorf("want two errors, got %v", err)
+	}
+}
+
+func TestRegisterCheck(t *testing.T) {
+	claims := []decl.FolderClaim{
+		{"paper", "a-beats-b", "paper.yaml", 10},
+		{"paper", "cell-1", "paper.yaml", 20},
+		{"paper", "cell-2", "paper.yaml", 24},
+		{"quick", "a-beats-b", "quick.yaml", 5},
+	}
+	reg := func(refs ...[]string) *decl.Register {
+		r := &decl.Register{File: "dir/CLAIMS.md"}
+		for i, rs := range refs {
+			r.Entries = append(r.Entries, decl.RegisterEntry{ID: "R" + string(rune('1'+i)), Refs: rs, Line: 3 * (i + 1)})
+		}
+		return r
+	}
+	if err := reg([]string{"paper/a-beats-b", "quick/a-beats-b"}, []string{"paper/cell-*"}).Check(claims); err != nil {
+		t.Errorf("complete register: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		reg  *decl.Register
+		want []string
+	}{
+		{"uncovered", reg([]string{"paper/a-beats-b", "paper/cell-1"}), []string{
+			"paper.yaml:24: paper/cell-2: claim in no entry of CLAIMS.md; quote the statement it checks there and reference it",
+			"quick.yaml:5: quick/a-beats-b: claim in no entry of CLAIMS.md"}},
+		{"unknown claim", reg([]string{"paper/a-beats-c", "paper/cell-*", "quick/*"}), []string{
+			"dir/CLAIMS.md:3: R1: `paper/a-beats-c` matches no claim of sweep paper; did you mean \"a-beats-b\"?",
+			"paper.yaml:10: paper/a-beats-b: claim in no entry"}},
+		{"unknown sweep", reg([]string{"papr/a-beats-b", "paper/*", "quick/*"}), []string{
+			"dir/CLAIMS.md:3: R1: `papr/a-beats-b`: the folder has no claim of a sweep named \"papr\"; did you mean \"paper\"?"}},
+		{"glob matching nothing", reg([]string{"paper/*", "quick/*", "quick/cell-*"}), []string{
+			"dir/CLAIMS.md:3: R1: `quick/cell-*` matches no claim of sweep quick"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var list sweep.ErrorList
+			if err := c.reg.Check(claims); !errors.As(err, &list) || len(list) != len(c.want) {
+				t.Fatalf("err = %v, want %d errors", err, len(c.want))
+			}
+			for i, w := range c.want {
+				if got := list[i].Error(); !strings.HasPrefix(got, w) {
+					t.Errorf("error %d = %q\nwant %q…", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+// writeFiles writes name → text files under a new temporary folder.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// A suite that includes a file of the folder, and one of another folder:
+// each sweep counts once, and only in its own folder.
+func TestFolderClaims(t *testing.T) {
+	const sweepText = "name: %s\nmodel: bench\nseed: 1\nreplicates: 2\naxes:\n  - {name: variant, values: [EDF-DLT, OPR-MN]}\n" +
+		"claims:\n  - {id: %s, compare: {metric: value, series: variant, a: EDF-DLT, b: OPR-MN}}\n"
+	sw := func(name, claim string) string { return fmt.Sprintf(sweepText, name, claim) }
+	root := writeFiles(t, map[string]string{
+		"paper/fig1.yaml":  sw("fig1", "c1"),
+		"paper/fig2.yaml":  sw("fig2", "c2"),
+		"paper/all.yaml":   "include: [fig1.yaml, '../other/x.yaml', 'sub/*.yaml']\n",
+		"paper/sub/s.yaml": sw("sub", "c3"),
+		"other/x.yaml":     sw("x", "c4"),
+	})
+	reg, err := simcore.NewRegistry(bench.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "paper")
+	claims, err := decl.FolderClaims(dir, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range claims {
+		got = append(got, c.Ref()+"@"+filepath.Base(c.File))
+	}
+	slices.Sort(got)
+	if want := []string{"fig1/c1@fig1.yaml", "fig2/c2@fig2.yaml", "sub/c3@s.yaml"}; !slices.Equal(got, want) {
+		t.Errorf("claims %v, want %v", got, want)
+	}
+	if claims[0].Line != 8 {
+		t.Errorf("claim line %d, want 8", claims[0].Line)
+	}
+
+	// Two files declaring one sweep name cannot be told apart by a register.
+	if err := os.WriteFile(filepath.Join(dir, "fig3.yaml"), []byte(sw("fig1", "c5")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decl.FolderClaims(dir, reg); err == nil || !strings.Contains(err.Error(), "fig3.yaml:1:1: fig1: sweep name also declared at") {
+		t.Errorf("duplicate sweep name: err = %v", err)
+	}
+}
+
+func FuzzParseRegister(f *testing.F) {
+	f.Add(goodRegister)
+	f.Add("- **R1** — §2: \"q\nr\"\n→ cannot check: x\n")
+	f.Add("- **R1** — §2: \"\"\n")
+	f.Add("```\n- **R1**\n")
+	f.Add("→ `a/b`\n- **R1** — : \"")
+	f.Fuzz(func(t *testing.T, text string) {
+		r, err := decl.ParseRegister(strings.NewReader(text), "F.md")
+		lines := strings.Count(text, "\n") + 1
+		if err != nil {
+			var list sweep.ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error is not a sweep.ErrorList: %v", err)
+			}
+			for _, e := range list {
+				if e.File != "F.md" || e.Line < 1 || e.Line > lines+1 || e.Msg == "" {
+					t.Fatalf("error without a place in the file: %+v", e)
+				}
+			}
+			return
+		}
+		ids := map[string]bool{}
+		for _, e := range r.Entries {
+			if e.ID == "" || ids[e.ID] || strings.TrimSpace(e.Where) == "" || strings.TrimSpace(e.Quote) == "" || e.Line < 1 || e.Line > lines {
+				t.Fatalf("bad entry %+v", e)
+			}
+			ids[e.ID] = true
+			if (len(e.Refs) == 0) == (e.Reason == "") {
+				t.Fatalf("entry %s has both or neither references and a reason: %+v", e.ID, e)
+			}
+			for _, ref := range e.Refs {
+				if !decl.RefRE.MatchString("`" + ref + "`") {
+					t.Fatalf("entry %s: bad reference %q", e.ID, ref)
+				}
+			}
+		}
+		if len(r.Entries) == 0 {
+			t.Fatal("a register without entries parsed")
+		}
+	})
+}
+
+// Every paper folder of configs/ (one whose sweep files declare claims, or
+// that holds a CLAIMS.md) keeps a claim register that covers its claims.
+func TestClaimRegisters(t *testing.T) {
+	root := datatest.Root(t)
+	configs := filepath.Join(root, "configs")
+	models := models.All(simcore.Dirs{})
+	dirs, err := os.ReadDir(configs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	papers := 0
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		name := d.Name()
+		dir := filepath.Join(configs, name)
+		claims, err := decl.FolderClaims(dir, models)
+		if err != nil {
+			t.Errorf("configs/%s: %v", name, relativeTo(root, err))
+			continue
+		}
+		text, readErr := os.ReadFile(filepath.Join(dir, "CLAIMS.md"))
+		if len(claims) == 0 && errors.Is(readErr, os.ErrNotExist) {
+			continue // not a paper's folder (bench, golden, published)
+		}
+		papers++
+		t.Run(name, func(t *testing.T) {
+			if readErr != nil {
+				t.Fatalf("configs/%s has %d claims and no claim register: %v", name, len(claims), readErr)
+			}
+			reg, err := decl.ParseRegister(strings.NewReader(string(text)), filepath.Join("configs", name, "CLAIMS.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := reg.Check(claims); err != nil {
+				t.Error(relativeTo(root, err))
+			}
+		})
+	}
+	if papers != 5 {
+		t.Errorf("%d paper folders under configs/, want the five papers'", papers)
+	}
+}
+
+// relativeTo shows the files of a sweep.ErrorList relative to the
+// repository's root.
+func relativeTo(root string, err error) error {
+	var list sweep.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list {
+			if rel, err := filepath.Rel(root, e.File); err == nil && filepath.IsLocal(rel) {
+				e.File = rel
+			}
+		}
+	}
+	return err
+}

@@ -1,0 +1,979 @@
+package figure
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"schedfarm/results"
+	"schedfarm/results/decl"
+)
+
+// DPI is the resolution of PNG figures: a 6 × 4 inch panel is 600 ×
+// 400 pixels.
+const DPI = 100
+
+// Palette gives every series value one colour, the same in every figure of
+// a file, and across the files of one paper where the model declares the
+// values: the declared values (a parameter's enum, in the model's order)
+// come first, then the other values known up front in sorted order
+// (numbers numerically), then values first met while drawing, in order.
+type Palette struct {
+	idx map[string]int
+}
+
+// paletteColors are Tableau's ten categorical colours.
+var paletteColors = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
+}
+
+// NewPalette numbers the declared values in their order, then the other
+// given values in sorted order.
+func NewPalette(declared, values []string) *Palette {
+	p := &Palette{idx: map[string]int{}}
+	for _, v := range declared {
+		if _, ok := p.idx[v]; !ok {
+			p.idx[v] = len(p.idx)
+		}
+	}
+	vs := slices.Clone(values)
+	slices.SortFunc(vs, results.CompareLabels)
+	for _, v := range slices.Compact(vs) {
+		if _, ok := p.idx[v]; !ok {
+			p.idx[v] = len(p.idx)
+		}
+	}
+	return p
+}
+
+func (p *Palette) index(v string) int {
+	i, ok := p.idx[v]
+	if !ok {
+		i = len(p.idx)
+		p.idx[v] = i
+	}
+	return i
+}
+
+// Color returns the series value's colour.
+func (p *Palette) Color(v string) color.Color { return paletteColors[p.index(v)%len(paletteColors)] }
+
+// dashes distinguishes series beyond the ten colours.
+func (p *Palette) dashes(v string) []vg.Length {
+	switch p.index(v) / len(paletteColors) % 3 {
+	case 1:
+		return []vg.Length{vg.Points(6), vg.Points(3)}
+	case 2:
+		return []vg.Length{vg.Points(2), vg.Points(2)}
+	}
+	return nil
+}
+
+// Files is what Render wrote.
+type Files struct {
+	ID, Title string
+	PNG, SVG  string
+	// Series are the series drawn (legend entries of each panel), Panels
+	// the number of facet panels.
+	Series []string
+	Panels int
+	// Width and Height of the PNG in pixels.
+	Width, Height int
+	// Note explains an empty figure.
+	Note string
+}
+
+// Render draws a figure from a table into dir/<id>.png and
+// dir/<id>.svg. Facets become panels of one image, at most three per row.
+func Render(f *decl.Figure, fr *results.Frame, pal *Palette, dir string) (out *Files, err error) {
+	// gonum/plot panics on some degenerate data; a figure must never take
+	// the report (or the run that writes it) down.
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("figure %s: cannot be drawn: %v", f.ID, r)
+		}
+	}()
+	grid, out, err := buildGrid(f, fr, pal)
+	if err != nil {
+		return nil, err
+	}
+	w := vg.Length(f.Width*float64(len(grid[0]))) * vg.Inch
+	h := vg.Length(f.Height*float64(len(grid))) * vg.Inch
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out.PNG = filepath.Join(dir, f.ID+".png")
+	out.SVG = filepath.Join(dir, f.ID+".svg")
+	png := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}
+	drawGrid(grid, draw.New(png))
+	if err := writeTo(out.PNG, png); err != nil {
+		return nil, err
+	}
+	svg := vgsvg.New(w, h)
+	drawGrid(grid, draw.New(svg))
+	if err := writeTo(out.SVG, svg); err != nil {
+		return nil, err
+	}
+	out.Width, out.Height = int(math.Round(float64(w/vg.Inch)*DPI)), int(math.Round(float64(h/vg.Inch)*DPI))
+	return out, nil
+}
+
+// buildGrid makes a figure's panels (one per facet, up to three a row)
+// and what Render reports of them, without drawing anything.
+func buildGrid(f *decl.Figure, fr *results.Frame, pal *Palette) ([][]*plot.Plot, *Files, error) {
+	if err := checkFigureFrame(f, fr); err != nil {
+		return nil, nil, err
+	}
+	rows := f.Where.Rows(fr)
+	facets := []string{""}
+	byFacet := map[string][]int{"": rows}
+	if f.Facet != "" {
+		fi := fr.Index(f.Facet)
+		byFacet = map[string][]int{}
+		facets = nil
+		for _, r := range rows {
+			v := fr.CellLabel(fi, r)
+			if _, ok := byFacet[v]; !ok {
+				facets = append(facets, v)
+			}
+			byFacet[v] = append(byFacet[v], r)
+		}
+		slices.SortFunc(facets, results.CompareLabels)
+		if len(facets) == 0 {
+			facets = []string{""}
+		}
+	}
+	out := &Files{ID: f.ID, Title: f.Title, Panels: len(facets)}
+	if len(rows) == 0 {
+		out.Note = "no rows match the figure's filter"
+	} else if f.Table == results.SummaryTable && (f.Kind == decl.KindLine || f.Kind == decl.KindBox) {
+		// One summary row per (facet, series, x), or the figure hides points.
+		seen := map[[3]string]bool{}
+		fi, si, xi := fr.Index(f.Facet), fr.Index(f.Series), fr.Index(f.X)
+		label := func(c, r int) string {
+			if c < 0 {
+				return ""
+			}
+			return fr.CellLabel(c, r)
+		}
+		for _, r := range rows {
+			k := [3]string{label(fi, r), label(si, r), label(xi, r)}
+			if seen[k] {
+				out.Note = "several summary rows share a (facet, series, x): only the first is drawn; another parameter varies — add it as facet or fix it with where"
+				break
+			}
+			seen[k] = true
+		}
+	}
+	cols := min(len(facets), 3)
+	nrows := (len(facets) + cols - 1) / cols
+	grid := make([][]*plot.Plot, nrows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, cols)
+	}
+	seriesSeen := map[string]bool{}
+	for i, fv := range facets {
+		p := plot.New()
+		p.Title.Text = f.Title
+		if f.Facet != "" {
+			p.Title.Text = fmt.Sprintf("%s — %s = %s", f.Title, f.Facet, fv)
+		}
+		switch f.Legend {
+		case "top-left":
+			p.Legend.Top, p.Legend.Left = true, true
+		case "bottom-left":
+			p.Legend.Left = true
+		case "bottom-right":
+		default:
+			p.Legend.Top = true
+		}
+		p.Add(plotter.NewGrid())
+		series, err := drawPanel(p, f, fr, byFacet[fv], pal)
+		if err != nil {
+			return nil, nil, fmt.Errorf("figure %s: %w", f.ID, err)
+		}
+		for _, s := range series {
+			if !seriesSeen[s] {
+				seriesSeen[s] = true
+				out.Series = append(out.Series, s)
+			}
+		}
+		// A log axis needs positive values only; otherwise the panel keeps
+		// a linear axis and the report says why.
+		if f.XLog && logOK(p.X.Min, p.X.Max) {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = decadeTicks{}
+		} else if f.XLog {
+			out.Note = joinNote(out.Note, "x kept linear: values ≤ 0 (or none) cannot be drawn on a log scale")
+		}
+		if f.YLog && logOK(p.Y.Min, p.Y.Max) {
+			p.Y.Scale = plot.LogScale{}
+			p.Y.Tick.Marker = decadeTicks{}
+		} else if f.YLog {
+			out.Note = joinNote(out.Note, "y kept linear: values ≤ 0 (or none) cannot be drawn on a log scale")
+		}
+		if f.Legend == "none" {
+			p.Legend = plot.NewLegend()
+		}
+		grid[i/cols][i%cols] = p
+	}
+	// Panels share their axes' ranges, so that facets compare at a glance.
+	if len(facets) > 1 {
+		shareRanges(grid)
+	}
+	return grid, out, nil
+}
+
+// logOK reports whether an axis range can be drawn on a log scale.
+func logOK(lo, hi float64) bool {
+	return lo > 0 && hi >= lo && !math.IsInf(hi, 0) && !math.IsNaN(lo+hi)
+}
+
+func joinNote(a, b string) string {
+	if a == "" || strings.Contains(a, b) {
+		if a == "" {
+			return b
+		}
+		return a
+	}
+	return a + "; " + b
+}
+
+func writeTo(path string, c io.WriterTo) error {
+	tmp := path + ".tmp"
+	fh, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func shareRanges(grid [][]*plot.Plot) {
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for _, row := range grid {
+		for _, p := range row {
+			if p == nil {
+				continue
+			}
+			xmin, xmax = min(xmin, p.X.Min), max(xmax, p.X.Max)
+			ymin, ymax = min(ymin, p.Y.Min), max(ymax, p.Y.Max)
+		}
+	}
+	for _, row := range grid {
+		for _, p := range row {
+			if p != nil {
+				p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin, xmax, ymin, ymax
+			}
+		}
+	}
+}
+
+// layoutGrid places the panels on dc, aligned, with readable tick labels,
+// and returns each panel's canvas.
+func layoutGrid(grid [][]*plot.Plot, dc draw.Canvas) [][]draw.Canvas {
+	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	// Align needs every cell; fill empty ones with blank plots.
+	for _, row := range grid {
+		for i := range row {
+			if row[i] == nil {
+				row[i] = plot.New()
+				row[i].HideAxes()
+			}
+		}
+	}
+	cs := plot.Align(grid, tiles, dc)
+	// Labels are fitted on the laid-out panels; turning them upright
+	// changes the axes' sizes, so the grid is aligned again.
+	changed := false
+	for j, row := range grid {
+		for i, p := range row {
+			changed = fitTickLabels(p, cs[j][i]) || changed
+		}
+	}
+	if changed {
+		cs = plot.Align(grid, tiles, dc)
+	}
+	return cs
+}
+
+// drawGrid lays the panels out on dc and draws them.
+func drawGrid(grid [][]*plot.Plot, dc draw.Canvas) {
+	cs := layoutGrid(grid, dc)
+	for j, row := range grid {
+		for i, p := range row {
+			p.Draw(cs[j][i])
+		}
+	}
+}
+
+// checkFigureFrame checks that the table holds the figure's columns.
+func checkFigureFrame(f *decl.Figure, fr *results.Frame) error {
+	for _, c := range []string{f.X, f.Y, f.Series, f.Facet} {
+		if c == "" {
+			continue
+		}
+		if fr.Index(c) < 0 && fr.Index(c+"_mean") < 0 {
+			return fmt.Errorf("figure %s: table %s has no column %q", f.ID, f.Table, c)
+		}
+	}
+	for _, c := range f.Where {
+		if fr.Index(c.Col) < 0 {
+			return fmt.Errorf("figure %s: table %s has no column %q", f.ID, f.Table, c.Col)
+		}
+	}
+	return nil
+}
+
+// isBareMetric reports whether name is a summary metric (its _mean).
+func isBareMetric(fr *results.Frame, name string) bool {
+	return fr.Index(name) < 0 && fr.Index(name+"_mean") >= 0
+}
+
+// col returns the column index of a name (a bare metric: its mean).
+func valueCol(fr *results.Frame, name string) int {
+	if isBareMetric(fr, name) {
+		return fr.Index(name + "_mean")
+	}
+	return fr.Index(name)
+}
+
+// splitSeries groups rows by series value, series sorted.
+func splitSeries(f *decl.Figure, fr *results.Frame, rows []int) ([]string, map[string][]int) {
+	if f.Series == "" {
+		name := f.Y
+		if name == "" {
+			name = f.X
+		}
+		return []string{name}, map[string][]int{name: rows}
+	}
+	si := fr.Index(f.Series)
+	by := map[string][]int{}
+	var names []string
+	for _, r := range rows {
+		v := fr.CellLabel(si, r)
+		if _, ok := by[v]; !ok {
+			names = append(names, v)
+		}
+		by[v] = append(by[v], r)
+	}
+	slices.SortFunc(names, results.CompareLabels)
+	return names, by
+}
+
+func axisLabel(explicit string, fr *results.Frame, f *decl.Figure, name string) string {
+	if explicit != "" {
+		return explicit
+	}
+	return f.ColumnLabel(name)
+}
+
+// positive drops points a log axis cannot show.
+func keep(f *decl.Figure, x, y float64) bool {
+	return !(f.XLog && x <= 0) && !(f.YLog && y <= 0) && !math.IsNaN(x) && !math.IsNaN(y) && !math.IsInf(x, 0) && !math.IsInf(y, 0)
+}
+
+type xyErr struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+func drawPanel(p *plot.Plot, f *decl.Figure, fr *results.Frame, rows []int, pal *Palette) ([]string, error) {
+	names, by := splitSeries(f, fr, rows)
+	p.X.Label.Text = axisLabel(f.XLabel, fr, f, f.X)
+	p.Y.Label.Text = axisLabel(f.YLabel, fr, f, f.Y)
+	switch f.Kind {
+	case decl.KindLine:
+		if isBareMetric(fr, f.Y) && f.YLabel == "" {
+			p.Y.Label.Text += ", mean ± 95% CI"
+		}
+		return names, drawLines(p, f, fr, names, by, pal)
+	case decl.KindScatter:
+		return names, drawScatter(p, f, fr, names, by, pal)
+	case decl.KindBox:
+		return names, drawBoxes(p, f, fr, names, by, pal)
+	case decl.KindCDF:
+		if f.YLabel == "" {
+			p.Y.Label.Text = "fraction ≤ x"
+		}
+		return names, drawCDF(p, f, fr, names, by, pal)
+	case decl.KindHist:
+		if f.YLabel == "" {
+			p.Y.Label.Text = "count"
+			if f.Normalize {
+				p.Y.Label.Text = "fraction"
+			}
+		}
+		return names, drawHist(p, f, fr, names, by, pal)
+	case decl.KindPareto:
+		return drawPareto(p, f, fr, names, by, pal)
+	}
+	return nil, fmt.Errorf("unknown kind %q", f.Kind)
+}
+
+func lineStyle(l *draw.LineStyle, pal *Palette, s string) {
+	l.Color = pal.Color(s)
+	l.Width = vg.Points(1.5)
+	l.Dashes = pal.dashes(s)
+}
+
+// categories returns the distinct x labels of the series' rows: those of
+// order first, in its order, then the others sorted.
+func categories(fr *results.Frame, xi int, names []string, by map[string][]int, order []string) []string {
+	var cats []string
+	seen := map[string]bool{}
+	for _, s := range names {
+		for _, r := range by[s] {
+			if l := fr.CellLabel(xi, r); !seen[l] {
+				seen[l] = true
+				cats = append(cats, l)
+			}
+		}
+	}
+	rank := func(l string) int {
+		if i := slices.Index(order, l); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortFunc(cats, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return results.CompareLabels(a, b)
+	})
+	return cats
+}
+
+// groupX returns, per distinct x (sorted), the rows at it. xOf reads a
+// row's x (a number, or a category's position).
+func groupX(xOf func(r int) (float64, bool), rows []int) ([]float64, map[float64][]int) {
+	by := map[float64][]int{}
+	var xs []float64
+	for _, r := range rows {
+		x, ok := xOf(r)
+		if !ok {
+			continue
+		}
+		if _, seen := by[x]; !seen {
+			xs = append(xs, x)
+		}
+		by[x] = append(by[x], r)
+	}
+	sort.Float64s(xs)
+	return xs, by
+}
+
+func drawLines(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+	xi := fr.Index(f.X)
+	if xi < 0 {
+		xi = valueCol(fr, f.X)
+	}
+	bare := isBareMetric(fr, f.Y)
+	yi := valueCol(fr, f.Y)
+	ci := -1
+	if bare {
+		ci = fr.Index(f.Y + "_ci95")
+	}
+	// A string x (an algorithm, an order) is categorical: its values sit at
+	// 0, 1, 2, ... in sorted order, labelled on the axis.
+	xOf := func(r int) (float64, bool) { return fr.CellFloat(xi, r) }
+	if _, isString := fr.Cols[xi].([]string); isString {
+		cats := categories(fr, xi, names, by, f.XOrder)
+		pos := make(map[string]float64, len(cats))
+		ticks := make([]plot.Tick, len(cats))
+		for i, c := range cats {
+			pos[c] = float64(i)
+			ticks[i] = plot.Tick{Value: float64(i), Label: c}
+		}
+		xOf = func(r int) (float64, bool) {
+			x, ok := pos[fr.CellLabel(xi, r)]
+			return x, ok
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		if len(cats) > 0 {
+			p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
+		}
+	}
+	for _, s := range names {
+		xs, at := groupX(xOf, by[s])
+		var pts xyErr
+		for _, x := range xs {
+			var m, e float64
+			if bare || f.Table == results.SummaryTable {
+				r := at[x][0]
+				v, ok := fr.CellFloat(yi, r)
+				if !ok {
+					continue
+				}
+				m = v
+				if ci >= 0 {
+					e, _ = fr.CellFloat(ci, r)
+				}
+			} else {
+				var vals []float64
+				for _, r := range at[x] {
+					if v, ok := fr.CellFloat(yi, r); ok {
+						vals = append(vals, v)
+					}
+				}
+				if len(vals) == 0 {
+					continue
+				}
+				st := results.Describe(vals)
+				m, e = st.Mean, st.CI95
+				if math.IsNaN(e) {
+					e = 0
+				}
+			}
+			if !keep(f, x, m) {
+				continue
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: m})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{e, e})
+		}
+		if len(pts.XYs) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(pts.XYs)
+		if err != nil {
+			return err
+		}
+		lineStyle(&l.LineStyle, pal, s)
+		sc.Color = pal.Color(s)
+		sc.Shape = draw.CircleGlyph{}
+		p.Add(l, sc)
+		drawBars := true
+		if f.YLog {
+			for i, xy := range pts.XYs {
+				if xy.Y-pts.YErrors[i].Low <= 0 {
+					drawBars = false
+				}
+			}
+		}
+		if drawBars {
+			eb, err := plotter.NewYErrorBars(pts)
+			if err != nil {
+				return err
+			}
+			eb.LineStyle.Color = pal.Color(s)
+			p.Add(eb)
+		}
+		p.Legend.Add(s, l, sc)
+	}
+	return nil
+}
+
+func drawScatter(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+	xi, yi := valueCol(fr, f.X), valueCol(fr, f.Y)
+	for _, s := range names {
+		var pts plotter.XYs
+		for _, r := range by[s] {
+			x, okx := fr.CellFloat(xi, r)
+			y, oky := fr.CellFloat(yi, r)
+			if okx && oky && keep(f, x, y) {
+				pts = append(pts, plotter.XY{X: x, Y: y})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		if f.Relative == "mean_ratio" {
+			pts = plotter.XYs{meanXY(pts)}
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		sc.Color = pal.Color(s)
+		sc.Shape = draw.CircleGlyph{}
+		sc.Radius = vg.Points(2)
+		p.Add(sc)
+		p.Legend.Add(s, sc)
+	}
+	return nil
+}
+
+// box is one box-and-whiskers: the five numbers at a position.
+type box struct {
+	x                     float64
+	min, q1, med, q3, max float64
+}
+
+type boxPlotter struct {
+	boxes []box
+	width float64 // in data units
+	color color.Color
+}
+
+func (b *boxPlotter) Plot(c draw.Canvas, plt *plot.Plot) {
+	tx, ty := plt.Transforms(&c)
+	ls := draw.LineStyle{Color: b.color, Width: vg.Points(1)}
+	fill := b.color
+	if r, g, bl, _ := b.color.RGBA(); true {
+		fill = color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 0x55}
+	}
+	for _, bx := range b.boxes {
+		x0, x1 := tx(bx.x-b.width/2), tx(bx.x+b.width/2)
+		xm := tx(bx.x)
+		q1, q3 := ty(bx.q1), ty(bx.q3)
+		c.FillPolygon(fill, []vg.Point{{X: x0, Y: q1}, {X: x1, Y: q1}, {X: x1, Y: q3}, {X: x0, Y: q3}})
+		c.StrokeLines(ls, []vg.Point{{X: x0, Y: q1}, {X: x1, Y: q1}, {X: x1, Y: q3}, {X: x0, Y: q3}, {X: x0, Y: q1}})
+		med := draw.LineStyle{Color: b.color, Width: vg.Points(2)}
+		c.StrokeLine2(med, x0, ty(bx.med), x1, ty(bx.med))
+		c.StrokeLine2(ls, xm, ty(bx.min), xm, q1)
+		c.StrokeLine2(ls, xm, q3, xm, ty(bx.max))
+		cap0, cap1 := tx(bx.x-b.width/4), tx(bx.x+b.width/4)
+		c.StrokeLine2(ls, cap0, ty(bx.min), cap1, ty(bx.min))
+		c.StrokeLine2(ls, cap0, ty(bx.max), cap1, ty(bx.max))
+	}
+}
+
+func (b *boxPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, ymin = math.Inf(1), math.Inf(1)
+	xmax, ymax = math.Inf(-1), math.Inf(-1)
+	for _, bx := range b.boxes {
+		xmin, xmax = min(xmin, bx.x-b.width/2), max(xmax, bx.x+b.width/2)
+		ymin, ymax = min(ymin, bx.min), max(ymax, bx.max)
+	}
+	return
+}
+
+// Thumbnail draws the legend entry.
+func (b *boxPlotter) Thumbnail(c *draw.Canvas) {
+	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}}
+	c.FillPolygon(b.color, c.ClipPolygonY(pts))
+}
+
+func drawBoxes(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+	xi := fr.Index(f.X)
+	if xi < 0 {
+		xi = valueCol(fr, f.X)
+	}
+	cats := categories(fr, xi, names, by, f.XOrder)
+	pos := map[string]int{}
+	for i, c := range cats {
+		pos[c] = i
+	}
+	bare := isBareMetric(fr, f.Y)
+	yi := valueCol(fr, f.Y)
+	width := 0.8 / float64(max(len(names), 1))
+	for k, s := range names {
+		off := -0.4 + width*(float64(k)+0.5)
+		byCat := map[string][]int{}
+		for _, r := range by[s] {
+			l := fr.CellLabel(xi, r)
+			byCat[l] = append(byCat[l], r)
+		}
+		bp := &boxPlotter{width: width * 0.9, color: pal.Color(s)}
+		for _, c := range cats {
+			rs := byCat[c]
+			if len(rs) == 0 {
+				continue
+			}
+			bx := box{x: float64(pos[c]) + off}
+			if bare {
+				r := rs[0]
+				vals := make([]float64, 5)
+				ok := true
+				for i, st := range []string{"min", "q1", "median", "q3", "max"} {
+					v, okv := fr.CellFloat(fr.Index(f.Y+"_"+st), r)
+					vals[i], ok = v, ok && okv
+				}
+				if !ok {
+					continue
+				}
+				bx.min, bx.q1, bx.med, bx.q3, bx.max = vals[0], vals[1], vals[2], vals[3], vals[4]
+			} else {
+				var vals []float64
+				for _, r := range rs {
+					if v, ok := fr.CellFloat(yi, r); ok {
+						vals = append(vals, v)
+					}
+				}
+				if len(vals) == 0 {
+					continue
+				}
+				st := results.Describe(vals)
+				bx.min, bx.q1, bx.med, bx.q3, bx.max = st.Min, st.Q1, st.Median, st.Q3, st.Max
+			}
+			if f.YLog && bx.min <= 0 {
+				continue
+			}
+			bp.boxes = append(bp.boxes, bx)
+		}
+		if len(bp.boxes) == 0 {
+			continue
+		}
+		p.Add(bp)
+		p.Legend.Add(s, bp)
+	}
+	if len(cats) > 0 {
+		p.NominalX(cats...)
+		p.X.Label.Text = axisLabel(f.XLabel, fr, f, f.X)
+	}
+	if bare && f.YLabel == "" {
+		p.Y.Label.Text += ": min, quartiles, max"
+	}
+	return nil
+}
+
+func drawCDF(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+	xi := valueCol(fr, f.X)
+	for _, s := range names {
+		var xs []float64
+		for _, r := range by[s] {
+			if x, ok := fr.CellFloat(xi, r); ok && keep(f, x, 1) {
+				xs = append(xs, x)
+			}
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		sort.Float64s(xs)
+		n := float64(len(xs))
+		pts := make(plotter.XYs, 0, 2*len(xs))
+		for i, x := range xs {
+			pts = append(pts, plotter.XY{X: x, Y: float64(i) / n}, plotter.XY{X: x, Y: float64(i+1) / n})
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		lineStyle(&l.LineStyle, pal, s)
+		p.Add(l)
+		p.Legend.Add(s, l)
+	}
+	p.Y.Min, p.Y.Max = 0, 1
+	return nil
+}
+
+func drawHist(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+	xi := valueCol(fr, f.X)
+	vals := map[string][]float64{}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range names {
+		for _, r := range by[s] {
+			if x, ok := fr.CellFloat(xi, r); ok && keep(f, x, 1) {
+				if f.XLog {
+					x = math.Log10(x)
+				}
+				vals[s] = append(vals[s], x)
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return nil
+	}
+	if hi == lo {
+		lo, hi = lo-0.5, hi+0.5
+	}
+	w := (hi - lo) / float64(f.Bins)
+	edge := func(i int) float64 {
+		e := lo + float64(i)*w
+		if f.XLog {
+			return math.Pow(10, e)
+		}
+		return e
+	}
+	for _, s := range names {
+		if len(vals[s]) == 0 {
+			continue
+		}
+		counts := make([]float64, f.Bins)
+		for _, x := range vals[s] {
+			b := int((x - lo) / w)
+			b = min(max(b, 0), f.Bins-1)
+			counts[b]++
+		}
+		if f.Normalize {
+			for i := range counts {
+				counts[i] /= float64(len(vals[s]))
+			}
+		}
+		// A step outline per series, so that overlapping series stay readable.
+		pts := plotter.XYs{{X: edge(0), Y: 0}}
+		for i, c := range counts {
+			pts = append(pts, plotter.XY{X: edge(i), Y: c}, plotter.XY{X: edge(i + 1), Y: c})
+		}
+		pts = append(pts, plotter.XY{X: edge(f.Bins), Y: 0})
+		if f.YLog {
+			pts = slices.DeleteFunc(pts, func(xy plotter.XY) bool { return xy.Y <= 0 })
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		lineStyle(&l.LineStyle, pal, s)
+		p.Add(l)
+		p.Legend.Add(s, l)
+	}
+	return nil
+}
+
+// meanXY is the mean of the points' coordinates: with per-row ratios, the
+// mean of ratios (not the ratio of means).
+func meanXY(pts plotter.XYs) plotter.XY {
+	var m plotter.XY
+	for _, p := range pts {
+		m.X += p.X
+		m.Y += p.Y
+	}
+	n := float64(len(pts))
+	return plotter.XY{X: m.X / n, Y: m.Y / n}
+}
+
+// ParetoFront returns the indexes of the points no other point dominates
+// (lower or equal in both coordinates, lower in one), sorted by x.
+func ParetoFront(pts plotter.XYs) []int {
+	idx := make([]int, len(pts))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		pa, pb := pts[idx[a]], pts[idx[b]]
+		if pa.X != pb.X {
+			return pa.X < pb.X
+		}
+		return pa.Y < pb.Y
+	})
+	var front []int
+	best := math.Inf(1)
+	for _, i := range idx {
+		if pts[i].Y < best {
+			front = append(front, i)
+			best = pts[i].Y
+		}
+	}
+	return front
+}
+
+func drawPareto(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) ([]string, error) {
+	xi, yi := valueCol(fr, f.X), valueCol(fr, f.Y)
+	// Match every row to the baseline's row at the same point (and
+	// replicate, for per-job tables).
+	var params []string
+	for _, n := range fr.Names {
+		if n != f.Series && f.IsParam(n) {
+			params = append(params, n)
+		}
+	}
+	if f.Table != results.SummaryTable && fr.Index(results.ColReplicate) >= 0 {
+		params = append(params, results.ColReplicate)
+	}
+	pidx := make([]int, len(params))
+	for i, n := range params {
+		pidx[i] = fr.Index(n)
+	}
+	key := func(r int) string {
+		var k string
+		for _, i := range pidx {
+			k += fr.CellLabel(i, r) + "\x00"
+		}
+		return k
+	}
+	base := map[string]int{}
+	for _, r := range by[f.Baseline] {
+		base[key(r)] = r
+	}
+	rel := func(v, b float64) float64 {
+		if f.Relative == "diff" {
+			return v - b
+		}
+		return v / b
+	}
+	var all plotter.XYs
+	var drawn []string
+	for _, s := range names {
+		if s == f.Baseline {
+			continue
+		}
+		var pts plotter.XYs
+		for _, r := range by[s] {
+			b, ok := base[key(r)]
+			if !ok {
+				continue
+			}
+			x, ok1 := fr.CellFloat(xi, r)
+			y, ok2 := fr.CellFloat(yi, r)
+			bx, ok3 := fr.CellFloat(xi, b)
+			by, ok4 := fr.CellFloat(yi, b)
+			if !(ok1 && ok2 && ok3 && ok4) {
+				continue
+			}
+			pt := plotter.XY{X: rel(x, bx), Y: rel(y, by)}
+			if keep(f, pt.X, pt.Y) {
+				pts = append(pts, pt)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		if f.Relative == "mean_ratio" {
+			pts = plotter.XYs{meanXY(pts)}
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.Color = pal.Color(s)
+		sc.Shape = draw.CircleGlyph{}
+		sc.Radius = vg.Points(3)
+		p.Add(sc)
+		p.Legend.Add(s, sc)
+		drawn = append(drawn, s)
+		all = append(all, pts...)
+	}
+	if len(all) > 0 {
+		front := ParetoFront(all)
+		fp := make(plotter.XYs, len(front))
+		for i, j := range front {
+			fp[i] = all[j]
+		}
+		l, err := plotter.NewLine(fp)
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle.Color = color.Black
+		l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		p.Add(l)
+	}
+	how, tail := "÷", ""
+	switch f.Relative {
+	case "diff":
+		how = "−"
+	case "mean_ratio":
+		tail = " (mean of per-row ratios)"
+	}
+	if f.XLabel == "" {
+		p.X.Label.Text = fmt.Sprintf("%s %s %s's%s", axisLabel("", fr, f, f.X), how, f.Baseline, tail)
+	}
+	if f.YLabel == "" {
+		p.Y.Label.Text = fmt.Sprintf("%s %s %s's%s", axisLabel("", fr, f, f.Y), how, f.Baseline, tail)
+	}
+	return drawn, nil
+}

@@ -1,0 +1,532 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"schedfarm/results"
+	"schedfarm/results/claims"
+	"schedfarm/results/decl"
+	"schedfarm/results/figure"
+	"schedfarm/simcore"
+	"schedfarm/sweep"
+)
+
+// Files of a report, in the run's folder.
+const (
+	ReportMarkdown = "report.md"
+	ReportHTML     = "report.html"
+	ClaimsJSON     = "claims.json"
+	FiguresDir     = "figures"
+)
+
+// FailedJob is one row of the report's failed-jobs table.
+type FailedJob struct {
+	JobID    string
+	Index    int64
+	Attempts int64
+	Params   string
+	Error    string
+}
+
+// Report is what Write found and wrote.
+type Report struct {
+	Dir, Sweep, Model, ModelVersion, Doc string
+	SweepFile                            string
+	Run                                  *results.RunInfo
+	Prov                                 results.Provenance
+	Jobs, OK, Failed                     int
+	// ModelWall sums the jobs' wall-clock run times (duration_ms), which
+	// contention for the cores inflates; CPU sums their measured CPU times
+	// (cpu_ms, the thread's clock), over CPUJobs jobs that have one.
+	ModelWall, CPU, Wall time.Duration
+	CPUJobs              int
+	Points               int
+	Figures              []*figure.Files
+	FigureErrors         []string
+	Claims               []claims.Result
+	FailedJobs           []FailedJob
+	// SweepPath is the file that declared the sweep (an included file of a
+	// suite); Calibrations its calibrated: parameters; Cells its published
+	// numbers under the scoreboard's one tolerance rule.
+	SweepPath    string
+	Calibrations []*decl.Calibration
+	Cells        []claims.CellResult
+	// Sensitivity is the sweep's sensitivity: (its claims are counted apart).
+	Sensitivity string
+	Generated   time.Time
+}
+
+// FailedClaims returns the number of claims whose verdict is fail.
+func (r *Report) FailedClaims() int {
+	n := 0
+	for _, c := range r.Claims {
+		if c.Verdict == claims.Fail {
+			n++
+		}
+	}
+	return n
+}
+
+// maxFailedRows bounds the failed-jobs table of a report.
+const maxFailedRows = 500
+
+// Write renders the figures of a collected sweep into
+// dir/figures/, evaluates its claims on summary.parquet, and writes
+// report.md, report.html (self-contained: figures embedded as PNG data
+// URIs) and claims.json into dir. The sweep's declarations come from the
+// sweep file recorded in the Parquet metadata; reg must know its model.
+func Write(dir string, reg *simcore.Registry) (*Report, error) {
+	sum, err := results.ReadTable(filepath.Join(dir, results.SummaryTable+".parquet"))
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	r := &Report{Dir: dir, Generated: time.Now().UTC(), Points: sum.Len()}
+	var info results.RunInfo
+	if b, err := os.ReadFile(filepath.Join(dir, results.RunInfoFile)); err == nil {
+		if err := json.Unmarshal(b, &info); err != nil {
+			return nil, fmt.Errorf("report: %s: %w", results.RunInfoFile, err)
+		}
+		r.Run = &info
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	tables := map[string]*results.Frame{results.SummaryTable: sum}
+	jobs, err := results.ReadTable(filepath.Join(dir, results.JobsTable+".parquet"))
+	switch {
+	case err == nil:
+		tables[results.JobsTable] = jobs
+	case errors.Is(err, fs.ErrNotExist):
+		jobs = nil
+	default:
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	meta := sum.Meta
+	if jobs != nil {
+		meta = jobs.Meta
+	}
+	r.Sweep, r.Model, r.ModelVersion = meta[results.MetaSweep], meta[results.MetaModel], meta[results.MetaModelVersion]
+	r.SweepFile = meta[results.MetaSweepFile]
+	r.Prov = results.Provenance{Version: meta[results.MetaVersion], VCSRevision: meta[results.MetaVCSRevision], VCSModified: meta[results.MetaVCSModified], GoVersion: meta[results.MetaGoVersion]}.WithDefaults()
+	if r.Run != nil && !r.Run.Created.IsZero() && !r.Run.Finished.IsZero() {
+		r.Wall = r.Run.Finished.Sub(r.Run.Created)
+	}
+	fileName := r.Sweep + ".yaml"
+	if r.Run != nil && r.Run.File != "" {
+		fileName = r.Run.File
+	}
+	f, err := sweep.Parse(fileName, []byte(r.SweepFile), reg)
+	if err != nil {
+		return nil, fmt.Errorf("report: the recorded sweep file: %w", err)
+	}
+	var s *sweep.Sweep
+	for _, x := range f.Sweeps {
+		if x.Name == r.Sweep {
+			s = x
+		}
+	}
+	if s == nil {
+		return nil, fmt.Errorf("report: sweep %q is not in the recorded sweep file", r.Sweep)
+	}
+	r.Doc = s.Doc
+	if jobs != nil {
+		r.jobStats(jobs, s.Schema())
+	}
+	decls, err := decl.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	pal := FilePalette(f)
+	figDir := filepath.Join(dir, FiguresDir)
+	for _, fig := range decls.Figures {
+		fr, ok := tables[fig.Table]
+		if !ok {
+			fr, err = results.ReadTable(filepath.Join(dir, fig.Table+".parquet"))
+			if err != nil {
+				r.FigureErrors = append(r.FigureErrors, fmt.Sprintf("figure %s: %v", fig.ID, err))
+				continue
+			}
+			tables[fig.Table] = fr
+		}
+		ff, err := figure.Render(fig, fr, pal, figDir)
+		if err != nil {
+			r.FigureErrors = append(r.FigureErrors, err.Error())
+			continue
+		}
+		r.Figures = append(r.Figures, ff)
+	}
+	r.Claims = claims.Evaluate(sum, jobs, s.Schema(), decls.Claims)
+	r.SweepPath, r.Calibrations, r.Sensitivity = s.File, decls.Calibrations, decls.Sensitivity
+	r.Cells = claims.PublishedCells(sum, s.Schema(), decls.Claims)
+	if err := r.write(); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return r, nil
+}
+
+// FilePalette numbers the values every figure of the file's sweeps may
+// draw as series (the values of the series parameters over the file's
+// jobs, plus Pareto baselines), so that a value has one colour in every
+// figure of the file.
+func FilePalette(f *sweep.File) *figure.Palette {
+	series := map[string]map[string]bool{} // sweep → series params
+	var declared, extra []string
+	for _, s := range f.Sweeps {
+		d, err := decl.Parse(s)
+		if err != nil {
+			continue
+		}
+		for _, fig := range d.Figures {
+			if fig.Series != "" {
+				if series[s.Name] == nil {
+					series[s.Name] = map[string]bool{}
+				}
+				series[s.Name][fig.Series] = true
+				// Values the model declares keep one colour in every file
+				// of the paper, whichever subset a file sweeps.
+				if p, ok := s.Schema().Param(fig.Series); ok {
+					declared = append(declared, p.Enum...)
+				}
+			}
+			if fig.Baseline != "" {
+				extra = append(extra, fig.Baseline)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var values []string
+	if jobs, err := f.Expand(sweep.DefaultMaxJobs); err == nil {
+		for i := range jobs {
+			for p := range series[jobs[i].Sweep] {
+				if v, ok := jobs[i].Params[p]; ok {
+					l := results.Label(v)
+					if !seen[l] {
+						seen[l] = true
+						values = append(values, l)
+					}
+				}
+			}
+		}
+	}
+	return figure.NewPalette(declared, append(values, extra...))
+}
+
+// sumMs sums a nullable milliseconds column as a duration, with the count
+// of rows that have a value.
+func sumMs(f *results.Frame, col string) (time.Duration, int) {
+	v, _ := f.Col(col).([]float64)
+	i := f.Index(col)
+	var sum float64
+	n := 0
+	for r := range v {
+		if !f.IsNull(i, r) && !math.IsNaN(v[r]) {
+			sum += v[r]
+			n++
+		}
+	}
+	return time.Duration(sum * float64(time.Millisecond)), n
+}
+
+// cpuText is a CPU-time total for a report: "n/a" when no job of jobs was
+// measured, and how many were when only some were.
+func cpuText(d time.Duration, measured, jobs int) string {
+	switch {
+	case measured == 0:
+		return "n/a"
+	case measured < jobs:
+		return fmt.Sprintf("%s (%d of %d jobs measured)", d.Round(time.Millisecond), measured, jobs)
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+func (r *Report) jobStats(jobs *results.Frame, schema *simcore.Schema) {
+	r.Jobs = jobs.Len()
+	st, _ := jobs.Col(results.ColStatus).([]string)
+	r.ModelWall, _ = sumMs(jobs, results.ColDurationMs)
+	r.CPU, r.CPUJobs = sumMs(jobs, results.ColCPUMs)
+	ids, _ := jobs.Col(results.ColJobID).([]string)
+	idx, _ := jobs.Col(results.ColJobIndex).([]int64)
+	att, _ := jobs.Col(results.ColAttempts).([]int64)
+	errs, _ := jobs.Col(results.ColError).([]string)
+	var params []int
+	for _, p := range schema.Params {
+		if i := jobs.Index(p.Name); i >= 0 {
+			params = append(params, i)
+		}
+	}
+	for i, s := range st {
+		if s == results.StatusOK {
+			r.OK++
+			continue
+		}
+		r.Failed++
+		if len(r.FailedJobs) < maxFailedRows {
+			fj := FailedJob{}
+			if ids != nil {
+				fj.JobID = ids[i]
+			}
+			if idx != nil {
+				fj.Index = idx[i]
+			}
+			if att != nil {
+				fj.Attempts = att[i]
+			}
+			if errs != nil {
+				fj.Error = errs[i]
+			}
+			var ps []string
+			for _, c := range params {
+				ps = append(ps, jobs.Names[c]+"="+jobs.CellLabel(c, i))
+			}
+			fj.Params = strings.Join(ps, " ")
+			r.FailedJobs = append(r.FailedJobs, fj)
+		}
+	}
+}
+
+func (r *Report) write() error {
+	var md bytes.Buffer
+	r.markdown(&md)
+	if err := writeFileAtomic(filepath.Join(r.Dir, ReportMarkdown), md.Bytes()); err != nil {
+		return err
+	}
+	html, err := r.html()
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(r.Dir, ReportHTML), html); err != nil {
+		return err
+	}
+	cj, err := json.MarshalIndent(r.Claims, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(r.Dir, ClaimsJSON), append(cj, '\n'))
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// provenance rows: label, value.
+func (r *Report) provenance() [][2]string {
+	rows := [][2]string{
+		{"sweep", r.Sweep},
+		{"model", r.Model + " (version " + r.ModelVersion + ")"},
+		{"schedfarm", fmt.Sprintf("%s, revision %s (modified: %s)", r.Prov.Version, r.Prov.VCSRevision, r.Prov.VCSModified)},
+		{"Go", r.Prov.GoVersion},
+	}
+	if r.Run != nil {
+		host := r.Run.CollectedBy
+		if r.Run.Owner != "" && r.Run.Owner != host {
+			host += " (coordinator " + r.Run.Owner + ")"
+		}
+		rows = append(rows,
+			[2]string{"run", r.Run.Run + " (" + r.Run.Status + ")"},
+			[2]string{"file", r.Run.File},
+			[2]string{"host", host},
+			[2]string{"start", r.Run.Created.UTC().Format(time.RFC3339)},
+			[2]string{"end", r.Run.Finished.UTC().Format(time.RFC3339)},
+			[2]string{"wall time", r.Wall.Round(time.Millisecond).String()},
+		)
+	}
+	if r.Run != nil && (len(r.Run.Rounds) > 0 || r.Run.Adaptive != "") {
+		added := 0
+		for _, rd := range r.Run.Rounds {
+			added += len(rd.Points) * (rd.To - rd.From)
+		}
+		rows = append(rows, [2]string{"adaptive replicates", fmt.Sprintf("%d round(s) added %d jobs; %s", len(r.Run.Rounds), added, r.Run.Adaptive)})
+	}
+	rows = append(rows,
+		[2]string{"jobs", fmt.Sprintf("%d: %d ok, %d failed", r.Jobs, r.OK, r.Failed)},
+		[2]string{"points", fmt.Sprint(r.Points)},
+		[2]string{"model wall time (sum of duration_ms)", r.ModelWall.Round(time.Millisecond).String()},
+		[2]string{"CPU time (sum of cpu_ms, thread clock)", cpuText(r.CPU, r.CPUJobs, r.Jobs)},
+	)
+	return rows
+}
+
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\r", "")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func verdictMark(v claims.Verdict) string {
+	switch v {
+	case claims.Pass:
+		return "✅ pass"
+	case claims.Fail:
+		return "❌ fail"
+	}
+	return "❔ inconclusive"
+}
+
+func firstLineOf(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func (r *Report) markdown(b *bytes.Buffer) {
+	fmt.Fprintf(b, "# Report: sweep %s\n\n", r.Sweep)
+	if r.Doc != "" {
+		fmt.Fprintf(b, "%s\n\n", r.Doc)
+	}
+	b.WriteString("## Provenance\n\n| | |\n|---|---|\n")
+	for _, row := range r.provenance() {
+		fmt.Fprintf(b, "| %s | %s |\n", row[0], mdEscape(row[1]))
+	}
+	fmt.Fprintf(b, "\n## Claims\n\n")
+	if len(r.Claims) == 0 {
+		b.WriteString("The sweep declares no claims.\n\n")
+	} else {
+		p, f, i := r.claimCounts()
+		fmt.Fprintf(b, "%d pass, %d fail, %d inconclusive.\n\n", p, f, i)
+		b.WriteString("| claim | source | statement | verdict | numbers |\n|---|---|---|---|---|\n")
+		for _, c := range r.Claims {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", c.ID, mdEscape(c.Source), mdEscape(c.Text), verdictMark(c.Verdict), mdEscape(c.Numbers))
+		}
+		b.WriteString("\n")
+		for _, c := range r.Claims {
+			if len(c.Points) <= 1 {
+				continue
+			}
+			fmt.Fprintf(b, "<details><summary>%s: %d points</summary>\n\n| point | verdict | numbers |\n|---|---|---|\n", c.ID, len(c.Points))
+			for _, p := range c.Points {
+				fmt.Fprintf(b, "| %s | %s | %s |\n", mdEscape(p.Point), p.Verdict, mdEscape(p.Detail))
+			}
+			b.WriteString("\n</details>\n\n")
+		}
+	}
+	b.WriteString("## Figures\n\n")
+	if len(r.Figures) == 0 && len(r.FigureErrors) == 0 {
+		b.WriteString("The sweep declares no figures.\n\n")
+	}
+	for _, f := range r.Figures {
+		fmt.Fprintf(b, "### %s\n\n![%s](%s/%s.png)\n\n[SVG](%s/%s.svg)", f.Title, f.ID, FiguresDir, f.ID, FiguresDir, f.ID)
+		if f.Note != "" {
+			fmt.Fprintf(b, " — %s", f.Note)
+		}
+		b.WriteString("\n\n")
+	}
+	for _, e := range r.FigureErrors {
+		fmt.Fprintf(b, "- ⚠ %s\n", mdEscape(e))
+	}
+	b.WriteString("## Failed jobs\n\n")
+	if r.Failed == 0 {
+		b.WriteString("None.\n")
+	} else {
+		if r.Failed > len(r.FailedJobs) {
+			fmt.Fprintf(b, "The first %d of %d (all are in jobs.parquet, status = 'failed').\n\n", len(r.FailedJobs), r.Failed)
+		}
+		b.WriteString("| job_index | job_id | parameters | attempts | error |\n|---|---|---|---|---|\n")
+		for _, j := range r.FailedJobs {
+			fmt.Fprintf(b, "| %d | %s | %s | %d | %s |\n", j.Index, j.JobID, mdEscape(j.Params), j.Attempts, mdEscape(firstLineOf(j.Error)))
+		}
+	}
+	b.WriteString("\n## Sweep file\n\n```yaml\n")
+	b.WriteString(strings.TrimRight(r.SweepFile, "\n"))
+	b.WriteString("\n```\n")
+}
+
+func (r *Report) claimCounts() (p, f, i int) {
+	for _, c := range r.Claims {
+		switch c.Verdict {
+		case claims.Pass:
+			p++
+		case claims.Fail:
+			f++
+		default:
+			i++
+		}
+	}
+	return
+}
+
+var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"mark":  verdictMark,
+	"first": firstLineOf,
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Report: sweep {{.R.Sweep}}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.inconclusive{color:#9a6700}
+img{max-width:100%;border:1px solid #eee}pre{background:#f6f8fa;padding:1em;overflow:auto}
+</style></head><body>
+<h1>Report: sweep {{.R.Sweep}}</h1>
+{{with .R.Doc}}<p>{{.}}</p>{{end}}
+<h2>Provenance</h2><table>{{range .Prov}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
+<h2>Claims</h2>
+{{if .R.Claims}}<p>{{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.</p>
+<table><tr><th>claim</th><th>source</th><th>statement</th><th>verdict</th><th>numbers</th></tr>
+{{range .R.Claims}}<tr><td>{{.ID}}</td><td>{{.Source}}</td><td>{{.Text}}</td><td class="{{.Verdict}}">{{mark .Verdict}}</td><td>{{.Numbers}}</td></tr>{{end}}
+</table>
+{{range .R.Claims}}{{if gt (len .Points) 1}}<details><summary>{{.ID}}: {{len .Points}} points</summary><table><tr><th>point</th><th>verdict</th><th>numbers</th></tr>
+{{range .Points}}<tr><td>{{.Point}}</td><td class="{{.Verdict}}">{{.Verdict}}</td><td>{{.Detail}}</td></tr>{{end}}</table></details>{{end}}{{end}}
+{{else}}<p>The sweep declares no claims.</p>{{end}}
+<h2>Figures</h2>
+{{range .Figs}}<h3>{{.F.Title}}</h3><img alt="{{.F.ID}}" src="{{.Src}}" width="{{.F.Width}}">{{with .F.Note}}<p>{{.}}</p>{{end}}
+{{else}}<p>The sweep declares no figures.</p>{{end}}
+{{range .R.FigureErrors}}<p class="fail">⚠ {{.}}</p>{{end}}
+<h2>Failed jobs</h2>
+{{if .R.FailedJobs}}{{if gt .R.Failed (len .R.FailedJobs)}}<p>The first {{len .R.FailedJobs}} of {{.R.Failed}}.</p>{{end}}
+<table><tr><th>job_index</th><th>job_id</th><th>parameters</th><th>attempts</th><th>error</th></tr>
+{{range .R.FailedJobs}}<tr><td>{{.Index}}</td><td>{{.JobID}}</td><td>{{.Params}}</td><td>{{.Attempts}}</td><td>{{first .Error}}</td></tr>{{end}}
+</table>{{else}}<p>None.</p>{{end}}
+<h2>Sweep file</h2><pre>{{.R.SweepFile}}</pre>
+<p><small>Generated {{.R.Generated.Format "2006-01-02T15:04:05Z07:00"}}.</small></p>
+</body></html>
+`))
+
+type htmlFig struct {
+	F   *figure.Files
+	Src template.URL
+}
+
+func (r *Report) html() ([]byte, error) {
+	data := struct {
+		R               *Report
+		Prov            [][2]string
+		Figs            []htmlFig
+		Pass, Fail, Inc int
+	}{R: r, Prov: r.provenance()}
+	data.Pass, data.Fail, data.Inc = r.claimCounts()
+	for _, f := range r.Figures {
+		png, err := os.ReadFile(f.PNG)
+		if err != nil {
+			return nil, err
+		}
+		data.Figs = append(data.Figs, htmlFig{F: f, Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))})
+	}
+	var b bytes.Buffer
+	if err := reportTmpl.Execute(&b, data); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// FormatClaims renders claim verdicts one per line, for a terminal.
+func FormatClaims(sweepName string, cs []claims.Result) string {
+	var b strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&b, "claim %s/%s: %s — %s\n", sweepName, c.ID, strings.ToUpper(string(c.Verdict)), c.Numbers)
+	}
+	return b.String()
+}

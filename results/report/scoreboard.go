@@ -1,0 +1,401 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"schedfarm/results/claims"
+	"schedfarm/results/decl"
+)
+
+// Scoreboard statuses of a claim.
+const (
+	ScorePass          = "pass"
+	ScoreFailExplained = "fail-explained"
+	ScoreFailUnexpl    = "fail-unexplained"
+	ScoreInconclusive  = "inconclusive"
+	ScoreCalibration   = "calibration"
+	ScoreSensitivity   = "sensitivity"
+)
+
+// ScoreClaim is one claim on the scoreboard.
+type ScoreClaim struct {
+	Sweep   string         `json:"sweep"`
+	ID      string         `json:"id"`
+	Verdict claims.Verdict `json:"verdict"`
+	Status  string         `json:"status"`
+	// By is the explanation (file:claim) of a fail-explained claim, or the
+	// calibrated parameter of a calibration claim.
+	By string `json:"by,omitempty"`
+	// Note says why a failure with explained_by is still unexplained.
+	Note string `json:"note,omitempty"`
+	// numbers are the claim's numbers, shown in the markdown for the
+	// inconclusive ones (not in the JSON: they hold measured values).
+	numbers string
+}
+
+// PaperScore is one paper's line of the scoreboard: the sweeps of one
+// config folder (configs/<paper>/).
+type PaperScore struct {
+	Paper string `json:"paper"`
+	// Register: statements in the folder's CLAIMS.md, those with claims
+	// (encoded) and those that cannot be checked; RegisterError when the
+	// register could not be read.
+	Statements  int `json:"statements"`
+	Encoded     int `json:"encoded"`
+	Uncheckable int `json:"uncheckable"`
+	// CheckedHere counts the encoded statements that a claim of this run
+	// checks (a reference matches a claim of a sweep that ran).
+	CheckedHere   int      `json:"checked_here"`
+	RegisterError string   `json:"register_error,omitempty"`
+	Sweeps        []string `json:"sweeps"`
+	Claims        int      `json:"claims"`
+	Pass          int      `json:"pass"`
+	FailExplained int      `json:"fail_explained"`
+	FailUnexpl    int      `json:"fail_unexplained"`
+	Inconclusive  int      `json:"inconclusive"`
+	Calibration   int      `json:"calibration"`
+	// Sensitivity counts the claims of sensitivity sweeps (an alternative
+	// reading): neither reproductions nor failures.
+	Sensitivity int `json:"sensitivity"`
+	// Cells: published numbers (not calibration) and those within the one
+	// tolerance rule; CalibrationCells were fitted and are not counted.
+	Cells            int          `json:"cells"`
+	CellsWithin      int          `json:"cells_within"`
+	CalibrationCells int          `json:"calibration_cells"`
+	ClaimList        []ScoreClaim `json:"claim_list"`
+	// Calibrations are the paper's calibrated parameters, each with the
+	// claims it was fitted on and its held-out check (checked_on).
+	Calibrations []CalibrationScore `json:"calibrations,omitempty"`
+}
+
+// CalibrationScore is one calibrated parameter on the scoreboard: the
+// claims its value was chosen on (calibration, not reproductions) and the
+// held-out claims of its checked_on, which ran with the value but did not
+// choose it (counted as reproductions or failures).
+type CalibrationScore struct {
+	Sweep   string       `json:"sweep"`
+	Param   string       `json:"param"`
+	Why     string       `json:"why"`
+	Fitted  []ScoreClaim `json:"fitted"`
+	HeldOut []ScoreClaim `json:"held_out"`
+	// Missing are checked_on references that matched no claim of this run
+	// (their sweep did not run, or a typo).
+	Missing []string `json:"missing,omitempty"`
+}
+
+// tally counts verdicts.
+func tally(cs []ScoreClaim) (pass, fail, inc int) {
+	return claims.CountVerdicts(cs, func(c ScoreClaim) claims.Verdict { return c.Verdict })
+}
+
+// Scoreboard is a suite run's per-paper account: scoreboard-<run>.json.
+type Scoreboard struct {
+	File      string       `json:"file"`
+	Tolerance string       `json:"tolerance"`
+	Papers    []PaperScore `json:"papers"`
+}
+
+// ScoreboardName is the base name of a suite run's scoreboard in the
+// results directory, beside its report: scoreboard-<run>.json.
+func ScoreboardName(run string) string { return "scoreboard-" + run + ".json" }
+
+// paperOf returns a sweep's paper: the folder of its sweep file.
+func paperOf(r *Report) string {
+	if r.SweepPath == "" {
+		return r.Model
+	}
+	return filepath.Base(filepath.Dir(r.SweepPath))
+}
+
+// BuildScoreboard groups the suite's sweeps by paper (their sweep file's
+// folder) and classifies every claim. A failure counts as explained only
+// when the sweep file its explained_by names ran in this suite and the
+// named claim passed there. The register of each paper is read from
+// <folder>/CLAIMS.md beside the sweep files, if present.
+func BuildScoreboard(s *Suite) *Scoreboard {
+	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim gives it", claims.CellRelTol*100, claims.CellPointsTol)}
+	byFile := map[string][]*Report{}
+	for _, r := range s.Sweeps {
+		if r.SweepPath != "" {
+			k := filepath.Clean(r.SweepPath)
+			byFile[k] = append(byFile[k], r)
+		}
+	}
+	idx := map[string]int{}
+	var regs []*decl.Register
+	for _, r := range s.Sweeps {
+		name := paperOf(r)
+		i, ok := idx[name]
+		if !ok {
+			i = len(sb.Papers)
+			idx[name] = i
+			ps := PaperScore{Paper: name}
+			var reg *decl.Register
+			if r.SweepPath != "" {
+				reg = ps.registerCounts(filepath.Join(filepath.Dir(r.SweepPath), "CLAIMS.md"))
+			}
+			sb.Papers = append(sb.Papers, ps)
+			regs = append(regs, reg)
+		}
+		ps := &sb.Papers[i]
+		ps.Sweeps = append(ps.Sweeps, r.Sweep)
+		for _, c := range r.Claims {
+			sc := ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict, numbers: c.Numbers}
+			cal := r.calibration(c.ID)
+			switch {
+			case r.Sensitivity != "":
+				sc.Status = ScoreSensitivity
+				ps.Sensitivity++
+			case cal != nil:
+				sc.Status, sc.By = ScoreCalibration, cal.Param
+				ps.Calibration++
+			case c.Verdict == claims.Pass:
+				sc.Status = ScorePass
+				ps.Pass++
+			case c.Verdict == claims.Fail:
+				sc.Status = ScoreFailUnexpl
+				if c.Claim != nil && c.Claim.ExplainedBy != nil {
+					by, note := explained(c.Claim.ExplainedBy, r, byFile)
+					if note == "" {
+						sc.Status, sc.By = ScoreFailExplained, by
+					} else {
+						sc.Note = note
+					}
+				}
+				if sc.Status == ScoreFailExplained {
+					ps.FailExplained++
+				} else {
+					ps.FailUnexpl++
+				}
+			default:
+				sc.Status = ScoreInconclusive
+				ps.Inconclusive++
+			}
+			ps.Claims++
+			ps.ClaimList = append(ps.ClaimList, sc)
+		}
+		for _, cell := range r.Cells {
+			if r.Sensitivity != "" {
+				continue // not the paper's reading
+			}
+			if r.calibration(cell.Claim) != nil {
+				ps.CalibrationCells++
+				continue
+			}
+			ps.Cells++
+			if cell.Within {
+				ps.CellsWithin++
+			}
+		}
+	}
+	for i, reg := range regs {
+		if reg != nil {
+			sb.Papers[i].CheckedHere = checkedHere(reg, sb.Papers[i].ClaimList)
+		}
+	}
+	for _, r := range s.Sweeps {
+		for _, cal := range r.Calibrations {
+			ps := &sb.Papers[idx[paperOf(r)]]
+			ps.Calibrations = append(ps.Calibrations, calibrationScore(r, cal, s.Sweeps))
+		}
+	}
+	return sb
+}
+
+// calibrationScore gathers a calibration's fitted claims and its held-out
+// check from the suite's sweeps.
+func calibrationScore(r *Report, cal *decl.Calibration, all []*Report) CalibrationScore {
+	cs := CalibrationScore{Sweep: r.Sweep, Param: cal.Param, Why: cal.Why}
+	for _, c := range r.Claims {
+		if cal.Covers(c.ID) {
+			cs.Fitted = append(cs.Fitted, ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict, Status: ScoreCalibration, By: cal.Param})
+		}
+	}
+	for _, ref := range cal.CheckedOn {
+		name, pattern, _ := strings.Cut(ref, "/")
+		found := false
+		for _, x := range all {
+			if x.Sweep != name {
+				continue
+			}
+			for _, c := range x.Claims {
+				if ok, _ := path.Match(pattern, c.ID); !ok {
+					continue
+				}
+				found = true
+				sc := ScoreClaim{Sweep: x.Sweep, ID: c.ID, Verdict: c.Verdict, Status: string(c.Verdict)}
+				if other := x.calibration(c.ID); other != nil {
+					sc.Status, sc.By = ScoreCalibration, other.Param
+					sc.Note = "itself calibration: it cannot check " + cal.Param
+				}
+				cs.HeldOut = append(cs.HeldOut, sc)
+			}
+		}
+		if !found {
+			cs.Missing = append(cs.Missing, ref)
+		}
+	}
+	return cs
+}
+
+// checkedHere counts the register's entries that reference a claim of the list.
+func checkedHere(reg *decl.Register, claims []ScoreClaim) int {
+	n := 0
+	for _, e := range reg.Entries {
+	refs:
+		for _, ref := range e.Refs {
+			name, pattern, _ := strings.Cut(ref, "/")
+			for _, c := range claims {
+				if ok, _ := path.Match(pattern, c.ID); ok && c.Sweep == name {
+					n++
+					break refs
+				}
+			}
+		}
+	}
+	return n
+}
+
+// explained checks an explanation against the suite's sweeps: it returns
+// "file:claim" when the named claim ran and passed, else a note saying why
+// the failure stays unexplained.
+func explained(e *decl.Explanation, r *Report, byFile map[string][]*Report) (by, note string) {
+	file := filepath.Clean(filepath.Join(filepath.Dir(r.SweepPath), e.Sweep))
+	by = filepath.ToSlash(filepath.Join(paperOf(r), e.Sweep)) + ":" + e.Claim
+	reps := byFile[file]
+	if len(reps) == 0 {
+		return by, "explained_by " + by + " did not run in this suite"
+	}
+	for _, x := range reps {
+		for _, c := range x.Claims {
+			if c.ID != e.Claim {
+				continue
+			}
+			if x.calibration(c.ID) != nil {
+				return by, "explained_by " + by + " is itself calibration (a value chosen so that it passes)"
+			}
+			if c.Verdict == claims.Pass {
+				return x.Sweep + "/" + c.ID, ""
+			}
+			return by, fmt.Sprintf("explained_by %s ran but its claim is %s", by, c.Verdict)
+		}
+	}
+	return by, "explained_by " + by + ": no such claim in that file"
+}
+
+// calibration returns the calibration of the sweep that names the claim.
+func (r *Report) calibration(id string) *decl.Calibration {
+	for _, c := range r.Calibrations {
+		if c.Covers(id) {
+			return c
+		}
+	}
+	return nil
+}
+
+// registerCounts reads a paper's claim register and returns it (nil when
+// it cannot be read; RegisterError says why).
+func (ps *PaperScore) registerCounts(file string) *decl.Register {
+	f, err := os.Open(file)
+	if err != nil {
+		ps.RegisterError = "no register: " + filepath.Base(file) + " not found beside the sweep files"
+		return nil
+	}
+	defer f.Close()
+	reg, err := decl.ParseRegister(f, filepath.Base(file))
+	if err != nil {
+		ps.RegisterError = strings.SplitN(err.Error(), "\n", 2)[0]
+		return nil
+	}
+	ps.Statements = len(reg.Entries)
+	for _, e := range reg.Entries {
+		if len(e.Refs) > 0 {
+			ps.Encoded++
+		} else {
+			ps.Uncheckable++
+		}
+	}
+	return reg
+}
+
+// JSON renders the scoreboard, indented, with a final newline.
+func (sb *Scoreboard) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(sb, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// markdown writes the scoreboard as the suite report's first section.
+func (sb *Scoreboard) markdown(b *bytes.Buffer) {
+	b.WriteString("## Scoreboard\n\n")
+	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked, and those a claim of this run checks. Claims: pass / fail explained (by a sensitivity sweep of this run whose claim passed) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` parameter was chosen to reproduce, not counted as reproductions) / sensitivity (claims of sweeps declared `sensitivity:`, an alternative reading; neither reproductions nor failures). Published cells within tolerance: %s, calibration and sensitivity cells left out.\n\n", sb.Tolerance)
+	b.WriteString("| paper | statements | encoded / cannot check | checked in this run | claims | pass | fail, explained | fail, unexplained | inconclusive | calibration | sensitivity | published cells within tolerance |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range sb.Papers {
+		st := fmt.Sprint(p.Statements)
+		if p.RegisterError != "" {
+			st = mdEscape(p.RegisterError)
+		}
+		cells := "–"
+		if p.Cells > 0 {
+			cells = fmt.Sprintf("%d / %d", p.CellsWithin, p.Cells)
+		}
+		if p.CalibrationCells > 0 {
+			cells += fmt.Sprintf(" (+%d calibration)", p.CalibrationCells)
+		}
+		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, cells)
+	}
+	var notes []string
+	for _, p := range sb.Papers {
+		for _, c := range p.ClaimList {
+			switch {
+			case c.Status == ScoreFailExplained:
+				notes = append(notes, fmt.Sprintf("- %s/%s: fail, explained by %s", c.Sweep, c.ID, c.By))
+			case c.Status == ScoreCalibration:
+				notes = append(notes, fmt.Sprintf("- %s/%s: calibration (%s), verdict %s", c.Sweep, c.ID, c.By, c.Verdict))
+			case c.Note != "":
+				notes = append(notes, fmt.Sprintf("- %s/%s: fail, unexplained (%s)", c.Sweep, c.ID, c.Note))
+			case c.Status == ScoreInconclusive:
+				notes = append(notes, fmt.Sprintf("- %s/%s: inconclusive — %s", c.Sweep, c.ID, mdEscape(c.numbers)))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(slices.Compact(notes), "\n") + "\n")
+	}
+	var cals []string
+	for _, p := range sb.Papers {
+		for _, c := range p.Calibrations {
+			fp, ff, fi := tally(c.Fitted)
+			line := fmt.Sprintf("- %s `%s` (sweep %s): fitted on %d claim(s) (%d pass, %d fail, %d inconclusive); ", p.Paper, c.Param, c.Sweep, len(c.Fitted), fp, ff, fi)
+			var counted []ScoreClaim
+			for _, h := range c.HeldOut {
+				if h.Status != ScoreCalibration {
+					counted = append(counted, h)
+				}
+			}
+			if len(counted) == 0 {
+				line += "no held-out check"
+			} else {
+				hp, hf, hi := tally(counted)
+				line += fmt.Sprintf("held-out check on %d claim(s): %d pass, %d fail, %d inconclusive", len(counted), hp, hf, hi)
+			}
+			if len(c.Missing) > 0 {
+				line += fmt.Sprintf(" (%d checked_on reference(s) did not run: %s)", len(c.Missing), mdEscape(strings.Join(c.Missing, ", ")))
+			}
+			cals = append(cals, line)
+		}
+	}
+	if len(cals) > 0 {
+		b.WriteString("\nCalibrations: each value was chosen on the claims it was fitted on (counted as calibration above); its held-out check is claims that ran with it but did not choose it (counted above as pass or fail).\n\n" + strings.Join(cals, "\n") + "\n")
+	}
+	b.WriteString("\n")
+}

@@ -1,0 +1,126 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"schedfarm/results/claims"
+	"schedfarm/results/decl"
+)
+
+// TestScoreboard: a calibrated claim is never counted as a reproduction,
+// whatever its verdict; a failure is explained only when the named sweep
+// file ran in the suite and its claim passed.
+func TestScoreboard(t *testing.T) {
+	root := t.TempDir()
+	paper := filepath.Join(root, "configs", "p1")
+	if err := os.MkdirAll(paper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reg := "- **R1** — §1: \"A.\"\n  → `main/ok`\n- **R2** — §2: \"B.\"\n  → cannot check: no trace\n- **R3** — §3: \"C.\"\n  → `absent/c*`, `main/nope`\n"
+	if err := os.WriteFile(filepath.Join(paper, "CLAIMS.md"), []byte(reg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	expl := func(file, claim string) *decl.Claim {
+		return &decl.Claim{ExplainedBy: &decl.Explanation{Sweep: file, Claim: claim, Reading: "r"}}
+	}
+	main := &Report{Sweep: "main", Model: "m", SweepPath: filepath.Join(paper, "main.yaml"),
+		Calibrations: []*decl.Calibration{{Param: "k", Against: []string{"cal-*"}, CheckedOn: []string{"main/ok", "q/x", "main/bad", "gone/y", "alt/holds"}, Why: "fitted"}},
+		Claims: []claims.Result{
+			{ID: "ok", Verdict: claims.Pass},
+			{ID: "cal-pass", Verdict: claims.Pass},
+			{ID: "cal-fail", Verdict: claims.Fail},
+			{ID: "bad", Verdict: claims.Fail},
+			{ID: "bad-explained", Verdict: claims.Fail, Claim: expl("alt.yaml", "holds")},
+			{ID: "bad-alt-fails", Verdict: claims.Fail, Claim: expl("alt.yaml", "fails")},
+			{ID: "bad-not-run", Verdict: claims.Fail, Claim: expl("other.yaml", "holds")},
+			{ID: "bad-no-claim", Verdict: claims.Fail, Claim: expl("alt.yaml", "nope")},
+			{ID: "bad-by-calibration", Verdict: claims.Fail, Claim: expl("main.yaml", "cal-pass")},
+			{ID: "undecided", Verdict: claims.Inconclusive},
+		},
+		Cells: []claims.CellResult{{Claim: "ok", Within: true}, {Claim: "bad", Within: false}, {Claim: "cal-pass", Within: true}},
+	}
+	// The explanation is a sensitivity sweep: its claims are counted apart.
+	alt := &Report{Sweep: "alt", Model: "m", SweepPath: filepath.Join(paper, "alt.yaml"), Sensitivity: "another reading",
+		Claims: []claims.Result{{ID: "holds", Verdict: claims.Pass}, {ID: "fails", Verdict: claims.Fail}}, Cells: []claims.CellResult{{Claim: "holds", Within: true}}}
+	other := &Report{Sweep: "q", Model: "m2", SweepPath: filepath.Join(root, "configs", "p2", "q.yaml"),
+		Claims: []claims.Result{{ID: "x", Verdict: claims.Pass}}}
+	sb := BuildScoreboard(&Suite{File: "suite.yaml", Sweeps: []*Report{main, alt, other}})
+	if len(sb.Papers) != 2 || sb.Papers[0].Paper != "p1" || sb.Papers[1].Paper != "p2" {
+		t.Fatalf("papers %+v", sb.Papers)
+	}
+	p := sb.Papers[0]
+	got := []int{p.Statements, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, p.Cells, p.CellsWithin, p.CalibrationCells}
+	want := []int{3, 2, 1, 1, 12, 1, 1, 5, 1, 2, 2, 2, 1, 1}
+	if !equalInts(got, want) {
+		t.Errorf("p1 counts %v, want %v", got, want)
+	}
+	status := map[string]ScoreClaim{}
+	for _, c := range p.ClaimList {
+		status[c.Sweep+"/"+c.ID] = c
+	}
+	for id, w := range map[string]string{"main/cal-pass": ScoreCalibration, "main/cal-fail": ScoreCalibration, "main/ok": ScorePass,
+		"main/bad": ScoreFailUnexpl, "main/bad-explained": ScoreFailExplained, "main/bad-alt-fails": ScoreFailUnexpl,
+		"main/bad-not-run": ScoreFailUnexpl, "main/bad-no-claim": ScoreFailUnexpl, "alt/fails": ScoreSensitivity, "alt/holds": ScoreSensitivity} {
+		if status[id].Status != w {
+			t.Errorf("%s: %q, want %q", id, status[id].Status, w)
+		}
+	}
+	if c := status["main/bad-explained"]; c.By != "alt/holds" {
+		t.Errorf("explained by %q", c.By)
+	}
+	if c := status["main/bad-not-run"]; !strings.Contains(c.Note, "did not run in this suite") {
+		t.Errorf("note %q", c.Note)
+	}
+	if c := status["main/bad-alt-fails"]; !strings.Contains(c.Note, "its claim is fail") {
+		t.Errorf("note %q", c.Note)
+	}
+	if c := status["main/bad-by-calibration"]; c.Status != ScoreFailUnexpl || !strings.Contains(c.Note, "is itself calibration") {
+		t.Errorf("explained by a calibrated claim: %+v", c)
+	}
+	if q := sb.Papers[1]; q.RegisterError == "" || q.Pass != 1 {
+		t.Errorf("p2 %+v", q)
+	}
+	// The calibration's fitted claims and its held-out check: the held-out
+	// claims keep their own status (main/ok stays a pass, counted above).
+	if len(p.Calibrations) != 1 {
+		t.Fatalf("calibrations %+v", p.Calibrations)
+	}
+	cs := p.Calibrations[0]
+	var fitted, held []string
+	for _, c := range cs.Fitted {
+		fitted = append(fitted, c.ID+":"+string(c.Verdict))
+	}
+	for _, c := range cs.HeldOut {
+		held = append(held, c.Sweep+"/"+c.ID+":"+string(c.Verdict))
+	}
+	if strings.Join(fitted, " ") != "cal-pass:pass cal-fail:fail" || strings.Join(held, " ") != "main/ok:pass q/x:pass main/bad:fail alt/holds:pass" ||
+		strings.Join(cs.Missing, " ") != "gone/y" {
+		t.Errorf("calibration: fitted %v, held out %v, missing %v", fitted, held, cs.Missing)
+	}
+	var md bytes.Buffer
+	sb.markdown(&md)
+	if !strings.Contains(md.String(), "fitted on 2 claim(s) (1 pass, 1 fail, 0 inconclusive); held-out check on 4 claim(s): 3 pass, 1 fail, 0 inconclusive (1 checked_on reference(s) did not run: gone/y)") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	// The same suite without the sensitivity sweep: the explanation no longer counts.
+	sb = BuildScoreboard(&Suite{Sweeps: []*Report{main}})
+	if p := sb.Papers[0]; p.FailExplained != 0 || p.FailUnexpl != 6 || p.Pass != 1 || p.Calibration != 2 {
+		t.Errorf("without alt.yaml: %+v", p)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

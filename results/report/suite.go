@@ -1,0 +1,197 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// SuiteName is the base name of a run's combined report in the
+// results directory: <results-dir>/report-<run>.md and .html, written when
+// a run holds more than one sweep (a suite such as configs/all.yaml).
+// Sweep results are folders, so the two files cannot collide with them.
+func SuiteName(run string) string { return "report-" + run }
+
+// Suite is the combined report of a run of several sweeps: one row per
+// sweep, the model wall time and CPU time per model, and every claim.
+type Suite struct {
+	Run, File string
+	Sweeps    []*Report
+	Wall      time.Duration
+	Generated time.Time
+}
+
+// modelTotal is one model's share of a suite.
+type modelTotal struct {
+	Model            string
+	Sweeps, Jobs, OK int
+	Failed           int
+	ModelWall, CPU   time.Duration
+	CPUJobs          int
+	Pass, Fail, Inc  int
+}
+
+func (s *Suite) models() []modelTotal {
+	var out []modelTotal
+	for _, r := range s.Sweeps {
+		i := slices.IndexFunc(out, func(m modelTotal) bool { return m.Model == r.Model })
+		if i < 0 {
+			out = append(out, modelTotal{Model: r.Model})
+			i = len(out) - 1
+		}
+		m := &out[i]
+		p, f, inc := r.claimCounts()
+		m.Sweeps++
+		m.Jobs += r.Jobs
+		m.OK += r.OK
+		m.Failed += r.Failed
+		m.ModelWall, m.CPU, m.CPUJobs = m.ModelWall+r.ModelWall, m.CPU+r.CPU, m.CPUJobs+r.CPUJobs
+		m.Pass, m.Fail, m.Inc = m.Pass+p, m.Fail+f, m.Inc+inc
+	}
+	return out
+}
+
+func (s *Suite) totals() (jobs, ok, failed int, mt modelTotal, pass, fail, inc int) {
+	for _, r := range s.Sweeps {
+		p, f, i := r.claimCounts()
+		jobs, ok, failed = jobs+r.Jobs, ok+r.OK, failed+r.Failed
+		mt.ModelWall, mt.CPU, mt.CPUJobs = mt.ModelWall+r.ModelWall, mt.CPU+r.CPU, mt.CPUJobs+r.CPUJobs
+		pass, fail, inc = pass+p, fail+f, inc+i
+	}
+	return
+}
+
+// link is the path of a sweep's report relative to the results directory.
+func (s *Suite) link(resultsDir string, r *Report) string {
+	rel, err := filepath.Rel(resultsDir, filepath.Join(r.Dir, ReportHTML))
+	if err != nil {
+		return filepath.Join(r.Dir, ReportHTML)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// WriteSuite writes the combined report of the sweeps of one run into
+// resultsDir (report-<run>.md and report-<run>.html) and returns the
+// path of the HTML file. reports are the sweeps' own reports, as
+// Write returned them; they keep their order.
+func WriteSuite(resultsDir string, s *Suite) (string, error) {
+	if s.Generated.IsZero() {
+		s.Generated = time.Now().UTC()
+	}
+	sb := BuildScoreboard(s)
+	js, err := sb.JSON()
+	if err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(resultsDir, ScoreboardName(s.Run)), js); err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
+	var md bytes.Buffer
+	s.markdown(resultsDir, sb, &md)
+	base := filepath.Join(resultsDir, SuiteName(s.Run))
+	if err := writeFileAtomic(base+".md", md.Bytes()); err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
+	var h bytes.Buffer
+	v := s.view(resultsDir)
+	v.Score = sb
+	if err := suiteTmpl.Execute(&h, v); err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
+	if err := writeFileAtomic(base+".html", h.Bytes()); err != nil {
+		return "", fmt.Errorf("suite report: %w", err)
+	}
+	return base + ".html", nil
+}
+
+func (s *Suite) markdown(resultsDir string, sb *Scoreboard, b *bytes.Buffer) {
+	jobs, ok, failed, mt, pass, fail, inc := s.totals()
+	fmt.Fprintf(b, "# Suite report: run %s\n\n", s.Run)
+	fmt.Fprintf(b, "File `%s`: %d sweeps, %d jobs (%d ok, %d failed), wall time %s, model wall time %s (sum of the jobs' duration_ms, which contention inflates), CPU time %s (sum of the jobs' cpu_ms, the thread's clock). Claims: %d pass, %d fail, %d inconclusive.\n\n",
+		s.File, len(s.Sweeps), jobs, ok, failed, s.Wall.Round(time.Millisecond), mt.ModelWall.Round(time.Millisecond), cpuText(mt.CPU, mt.CPUJobs, jobs), pass, fail, inc)
+	sb.markdown(b)
+	b.WriteString("## Per model\n\n| model | sweeps | jobs | failed | model wall time | CPU time | claims pass / fail / inconclusive |\n|---|---|---|---|---|---|---|\n")
+	for _, m := range s.models() {
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %s | %s | %d / %d / %d |\n", m.Model, m.Sweeps, m.Jobs, m.Failed, m.ModelWall.Round(time.Millisecond), cpuText(m.CPU, m.CPUJobs, m.Jobs), m.Pass, m.Fail, m.Inc)
+	}
+	b.WriteString("\n## Per sweep\n\n| sweep | model | jobs | failed | points | model wall time | CPU time | claims pass / fail / inconclusive | report |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range s.Sweeps {
+		p, f, i := r.claimCounts()
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %s | %s | %d / %d / %d | [report](%s) |\n",
+			r.Sweep, r.Model, r.Jobs, r.Failed, r.Points, r.ModelWall.Round(time.Millisecond), cpuText(r.CPU, r.CPUJobs, r.Jobs), p, f, i, s.link(resultsDir, r))
+	}
+	b.WriteString("\n## Claims\n\n| sweep | claim | source | verdict | numbers |\n|---|---|---|---|---|\n")
+	for _, r := range s.Sweeps {
+		for _, c := range r.Claims {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", r.Sweep, c.ID, mdEscape(c.Source), verdictMark(c.Verdict), mdEscape(c.Numbers))
+		}
+	}
+	fmt.Fprintf(b, "\nGenerated %s.\n", s.Generated.Format(time.RFC3339))
+}
+
+type suiteView struct {
+	S                                 *Suite
+	Models                            []modelTotal
+	Rows                              []suiteRow
+	Score                             *Scoreboard
+	Jobs, OK, Failed, Pass, Fail, Inc int
+	ModelWall, CPU, Wall              string
+}
+
+type suiteRow struct {
+	R               *Report
+	Link            string
+	ModelWall, CPU  string
+	Pass, Fail, Inc int
+}
+
+func (s *Suite) view(resultsDir string) suiteView {
+	v := suiteView{S: s, Models: s.models(), Wall: s.Wall.Round(time.Millisecond).String()}
+	var mt modelTotal
+	v.Jobs, v.OK, v.Failed, mt, v.Pass, v.Fail, v.Inc = s.totals()
+	v.ModelWall, v.CPU = mt.ModelWall.Round(time.Millisecond).String(), cpuText(mt.CPU, mt.CPUJobs, v.Jobs)
+	for _, r := range s.Sweeps {
+		p, f, i := r.claimCounts()
+		v.Rows = append(v.Rows, suiteRow{R: r, Link: s.link(resultsDir, r), ModelWall: r.ModelWall.Round(time.Millisecond).String(),
+			CPU: cpuText(r.CPU, r.CPUJobs, r.Jobs), Pass: p, Fail: f, Inc: i})
+	}
+	return v
+}
+
+var suiteTmpl = template.Must(template.New("suite").Funcs(template.FuncMap{
+	"mark": verdictMark,
+	"ms":   func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"cpu":  func(m modelTotal) string { return cpuText(m.CPU, m.CPUJobs, m.Jobs) },
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Suite report: run {{.S.Run}}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.inconclusive{color:#9a6700}
+</style></head><body>
+<h1>Suite report: run {{.S.Run}}</h1>
+<p>File <code>{{.S.File}}</code>: {{len .S.Sweeps}} sweeps, {{.Jobs}} jobs ({{.OK}} ok, {{.Failed}} failed), wall time {{.Wall}}, model wall time {{.ModelWall}} (sum of the jobs' duration_ms, which contention inflates), CPU time {{.CPU}} (sum of the jobs' cpu_ms, the thread's clock). Claims: {{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.</p>
+{{with .Score}}<h2>Scoreboard</h2>
+<p>Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md (encoded / cannot check, and those a claim of this run checks). Fail, explained: by a sensitivity sweep of this run whose claim passed. Calibration: claims a declared <code>calibrated:</code> parameter was chosen to reproduce, not counted as reproductions. Sensitivity: claims of sweeps declared <code>sensitivity:</code> (an alternative reading), neither reproductions nor failures. Published cells within tolerance: {{.Tolerance}}, calibration and sensitivity cells left out.</p>
+<table><tr><th>paper</th><th>statements</th><th>encoded / cannot check</th><th>checked in this run</th><th>claims</th><th>pass</th><th>fail, explained</th><th>fail, unexplained</th><th>inconclusive</th><th>calibration</th><th>sensitivity</th><th>published cells within tolerance</th></tr>
+{{range .Papers}}<tr><td>{{.Paper}}</td><td>{{if .RegisterError}}{{.RegisterError}}{{else}}{{.Statements}}{{end}}</td><td>{{.Encoded}} / {{.Uncheckable}}</td><td>{{.CheckedHere}}</td><td>{{.Claims}}</td><td>{{.Pass}}</td><td>{{.FailExplained}}</td><td>{{.FailUnexpl}}</td><td>{{.Inconclusive}}</td><td>{{.Calibration}}</td><td>{{.Sensitivity}}</td><td>{{if .Cells}}{{.CellsWithin}} / {{.Cells}}{{else}}–{{end}}{{if .CalibrationCells}} (+{{.CalibrationCells}} calibration){{end}}</td></tr>{{end}}
+</table>
+<ul>{{range .Papers}}{{range .ClaimList}}{{if eq .Status "fail-explained"}}<li>{{.Sweep}}/{{.ID}}: fail, explained by {{.By}}</li>{{else if eq .Status "calibration"}}<li>{{.Sweep}}/{{.ID}}: calibration ({{.By}}), verdict {{.Verdict}}</li>{{else if .Note}}<li>{{.Sweep}}/{{.ID}}: fail, unexplained ({{.Note}})</li>{{end}}{{end}}{{end}}</ul>
+{{end}}<h2>Per model</h2>
+<table><tr><th>model</th><th>sweeps</th><th>jobs</th><th>failed</th><th>model wall time</th><th>CPU time</th><th>claims pass / fail / inconclusive</th></tr>
+{{range .Models}}<tr><td>{{.Model}}</td><td>{{.Sweeps}}</td><td>{{.Jobs}}</td><td>{{.Failed}}</td><td>{{ms .ModelWall}}</td><td>{{cpu .}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td></tr>{{end}}
+</table>
+<h2>Per sweep</h2>
+<table><tr><th>sweep</th><th>model</th><th>jobs</th><th>failed</th><th>points</th><th>model wall time</th><th>CPU time</th><th>claims pass / fail / inconclusive</th><th>report</th></tr>
+{{range .Rows}}<tr><td>{{.R.Sweep}}</td><td>{{.R.Model}}</td><td>{{.R.Jobs}}</td><td>{{.R.Failed}}</td><td>{{.R.Points}}</td><td>{{.ModelWall}}</td><td>{{.CPU}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td><td><a href="{{.Link}}">report</a></td></tr>{{end}}
+</table>
+<h2>Claims</h2>
+<table><tr><th>sweep</th><th>claim</th><th>source</th><th>verdict</th><th>numbers</th></tr>
+{{range .Rows}}{{$s := .R.Sweep}}{{range .R.Claims}}<tr><td>{{$s}}</td><td>{{.ID}}</td><td>{{.Source}}</td><td class="{{.Verdict}}">{{mark .Verdict}}</td><td>{{.Numbers}}</td></tr>{{end}}{{end}}
+</table>
+<p><small>Generated {{.S.Generated.Format "2006-01-02T15:04:05Z07:00"}}.</small></p>
+</body></html>
+`))
