@@ -1,0 +1,399 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"schedfarm/broker"
+	"schedfarm/results"
+	"schedfarm/simcore"
+	"schedfarm/sweep"
+)
+
+// delivery is one delivered message: a job, or a pack of jobs. Its fate
+// (ack, nak, term) is decided once every job has either failed or had its
+// result stored: a pack is acked only when all its results are stored.
+// When some of its jobs failed on a non-final attempt, those are sent again
+// in a message of their own (resend) and the pack is acked, so that the
+// others do not run again; when that is not possible (nothing stored, or a
+// job this worker cannot even decode) the whole message is retried.
+type delivery struct {
+	msg     jetstream.Msg
+	attempt int
+	// resend publishes jobs that failed here as a new message that
+	// carries this delivery's attempt count.
+	resend func(jobs []*sweep.Job) error
+
+	mu      sync.Mutex
+	pending int  // results not yet stored
+	stored  int  // results stored
+	retry   bool // a job failed on a non-final attempt: retried when settled
+	again   []*sweep.Job
+	whole   bool // a failed job cannot be resent alone: retry the message
+	hold    bool // a final failure could not be recorded: leave unacked
+	settled bool
+}
+
+// jobStored counts one of the delivery's results as stored, and settles
+// the delivery after its last.
+func (d *delivery) jobStored() {
+	d.mu.Lock()
+	d.pending--
+	d.stored++
+	last := d.pending == 0
+	d.mu.Unlock()
+	if last {
+		d.settle()
+	}
+}
+
+// jobDropped counts one of the delivery's results as not stored (it
+// failed after running); it settles the delivery after its last.
+func (d *delivery) jobDropped() {
+	d.mu.Lock()
+	d.pending--
+	last := d.pending == 0
+	d.mu.Unlock()
+	if last {
+		d.settle()
+	}
+}
+
+// settle acks, naks or terminates the message once: jobs that failed on a
+// non-final attempt are retried (resent alone when the others' results are
+// stored, otherwise with the whole message, whose stored results' repeats
+// are then ignored), a job whose final failure could not be recorded is
+// left to the max-deliveries advisory, and otherwise the message is done.
+func (d *delivery) settle() {
+	d.mu.Lock()
+	if d.settled {
+		d.mu.Unlock()
+		return
+	}
+	d.settled = true
+	retry, hold, stored, again, whole := d.retry, d.hold, d.stored, d.again, d.whole
+	d.mu.Unlock()
+	switch {
+	case hold:
+	case retry && !whole && stored > 0 && len(again) > 0 && d.resend != nil:
+		if err := d.resend(again); err != nil {
+			_ = d.msg.NakWithDelay(retryDelay(d.attempt))
+			return
+		}
+		_ = d.msg.Ack()
+	case retry:
+		_ = d.msg.NakWithDelay(retryDelay(d.attempt))
+	case stored > 0:
+		_ = d.msg.Ack()
+	default:
+		_ = d.msg.Term()
+	}
+}
+
+// giveBack hands the message back for immediate redelivery (shutdown, or
+// results that could not be stored).
+func (d *delivery) giveBack() {
+	d.mu.Lock()
+	already := d.settled
+	d.settled = true
+	d.mu.Unlock()
+	if !already {
+		_ = d.msg.Nak()
+	}
+}
+
+func retryDelay(attempt int) time.Duration {
+	return time.Duration(1<<min(attempt-1, 5)) * 500 * time.Millisecond
+}
+
+// handle runs one delivered message: one job, or a pack of jobs run one
+// after the other. Each job of a pack has its own result row, its own
+// error events and its own failure record.
+func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+	meta, err := msg.Metadata()
+	attempt := 1
+	var seq uint64
+	if err == nil {
+		attempt = int(meta.NumDelivered)
+		seq = meta.Sequence.Stream
+	}
+	d := &delivery{msg: msg, attempt: attempt}
+	run, entries, err := broker.DecodeJobs(msg.Data(), w.cfg.Registry)
+	if err == nil {
+		// Deliveries of the jobs in an earlier message count too.
+		attempt += entries[0].Msg.Attempts
+		d.attempt = attempt
+		d.resend = func(jobs []*sweep.Job) error { return w.resend(msg, run, seq, attempt, jobs) }
+	}
+	if err != nil {
+		// Not a job message at all: it will never run anywhere.
+		w.reject(ctx, d, peek(msg.Data()), err)
+		d.settle()
+		return
+	}
+	if attempt > 1 {
+		w.reportDelivery(run, attempt, entries)
+	}
+	// One keep-alive for the whole message: in-progress heartbeats every
+	// AckWait/3 while its jobs run, stopped by JobTimeout (counted from
+	// the message's start) so a stuck model is redelivered elsewhere.
+	msgCtx := ctx
+	if w.cfg.JobTimeout > 0 {
+		var cancel context.CancelFunc
+		msgCtx, cancel = context.WithTimeout(ctx, w.cfg.JobTimeout)
+		defer cancel()
+	}
+	stopKeepAlive := w.keepAlive(msgCtx, msg)
+	var rows []*finished
+	tableRows := 0
+	for _, e := range entries {
+		if e.Err != nil {
+			if errors.Is(e.Err, broker.ErrNotRunnableHere) {
+				// Another worker (with that model version) may run it.
+				w.fail(ctx, d, e.Msg, e.Err)
+			} else {
+				// Malformed: it will never run anywhere, so it is recorded
+				// as failed at once rather than redelivered.
+				w.reject(ctx, d, e.Msg, e.Err)
+			}
+			continue
+		}
+		job, model := e.Msg, e.Model
+		w.setRunning(job.Job.ID.String())
+		started := time.Now()
+		res, cpuMs, runErr := w.runModel(msgCtx, model, job)
+		elapsed := time.Since(started)
+		w.modelNs.Add(int64(elapsed))
+		w.setRunning("")
+		if runErr != nil {
+			if ctx.Err() != nil {
+				// Shutting down: hand the message back so another worker
+				// takes it now (the results of its finished jobs go too:
+				// a pack is short, and they run again there).
+				stopKeepAlive()
+				d.giveBack()
+				return
+			}
+			w.fail(ctx, d, job, runErr)
+			continue
+		}
+		schema := model.Schema()
+		if err := schema.Validate(res); err != nil {
+			w.fail(ctx, d, job, fmt.Errorf("model %s returned an invalid result: %w", model.Name(), err))
+			continue
+		}
+		rows = append(rows, &finished{d: d, run: job.Run, model: model, row: results.JobResult{
+			Job: job.Job, Worker: w.cfg.Name, StartedAt: started.UTC(), DurationMs: float64(elapsed.Microseconds()) / 1000,
+			CPUMs: cpuMs, Status: results.StatusOK, Attempts: attempt, Result: res,
+		}})
+		for _, t := range res.Tables {
+			tableRows += t.Len()
+		}
+	}
+	stopKeepAlive()
+	if len(rows) == 0 {
+		d.settle()
+		return
+	}
+	d.mu.Lock()
+	d.pending = len(rows)
+	d.mu.Unlock()
+	w.mu.Lock()
+	if len(w.buffered) == 0 {
+		w.oldest = time.Now()
+	}
+	w.buffered = append(w.buffered, rows...)
+	w.tableRows += tableRows
+	w.mu.Unlock()
+	w.done.Add(int64(len(rows)))
+}
+
+// reportDelivery tells the coordinator that the jobs of a message came on
+// their attempt-th delivery, so that the run counts the redelivery even
+// when an earlier delivery's result is the one kept.
+func (w *Worker) reportDelivery(run string, attempt int, entries []broker.Entry) {
+	ev := broker.DeliveryEvent{Run: run, Worker: w.cfg.Name, Attempt: attempt}
+	for _, e := range entries {
+		if e.Msg.Job.ID != uuid.Nil {
+			ev.Jobs = append(ev.Jobs, e.Msg.Job.ID.String())
+		}
+	}
+	if data, err := json.Marshal(ev); err == nil && len(ev.Jobs) > 0 {
+		_ = w.farm.NC.Publish(w.farm.Names.DeliverySubject(run), data)
+	}
+}
+
+// keepAlive sends in-progress heartbeats for msg every AckWait/3 until the
+// returned stop is called or ctx ends, and meanwhile hands results
+// buffered before this message to the flusher: a long job would otherwise
+// hold them past their AckWait.
+//
+// Nothing runs for a message shorter than the first of those intervals
+// (nearly all): a timer starts the heartbeat goroutine when it fires, and
+// stop only cancels the timer. On a machine whose cores all run models, a
+// goroutine started and stopped per message would make the worker wait
+// for the scheduler between every two messages.
+func (w *Worker) keepAlive(ctx context.Context, msg jetstream.Msg) (stop func()) {
+	beat := w.beat()
+	stopCh := make(chan struct{})
+	done := make(chan struct{})
+	timer := time.AfterFunc(min(beat, w.cfg.FlushEvery), func() {
+		defer close(done)
+		t := time.NewTicker(beat)
+		defer t.Stop()
+		flush := time.NewTicker(w.cfg.FlushEvery)
+		defer flush.Stop()
+		// the first interval has passed: the message is a long one
+		_ = msg.InProgress()
+		if w.flushDue() {
+			w.tryHandOff()
+		}
+		for {
+			select {
+			case <-stopCh:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			case <-flush.C:
+				if w.flushDue() {
+					w.tryHandOff()
+				}
+			}
+		}
+	})
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			if !timer.Stop() {
+				// the heartbeats started: end them before going on
+				close(stopCh)
+				<-done
+			}
+		})
+	}
+}
+
+// runModel runs the model and turns a panic into an error.
+// It returns the CPU time the model's run took on its OS thread (NaN
+// where the OS has no thread CPU clock): unlike the wall-clock duration,
+// it does not grow when other processes share the cores. Models run on
+// the calling goroutine, which holds its thread meanwhile; CPU the Go
+// runtime spends for the job elsewhere (background GC) is not counted.
+func (w *Worker) runModel(ctx context.Context, model simcore.Model, job *broker.JobMsg) (res *simcore.Result, cpuMs float64, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, ok0 := threadCPU()
+	defer func() {
+		cpuMs = math.NaN()
+		if c1, ok1 := threadCPU(); ok0 && ok1 {
+			cpuMs = float64((c1 - c0).Microseconds()) / 1000
+		}
+		if p := recover(); p != nil {
+			err = fmt.Errorf("model %s panicked: %v\n%s", model.Name(), p, debug.Stack())
+		}
+	}()
+	res, err = model.Run(simcore.WithClock(ctx, time.Now), job.Job.Params, job.Job.Seed)
+	return res, 0, err
+}
+
+// peek recovers what it can of a job's identity from an undecodable message.
+func peek(data []byte) *broker.JobMsg {
+	run, id, sweepName, index := broker.PeekJob(data)
+	m := &broker.JobMsg{Run: run}
+	m.Job.ID, _ = uuid.Parse(id)
+	m.Job.Sweep, m.Job.Index = sweepName, index
+	return m
+}
+
+// reject records a malformed job as failed (when it names a run and a
+// job): it can never run, and redelivering it would only loop. If the
+// record cannot be stored the message is left unacked: redelivered, and
+// rejected again.
+func (w *Worker) reject(ctx context.Context, d *delivery, job *broker.JobMsg, err error) {
+	w.errs.Add(1)
+	w.log.Error("rejected a malformed job message", "subject", d.msg.Subject(), "run", job.Run, "job", job.Job.ID, "err", err)
+	if job.Run != "" && broker.SafeName(job.Run) == job.Run && job.Job.ID != uuid.Nil {
+		rec := broker.FailRecord{Run: job.Run, Job: job.Job.ID.String(), Sweep: job.Job.Sweep, Index: job.Job.Index,
+			Error: "malformed job message: " + err.Error(), Attempts: 1, Worker: w.cfg.Name}
+		if !w.recordFailure(ctx, rec) {
+			d.mu.Lock()
+			d.hold = true
+			d.mu.Unlock()
+		}
+	}
+}
+
+// fail reports a failed attempt of a job of d. On the message's last
+// allowed delivery it records the job as failed; otherwise the message is
+// retried with a growing delay once settled (perhaps on another worker).
+func (w *Worker) fail(ctx context.Context, d *delivery, job *broker.JobMsg, err error) {
+	w.errs.Add(1)
+	attempt := d.attempt
+	final := attempt >= int(w.maxDeliver.Load())
+	text := err.Error()
+	if len(text) > 4000 {
+		text = text[:4000] + "…"
+	}
+	ev := broker.ErrorEvent{Run: job.Run, Job: job.Job.ID.String(), Worker: w.cfg.Name, Attempt: attempt, Error: text, Final: final}
+	if data, mErr := json.Marshal(ev); mErr == nil {
+		_ = w.farm.NC.Publish(w.farm.Names.ErrorSubject(job.Run), data)
+	}
+	w.log.Warn("job attempt failed", "run", job.Run, "job", ev.Job, "attempt", attempt, "final", final, "err", firstLine(text))
+	if !final {
+		d.mu.Lock()
+		d.retry = true
+		if job.Job.Model == "" {
+			// Only the identity of a job this worker cannot decode is
+			// known: the message itself must go round again.
+			d.whole = true
+		} else {
+			d.again = append(d.again, &job.Job)
+		}
+		d.mu.Unlock()
+		return
+	}
+	rec := broker.FailRecord{Run: job.Run, Job: ev.Job, Sweep: job.Job.Sweep, Index: job.Job.Index, Error: text, Attempts: attempt, Worker: w.cfg.Name}
+	if !w.recordFailure(ctx, rec) {
+		// Leave the message unacked: the max-deliveries advisory path records it.
+		d.mu.Lock()
+		d.hold = true
+		d.mu.Unlock()
+	}
+}
+
+// resend publishes jobs of a pack that failed on their attempt-th
+// delivery as a new message of their own, after the pack's other results
+// were stored. Its message ID names the pack's stream sequence, so a
+// redelivered pack that resends them again is deduplicated by the server.
+func (w *Worker) resend(msg jetstream.Msg, run string, seq uint64, attempt int, jobs []*sweep.Job) error {
+	data, err := broker.EncodeRetry(run, attempt, jobs)
+	if err != nil {
+		return err
+	}
+	id := broker.MsgID(run, fmt.Sprintf("%s.s%d", jobs[0].ID, seq))
+	keepAlive := func() { _ = msg.InProgress() }
+	return retry(context.Background(), w.log, "resend failed jobs", keepAlive, func(ctx context.Context) error {
+		_, err := w.farm.JS.Publish(ctx, msg.Subject(), data, jetstream.WithMsgID(id))
+		return err
+	})
+}
+
+func (w *Worker) recordFailure(ctx context.Context, rec broker.FailRecord) bool {
+	data, _ := json.Marshal(rec)
+	return retry(ctx, w.log, "record failure", nil, func(ctx context.Context) error {
+		_, err := w.farm.Failed.Put(ctx, broker.FailKey(rec.Run, rec.Job), data)
+		return err
+	}) == nil
+}
