@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -346,4 +347,93 @@ func TestReadmeLength(t *testing.T) {
 	if n := len(readDoc(t, "README.md")); n > readmeMaxLines {
 		t.Errorf("README.md: %d lines, the limit is %d: move the detail to docs/", n, readmeMaxLines)
 	}
+}
+
+// goTest matches `go test ./PKG [flags] -run NAME` (NAME optional), goDoc
+// `go doc schedfarm/PKG[.Symbol]`.
+var (
+	goTest = regexp.MustCompile("go test (\\./[A-Za-z0-9_/.-]*)((?: +-[a-z.]+(?: +[^ `-][^ `]*)?)*)")
+	goDoc  = regexp.MustCompile("go doc schedfarm/([A-Za-z0-9_/-]+)(?:\\.([A-Za-z0-9_]+))?")
+	runArg = regexp.MustCompile(`-(?:test\.)?run +'?([^ ']+)'?`)
+)
+
+// TestDocGoCommands: every `go test ./pkg -run Name` shown in README.md and
+// docs/ names a package folder that has tests, and its -run pattern matches
+// one of that folder's test, benchmark or fuzz functions; every `go doc
+// schedfarm/pkg[.Name]` names a package folder (and a declared name in it).
+func TestDocGoCommands(t *testing.T) {
+	for _, rel := range docFiles(t) {
+		for _, l := range readDoc(t, rel) {
+			for _, m := range goTest.FindAllStringSubmatch(l.text, -1) {
+				dir := strings.TrimSuffix(strings.TrimSuffix(m[1], "/..."), "/")
+				if dir == "." {
+					continue
+				}
+				tests := goDecls(t, filepath.Join(repoRoot, dir), "_test.go", `func ((?:Test|Benchmark|Fuzz)[A-Za-z0-9_]*)\(`)
+				if tests == nil {
+					t.Errorf("%s:%d: go test %s: no such package folder with tests", rel, l.n, m[1])
+					continue
+				}
+				r := runArg.FindStringSubmatch(m[2])
+				if r == nil || strings.Contains(m[1], "...") {
+					continue
+				}
+				re, err := regexp.Compile(strings.Split(r[1], "/")[0])
+				if err != nil {
+					t.Errorf("%s:%d: go test %s -run %s: %v", rel, l.n, m[1], r[1], err)
+					continue
+				}
+				found := strings.EqualFold(r[1], "xxx") // -run XXX: run no test, on purpose
+				for _, name := range tests {
+					found = found || re.MatchString(name)
+				}
+				if !found {
+					t.Errorf("%s:%d: go test %s -run %s matches no test of that package", rel, l.n, m[1], r[1])
+				}
+			}
+			for _, m := range goDoc.FindAllStringSubmatch(l.text, -1) {
+				dir := filepath.Join(repoRoot, m[1])
+				names := goDecls(t, dir, ".go", `(?m)^(?:func(?: \([^)]*\))? |type |var |const )?([A-Z][A-Za-z0-9_]*)\b`)
+				if names == nil {
+					t.Errorf("%s:%d: go doc schedfarm/%s: no such package", rel, l.n, m[1])
+					continue
+				}
+				if m[2] != "" && !slices.Contains(names, m[2]) {
+					t.Errorf("%s:%d: go doc schedfarm/%s.%s: %s declares no %s", rel, l.n, m[1], m[2], m[1], m[2])
+				}
+			}
+		}
+	}
+}
+
+// goDecls returns the first submatches of pattern in the Go files of dir
+// whose names end in suffix (non-test files for ".go"), or nil when dir has
+// none.
+func goDecls(t *testing.T, dir, suffix, pattern string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	re := regexp.MustCompile(pattern)
+	var out []string
+	seen := false
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, suffix) || (suffix == ".go" && strings.HasSuffix(name, "_test.go")) {
+			continue
+		}
+		seen = true
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllSubmatch(b, -1) {
+			out = append(out, string(m[1]))
+		}
+	}
+	if !seen {
+		return nil
+	}
+	return append(out, "") // a folder with files but no match is not "missing"
 }
