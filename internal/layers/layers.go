@@ -152,8 +152,8 @@ func (g *Graph) Check() []string {
 				why = "results imports none of its subpackages (they build on it)"
 			case under(p, "results") && (under(q, "coordinator") || under(q, "worker")):
 				why = "results does not import coordinator or worker"
-			case q == "simcore/modeltest":
-				why = "modeltest is test support: only _test.go files import it"
+			case q == "simcore/modeltest" || q == "results/internal/runtest":
+				why = q[strings.LastIndex(q, "/")+1:] + " is test support: only _test.go files import it"
 			case q == "cmd/schedfarm" || under(q, "scripts") || under(q, "farmtest"):
 				why = "nothing imports the binary, a script or the end-to-end tests"
 			}
