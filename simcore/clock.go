@@ -31,3 +31,15 @@ func Timed(ctx context.Context, f func() error) (ms float64, err error) {
 	err = f()
 	return float64(now().Sub(t0).Nanoseconds()) / 1e6, err
 }
+
+// TimedValue is Timed for decision code that returns a value: it runs f
+// and returns its value and error with the milliseconds it took on the
+// clock of ctx (0 without one).
+func TimedValue[T any](ctx context.Context, f func() (T, error)) (v T, ms float64, err error) {
+	ms, err = Timed(ctx, func() error {
+		var ferr error
+		v, ferr = f()
+		return ferr
+	})
+	return v, ms, err
+}

@@ -24,3 +24,17 @@ func TestTimed(t *testing.T) {
 		t.Errorf("clock: %v ms, %v, %d reads; want 2.5, boom, 2", ms, err, reads)
 	}
 }
+
+func TestTimedValue(t *testing.T) {
+	v, ms, err := TimedValue(context.Background(), func() (int, error) { return 7, nil })
+	if v != 7 || ms != 0 || err != nil {
+		t.Errorf("no clock: %v %v %v; want 7 0 <nil>", v, ms, err)
+	}
+	reads := 0
+	now := func() time.Time { reads++; return time.Unix(0, 0).Add(time.Duration(reads) * time.Millisecond) }
+	boom := errors.New("boom")
+	v, ms, err = TimedValue(WithClock(context.Background(), now), func() (int, error) { return 3, boom })
+	if v != 3 || ms != 1 || !errors.Is(err, boom) {
+		t.Errorf("clock: %v %v %v; want 3 1 boom", v, ms, err)
+	}
+}

@@ -58,12 +58,8 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 	cfg := Config{Nodes: nodes, Order: p.String("order"), Depth: depth, Weighted: p.Bool("weighted"),
 		SmartWeight: p.String("smart_weight"), Recompute: p.String("recompute"), EachEvent: p.String("event_order") == "each",
 		CompressArrival: p.String("compress_order") == "arrival"}
-	var out *Outcome // the simulation, timed on the caller's clock (sched_wall_ms only)
-	wall, err := simcore.Timed(ctx, func() error {
-		var err error
-		out, err = Simulate(ctx, jobs, cfg)
-		return err
-	})
+	// The simulation, timed on the caller's clock (sched_wall_ms only).
+	out, wall, err := simcore.TimedValue(ctx, func() (*Outcome, error) { return Simulate(ctx, jobs, cfg) })
 	if err != nil {
 		return nil, err
 	}

@@ -271,11 +271,8 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 		return nil, err
 	}
 	// The scheduling time (§5.2.7) is measured on the caller's clock.
-	var out *Outcome
-	elapsed, err := simcore.Timed(ctx, func() error {
-		var err error
-		out, err = Schedule(ctx, Instance{Graphs: graphs, Cluster: c.Cluster}, c.Algorithm, c.Opts, rng.New(seed).Stream("ties"))
-		return err
+	out, elapsed, err := simcore.TimedValue(ctx, func() (*Outcome, error) {
+		return Schedule(ctx, Instance{Graphs: graphs, Cluster: c.Cluster}, c.Algorithm, c.Opts, rng.New(seed).Stream("ties"))
 	})
 	if err != nil {
 		return nil, err

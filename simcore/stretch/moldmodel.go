@@ -52,12 +52,8 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	cfg := MoldConfig{P: P, Algorithm: p.String("algorithm"), Rho: p.Float("rho"), Tol: p.Float("tol"),
 		RelaxSchedule: p.String("dbos_relax") == "schedule", ScojoShrinkAny: p.String("scojo_shrink") == "any",
 		ImprovedSelectTotal: p.String("improved_select") == "total"}
-	var out *MoldOutcome // the scheduling, timed on the caller's clock (sched_wall_ms only)
-	wall, err := simcore.Timed(ctx, func() error {
-		var err error
-		out, err = SimulateMoldable(ctx, tasks, cfg)
-		return err
-	})
+	// The scheduling, timed on the caller's clock (sched_wall_ms only).
+	out, wall, err := simcore.TimedValue(ctx, func() (*MoldOutcome, error) { return SimulateMoldable(ctx, tasks, cfg) })
 	if err != nil {
 		return nil, err
 	}
