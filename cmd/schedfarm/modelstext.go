@@ -157,34 +157,28 @@ func writeWrapped(out io.Writer, text, first, rest string, width int) {
 // and restWidth for the others, breaking at spaces, and inside a longer
 // word after a '|'. A piece with no break opportunity stays whole.
 func wrap(text string, firstWidth, restWidth int) []string {
-	var pieces []string
-	for _, w := range strings.Fields(text) {
-		pieces = append(pieces, splitAfterBar(w, restWidth)...)
-	}
 	var lines []string
 	var cur strings.Builder
 	curLen, limit := 0, max(firstWidth, 1)
-	glue := false // the next piece continues a word split at '|'
-	for _, p := range pieces {
-		cont := strings.HasPrefix(p, "\x00")
-		p = strings.TrimPrefix(p, "\x00")
-		n := utf8.RuneCountInString(p)
-		sep := 1
-		if cont && glue {
-			sep = 0
+	for _, w := range strings.Fields(text) {
+		for i, p := range splitAfterBar(w, restWidth) {
+			n := utf8.RuneCountInString(p)
+			sep := 1
+			if i > 0 {
+				sep = 0 // the rest of a word split after a '|'
+			}
+			if curLen > 0 && curLen+sep+n > limit {
+				lines = append(lines, cur.String())
+				cur.Reset()
+				curLen, limit = 0, max(restWidth, 1)
+			}
+			if curLen > 0 && sep == 1 {
+				cur.WriteByte(' ')
+				curLen++
+			}
+			cur.WriteString(p)
+			curLen += n
 		}
-		if curLen > 0 && curLen+sep+n > limit {
-			lines = append(lines, cur.String())
-			cur.Reset()
-			curLen, limit = 0, max(restWidth, 1)
-		}
-		if curLen > 0 && sep == 1 {
-			cur.WriteByte(' ')
-			curLen++
-		}
-		cur.WriteString(p)
-		curLen += n
-		glue = strings.HasSuffix(p, "|")
 	}
 	if curLen > 0 {
 		lines = append(lines, cur.String())
@@ -192,23 +186,15 @@ func wrap(text string, firstWidth, restWidth int) []string {
 	return lines
 }
 
-// splitAfterBar splits a word longer than width after each '|'; the
-// pieces after the first start with a NUL that wrap reads as "no space
-// before me".
+// splitAfterBar splits a word longer than width after each '|' (an
+// enumeration); a shorter word, or one without '|', stays whole.
 func splitAfterBar(w string, width int) []string {
 	if utf8.RuneCountInString(w) <= width || !strings.Contains(w, "|") {
 		return []string{w}
 	}
 	parts := strings.SplitAfter(w, "|")
-	out := make([]string, 0, len(parts))
-	for i, p := range parts {
-		if p == "" {
-			continue
-		}
-		if i > 0 {
-			p = "\x00" + p
-		}
-		out = append(out, p)
+	if parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
 	}
-	return out
+	return parts
 }
