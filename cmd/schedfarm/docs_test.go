@@ -369,8 +369,8 @@ func TestDocGoCommands(t *testing.T) {
 				if dir == "." {
 					continue
 				}
-				tests := goDecls(t, filepath.Join(repoRoot, dir), "_test.go", `func ((?:Test|Benchmark|Fuzz)[A-Za-z0-9_]*)\(`)
-				if tests == nil {
+				tests, ok := goDecls(t, filepath.Join(repoRoot, dir), "_test.go", `func ((?:Test|Benchmark|Fuzz)[A-Za-z0-9_]*)\(`)
+				if !ok {
 					t.Errorf("%s:%d: go test %s: no such package folder with tests", rel, l.n, m[1])
 					continue
 				}
@@ -393,8 +393,8 @@ func TestDocGoCommands(t *testing.T) {
 			}
 			for _, m := range goDoc.FindAllStringSubmatch(l.text, -1) {
 				dir := filepath.Join(repoRoot, m[1])
-				names := goDecls(t, dir, ".go", `(?m)^(?:func(?: \([^)]*\))? |type |var |const )?([A-Z][A-Za-z0-9_]*)\b`)
-				if names == nil {
+				names, ok := goDecls(t, dir, ".go", `(?m)^(?:func(?: \([^)]*\))? |type |var |const )?([A-Z][A-Za-z0-9_]*)\b`)
+				if !ok {
 					t.Errorf("%s:%d: go doc schedfarm/%s: no such package", rel, l.n, m[1])
 					continue
 				}
@@ -407,33 +407,28 @@ func TestDocGoCommands(t *testing.T) {
 }
 
 // goDecls returns the first submatches of pattern in the Go files of dir
-// whose names end in suffix (non-test files for ".go"), or nil when dir has
-// none.
-func goDecls(t *testing.T, dir, suffix, pattern string) []string {
+// whose names end in suffix (non-test files for ".go"), and whether dir has
+// such files.
+func goDecls(t *testing.T, dir, suffix, pattern string) (names []string, ok bool) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	re := regexp.MustCompile(pattern)
-	var out []string
-	seen := false
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, suffix) || (suffix == ".go" && strings.HasSuffix(name, "_test.go")) {
 			continue
 		}
-		seen = true
+		ok = true
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range re.FindAllSubmatch(b, -1) {
-			out = append(out, string(m[1]))
+			names = append(names, string(m[1]))
 		}
 	}
-	if !seen {
-		return nil
-	}
-	return append(out, "") // a folder with files but no match is not "missing"
+	return names, ok
 }
