@@ -146,6 +146,7 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 		"max_flow": bestStats.MaxFlow, "mean_flow": bestStats.MeanFlow, "realised_load": Load(tasks),
 		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(aux),
 		"best_x": int64(bestTrial.X), "best_t": bestTrial.T, "decisions": int64(decisions), "sched_wall_ms": wall,
+		"flow_bound": hi, "max_flow_to_bound": bestStats.MaxFlow / hi,
 	}}
 	for k, v := range Fairness(rel, size, best.End) {
 		res.Metrics[k] = v

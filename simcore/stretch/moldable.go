@@ -46,6 +46,12 @@ type MoldConfig struct {
 	// down to half its size (§5.5: "it is considered for scheduling using
 	// fewer processors if it improves its flow-time").
 	ScojoShrinkAny bool
+	// ScojoLoadBusy: SCOJO-P's prediction Û is "the percentage of
+	// processors that will be busy during the span of the task's
+	// execution" (§5.5), at most 100 %, instead of the demand over the span
+	// (running, queued and expected work per processor-second), which can
+	// exceed 1. Capped, a task is never scaled below 0.95·n*.
+	ScojoLoadBusy bool
 	// ImprovedSelectTotal: Improved Iterative grows the task whose best
 	// step k cuts its runtime most (p_x − p_{x+k}) rather than the one with
 	// the largest cut per processor ((p_x − p_{x+k})/k, the quantity §5.4
@@ -168,6 +174,7 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 	case SCOJOP:
 		sc := newScojo(len(tasks))
 		sc.shrinkAny = cfg.ScojoShrinkAny
+		sc.busyCap = cfg.ScojoLoadBusy
 		pl = sc
 	case FCFSSeq:
 		pl = fcfsSeq{}

@@ -199,6 +199,8 @@ func TestMoldableSchedulesValid(t *testing.T) {
 	readings := []MoldConfig{
 		{P: 32, Algorithm: DBOS, Rho: 1.5, RelaxSchedule: true},
 		{P: 32, Algorithm: SCOJOP, ScojoShrinkAny: true},
+		{P: 32, Algorithm: SCOJOP, ScojoLoadBusy: true},
+		{P: 32, Algorithm: SCOJOP, ScojoLoadBusy: true, ScojoShrinkAny: true},
 		{P: 32, Algorithm: ImprovedIter, ImprovedSelectTotal: true},
 	}
 	for _, tasks := range [][]MoldTask{down, ssm} {
@@ -215,6 +217,72 @@ func TestMoldableSchedulesValid(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// SCOJO-P with the prediction capped at 1 (scojo_load: busy) never scales
+// a task below 0.95·n*: a task that waits keeps that size, and one started
+// at once on fewer processors keeps at least half of it (scojo_shrink:
+// half). On random Downey instances of a busy 32-processor machine, with
+// the schedules checked by simMold's independent validator.
+func TestScojoBusyCapKeepsSize(t *testing.T) {
+	for seed := range uint64(6) {
+		r := rand.New(rand.NewPCG(seed, 17))
+		var jobs []workload.Job
+		sub := 0.0
+		for i := range 200 {
+			sub += 20 * r.ExpFloat64()
+			jobs = append(jobs, workload.Job{ID: int64(i), Submit: sub, Size: 1 + r.IntN(16), Run: 10 + 3000*r.Float64()})
+		}
+		tasks, err := DowneyInstance(jobs, 0, 32, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := simMold(t, tasks, MoldConfig{P: 32, Algorithm: SCOJOP, ScojoLoadBusy: true})
+		waited := 0
+		for i := range tasks {
+			nstar, nmax := optimalSize(tasks[i].Times[:32])
+			floor := max(1, min(int(math.Round(float64(nstar)*scojoTarget)), 32, nmax))
+			switch k := out.Procs[i]; {
+			case out.Start[i] > tasks[i].Release:
+				waited++
+				if k < floor {
+					t.Fatalf("seed %d: task %d waited on %d processors, below 0.95·n* = %d (n* %d)", seed, i, k, floor, nstar)
+				}
+			case k < max(1, floor/2):
+				t.Fatalf("seed %d: task %d started at once on %d processors, below half of 0.95·n* = %d", seed, i, k, floor)
+			}
+		}
+		if waited == 0 {
+			t.Fatalf("seed %d: no task waited; the instance does not test the cap", seed)
+		}
+	}
+}
+
+// flow_bound, the longest task's shortest runtime, is a floor of every
+// algorithm's max flow (max_flow_to_bound >= 1), and the floor itself when
+// one task runs alone on an empty machine.
+func TestFlowBound(t *testing.T) {
+	m := New(nil)
+	for _, alg := range []string{DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq} {
+		for _, busy := range []string{"demand", "busy"} {
+			r := modeltest.Run(t, m, simcore.Params{"problem": "moldable", "workload": "ssm", "algorithm": alg,
+				"n_tasks": int64(150), "m": int64(32), "load": 40.0, "scojo_load": busy}, 4)
+			bound, ratio, maxFlow := r.Metrics["flow_bound"].(float64), r.Metrics["max_flow_to_bound"].(float64), r.Metrics["max_flow"].(float64)
+			if !(bound > 0) || ratio < 1-1e-12 || math.Abs(ratio-maxFlow/bound) > 1e-12*ratio {
+				t.Errorf("%s, %s: flow_bound %v, max_flow %v, max_flow_to_bound %v", alg, busy, bound, maxFlow, ratio)
+			}
+		}
+	}
+	for _, alg := range []string{FCFS, DASEDF} {
+		r := modeltest.Run(t, m, seqParams(map[string]any{"algorithm": alg, "n_tasks": int64(300), "m": int64(4), "load": 3.0}), 4)
+		if ratio := r.Metrics["max_flow_to_bound"].(float64); ratio < 1-1e-12 {
+			t.Errorf("%s: max_flow_to_bound %v < 1", alg, ratio)
+		}
+	}
+	tasks := []MoldTask{linear(0, 100, 8, 16)}
+	if out := simMold(t, tasks, MoldConfig{P: 16, Algorithm: Iterative}); out.End[0] != tasks[0].Times[15] {
+		t.Errorf("Iterative alone: flow %v, want the floor %v", out.End[0], tasks[0].Times[15])
 	}
 }
 

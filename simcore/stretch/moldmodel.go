@@ -51,6 +51,7 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	}
 	cfg := MoldConfig{P: P, Algorithm: p.String("algorithm"), Rho: p.Float("rho"), Tol: p.Float("tol"),
 		RelaxSchedule: p.String("dbos_relax") == "schedule", ScojoShrinkAny: p.String("scojo_shrink") == "any",
+		ScojoLoadBusy:       p.String("scojo_load") == "busy",
 		ImprovedSelectTotal: p.String("improved_select") == "total"}
 	// The scheduling, timed on the caller's clock (sched_wall_ms only).
 	out, wall, err := simcore.TimedValue(ctx, func() (*MoldOutcome, error) { return SimulateMoldable(ctx, tasks, cfg) })
@@ -59,10 +60,11 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	}
 	nt := len(tasks)
 	rel, size := make([]float64, nt), make([]float64, nt)
-	lo, hi := math.Inf(1), 0.0
+	lo, hi, bound := math.Inf(1), 0.0, 0.0
 	for i := range tasks {
 		rel[i], size[i] = tasks[i].Release, tasks[i].Seq()
 		lo, hi = math.Min(lo, size[i]), math.Max(hi, size[i])
+		bound = math.Max(bound, tasks[i].Times[P-1]) // Times is non-increasing
 	}
 	st := Measure(rel, size, out.End)
 	if math.IsNaN(target) {
@@ -73,6 +75,7 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 		"max_flow": st.MaxFlow, "mean_flow": st.MeanFlow, "realised_load": MoldLoad(tasks),
 		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(0),
 		"best_x": int64(0), "best_t": 0.0, "decisions": int64(out.Decisions), "sched_wall_ms": wall,
+		"flow_bound": bound, "max_flow_to_bound": st.MaxFlow / bound,
 	}}
 	for k, v := range Fairness(rel, size, out.End) {
 		res.Metrics[k] = v

@@ -17,6 +17,11 @@ import (
 // ends it earlier than waiting; otherwise it keeps its size and is placed
 // by conservative backfilling. Sizes are fixed from then on.
 //
+// The prediction Û is a demand: the work in the system and expected over
+// the task's span, per processor and second, so it exceeds 1 when more
+// work waits than the span can hold and then scales a short task down to
+// one processor (MoldConfig.ScojoLoadBusy caps it at 1 instead).
+//
 // Sizes never change and runtimes are exact, so re-planning the waiting
 // tasks by conservative backfilling at every event would put each where it
 // already is: every planned start is an event (now, or the end of a
@@ -33,6 +38,9 @@ type scojo struct {
 	// shrinkAny: the smaller sizes tried go down to 1, not n/2
 	// (MoldConfig.ScojoShrinkAny).
 	shrinkAny bool
+	// busyCap: Û is the fraction of processors predicted busy, at most 1
+	// (MoldConfig.ScojoLoadBusy).
+	busyCap bool
 }
 
 const (
@@ -85,6 +93,9 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 		}
 	}
 	u := busy / (float64(st.P) * span)
+	if sc.busyCap {
+		u = math.Min(u, 1)
+	}
 	n := int(math.Round(float64(nstar) * scojoTarget / math.Max(u, 0.05)))
 	n = max(1, min(n, st.P, nmax))
 	if !sc.init {
