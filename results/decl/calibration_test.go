@@ -79,14 +79,24 @@ func TestExplainedByDecl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := d.Claims[0].ExplainedBy; e == nil || e.Sweep != "alt.yaml" || e.Claim != "b" || e.Reading != "the other reading" {
+	if e := d.Claims[0].ExplainedBy; e == nil || e.Sweep != "alt.yaml" || e.Claim != "b" || e.Reading != "the other reading" || e.WhyNot != "" {
 		t.Fatalf("explained_by %+v", e)
 	}
+	d, err = runtest.Decls(t, "claims:\n  - {id: a, explained_by: {sweep: alt.yaml, claim: b, why_not: \"b bounds it\"}, monotone: {metric: value, in: size}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := d.Claims[0].ExplainedBy; e == nil || e.WhyNot != "b bounds it" || e.Reading != "" {
+		t.Fatalf("explained_by why_not %+v", e)
+	}
 	for yaml, want := range map[string]string{
-		"{sweep: alt.yaml, claim: b}":                       `missing required key "reading"`,
-		"{sweep: ../x/alt.yaml, claim: b, reading: r}":      `is not a relative .yaml path inside the folder`,
-		"{sweep: alt.yaml, claim: \"b c\", reading: r}":     `bad claim id`,
-		"{sweep: alt.yaml, claim: b, reading: r, value: 3}": `unknown key "value"`,
+		"{sweep: alt.yaml, claim: b}":                         `missing required key "reading" (or "why_not")`,
+		"{sweep: alt.yaml, claim: b, reading: r, why_not: w}": `give either reading or why_not, not both`,
+		"{claim: b, why_not: w}":                              `missing required key "sweep"`,
+		"{sweep: alt.yaml, claim: b, why_not: \" \"}":         `why_not must not be empty`,
+		"{sweep: ../x/alt.yaml, claim: b, reading: r}":        `is not a relative .yaml path inside the folder`,
+		"{sweep: alt.yaml, claim: \"b c\", reading: r}":       `bad claim id`,
+		"{sweep: alt.yaml, claim: b, reading: r, value: 3}":   `unknown key "value"`,
 	} {
 		_, err := runtest.Decls(t, "claims:\n  - {id: a, explained_by: "+yaml+", monotone: {metric: value, in: size}}\n")
 		if err == nil || !strings.Contains(err.Error(), want) {
