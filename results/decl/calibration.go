@@ -271,12 +271,15 @@ func (d *Decls) Calibrated(id string) *Calibration {
 
 // CheckExplanations checks that every explained_by of the file's sweeps
 // names a sweep file that loads (relative to the declaring file's folder)
-// and that declares the named claim. The error is a sweep.ErrorList, each
+// and that declares the named claim, in a sensitivity sweep for a why_not
+// (evidence of why a statement cannot hold is no statement of the paper,
+// so it must not count as a reproduction). The error is a sweep.ErrorList, each
 // at the claim's declaration. Declarations with errors of their own are
 // left to ValidateFile.
 func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 	var errs sweep.ErrorList
 	loaded := map[string][]string{} // file → the claim ids its own sweeps declare
+	sens := map[string]bool{}       // file + "\x00" + claim id → declared by a sensitivity sweep
 	loadErr := map[string]error{}
 	for _, s := range f.Sweeps {
 		d, err := Parse(s)
@@ -306,6 +309,7 @@ func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 						}
 						for _, c2 := range d2.Claims {
 							ids = append(ids, c2.ID)
+							sens[target+"\x00"+c2.ID] = d2.Sensitivity != ""
 						}
 					}
 					if loadErr[target] == nil {
@@ -321,6 +325,9 @@ func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 			case !slices.Contains(ids, e.Claim):
 				errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Col: c.Col, Key: key,
 					Msg: fmt.Sprintf("%s declares no claim %q", e.Sweep, e.Claim), Hint: sweep.DidYouMean(e.Claim, ids)})
+			case e.WhyNot != "" && !sens[target+"\x00"+e.Claim]:
+				errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Col: c.Col, Key: key,
+					Msg: fmt.Sprintf("why_not claim %q of %s is not in a sensitivity sweep", e.Claim, e.Sweep), Hint: `give that sweep a sensitivity: "what it runs and shows", so its claims are not counted as reproductions`})
 			}
 		}
 	}

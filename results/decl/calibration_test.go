@@ -110,19 +110,23 @@ func TestExplainedByDecl(t *testing.T) {
 func TestCheckExplanations(t *testing.T) {
 	const main = "name: main\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: a, explained_by: {sweep: %s, claim: %s, reading: \"r\"}, monotone: {metric: value, in: size}}\n"
 	root := writeFiles(t, map[string]string{
-		"p/alt.yaml":   "name: alt\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: holds, monotone: {metric: value, in: size}}\n",
-		"p/good.yaml":  fmt.Sprintf(main, "alt.yaml", "holds"),
-		"p/typo.yaml":  fmt.Sprintf(main, "alt.yaml", "hold"),
-		"p/gone.yaml":  fmt.Sprintf(main, "missing.yaml", "holds"),
-		"p/other.yaml": fmt.Sprintf(main, "bad.yaml", "holds"),
-		"p/bad.yaml":   "name: bad\nmodel: nope\n",
+		"p/alt.yaml":    "name: alt\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: holds, monotone: {metric: value, in: size}}\n",
+		"p/good.yaml":   fmt.Sprintf(main, "alt.yaml", "holds"),
+		"p/typo.yaml":   fmt.Sprintf(main, "alt.yaml", "hold"),
+		"p/gone.yaml":   fmt.Sprintf(main, "missing.yaml", "holds"),
+		"p/other.yaml":  fmt.Sprintf(main, "bad.yaml", "holds"),
+		"p/bad.yaml":    "name: bad\nmodel: nope\n",
+		"p/sens.yaml":   "name: sens\nmodel: bench\nseed: 1\nsensitivity: \"a bound\"\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: bound, monotone: {metric: value, in: size}}\n",
+		"p/why.yaml":    "name: main\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: a, explained_by: {sweep: sens.yaml, claim: bound, why_not: \"w\"}, monotone: {metric: value, in: size}}\n",
+		"p/whyrep.yaml": "name: main\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: a, explained_by: {sweep: alt.yaml, claim: holds, why_not: \"w\"}, monotone: {metric: value, in: size}}\n",
 	})
 	reg, err := simcore.NewRegistry(bench.New())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for file, want := range map[string]string{"good.yaml": "", "typo.yaml": `alt.yaml declares no claim "hold"; did you mean "holds"?`,
-		"gone.yaml": "sweep file missing.yaml does not load", "other.yaml": "sweep file bad.yaml does not load"} {
+		"gone.yaml": "sweep file missing.yaml does not load", "other.yaml": "sweep file bad.yaml does not load",
+		"why.yaml": "", "whyrep.yaml": `why_not claim "holds" of alt.yaml is not in a sensitivity sweep`} {
 		f, err := sweep.Load(filepath.Join(root, "p", file), reg)
 		if err != nil {
 			t.Fatal(err)
