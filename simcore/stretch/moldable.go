@@ -52,6 +52,13 @@ type MoldConfig struct {
 	// (running, queued and expected work per processor-second), which can
 	// exceed 1. Capped, a task is never scaled below 0.95·n*.
 	ScojoLoadBusy bool
+	// ScojoSizeAtStart: SCOJO-P decides a task's size when it starts
+	// (Barsanti & Sodan 2006, the source of §5.5: it "decides resource
+	// allocation, i.e. the number of processors, at job start time"): at
+	// every event each waiting task is sized again from the prediction at
+	// that time and placed by conservative backfilling, instead of being
+	// sized and placed once at its arrival.
+	ScojoSizeAtStart bool
 	// ImprovedSelectTotal: Improved Iterative grows the task whose best
 	// step k cuts its runtime most (p_x − p_{x+k}) rather than the one with
 	// the largest cut per processor ((p_x − p_{x+k})/k, the quantity §5.4
@@ -175,6 +182,7 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 		sc := newScojo(len(tasks))
 		sc.shrinkAny = cfg.ScojoShrinkAny
 		sc.busyCap = cfg.ScojoLoadBusy
+		sc.atStart = cfg.ScojoSizeAtStart
 		pl = sc
 	case FCFSSeq:
 		pl = fcfsSeq{}

@@ -201,6 +201,9 @@ func TestMoldableSchedulesValid(t *testing.T) {
 		{P: 32, Algorithm: SCOJOP, ScojoShrinkAny: true},
 		{P: 32, Algorithm: SCOJOP, ScojoLoadBusy: true},
 		{P: 32, Algorithm: SCOJOP, ScojoLoadBusy: true, ScojoShrinkAny: true},
+		{P: 32, Algorithm: SCOJOP, ScojoSizeAtStart: true},
+		{P: 32, Algorithm: SCOJOP, ScojoSizeAtStart: true, ScojoLoadBusy: true},
+		{P: 32, Algorithm: SCOJOP, ScojoSizeAtStart: true, ScojoShrinkAny: true},
 		{P: 32, Algorithm: ImprovedIter, ImprovedSelectTotal: true},
 	}
 	for _, tasks := range [][]MoldTask{down, ssm} {
@@ -221,12 +224,15 @@ func TestMoldableSchedulesValid(t *testing.T) {
 }
 
 // SCOJO-P with the prediction capped at 1 (scojo_load: busy) never scales
-// a task below 0.95·n*: a task that waits keeps that size, and one started
-// at once on fewer processors keeps at least half of it (scojo_shrink:
-// half). On random Downey instances of a busy 32-processor machine, with
-// the schedules checked by simMold's independent validator.
+// a task below 0.95·n*: sized at arrival, a task that waits keeps that
+// size, and one started at once on fewer processors keeps at least half of
+// it (scojo_shrink: half); sized at start (scojo_size_at: start), every
+// task starts on at least half of it. On random Downey instances of a busy
+// 32-processor machine, with the schedules checked by simMold's independent
+// validator.
 func TestScojoBusyCapKeepsSize(t *testing.T) {
-	for seed := range uint64(6) {
+	for seed := range uint64(12) {
+		atStart := seed%2 == 1
 		r := rand.New(rand.NewPCG(seed, 17))
 		var jobs []workload.Job
 		sub := 0.0
@@ -238,19 +244,21 @@ func TestScojoBusyCapKeepsSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := simMold(t, tasks, MoldConfig{P: 32, Algorithm: SCOJOP, ScojoLoadBusy: true})
+		out := simMold(t, tasks, MoldConfig{P: 32, Algorithm: SCOJOP, ScojoLoadBusy: true, ScojoSizeAtStart: atStart})
 		waited := 0
 		for i := range tasks {
 			nstar, nmax := optimalSize(tasks[i].Times[:32])
 			floor := max(1, min(int(math.Round(float64(nstar)*scojoTarget)), 32, nmax))
-			switch k := out.Procs[i]; {
-			case out.Start[i] > tasks[i].Release:
+			if out.Start[i] > tasks[i].Release {
 				waited++
+			}
+			switch k := out.Procs[i]; {
+			case !atStart && out.Start[i] > tasks[i].Release:
 				if k < floor {
 					t.Fatalf("seed %d: task %d waited on %d processors, below 0.95·n* = %d (n* %d)", seed, i, k, floor, nstar)
 				}
 			case k < max(1, floor/2):
-				t.Fatalf("seed %d: task %d started at once on %d processors, below half of 0.95·n* = %d", seed, i, k, floor)
+				t.Fatalf("seed %d (at start %v): task %d started on %d processors, below half of 0.95·n* = %d", seed, atStart, i, k, floor)
 			}
 		}
 		if waited == 0 {
@@ -261,18 +269,28 @@ func TestScojoBusyCapKeepsSize(t *testing.T) {
 
 // flow_bound, the longest task's shortest runtime, is a floor of every
 // algorithm's max flow (max_flow_to_bound >= 1), and the floor itself when
-// one task runs alone on an empty machine.
+// one task runs alone on an empty machine. The SCOJO-P readings reach the
+// model (each of the four gives another schedule here).
 func TestFlowBound(t *testing.T) {
 	m := New(nil)
+	scojoFlows := map[float64]bool{}
 	for _, alg := range []string{DBOS, Iterative, ImprovedIter, SCOJOP, FCFSSeq} {
 		for _, busy := range []string{"demand", "busy"} {
-			r := modeltest.Run(t, m, simcore.Params{"problem": "moldable", "workload": "ssm", "algorithm": alg,
-				"n_tasks": int64(150), "m": int64(32), "load": 40.0, "scojo_load": busy}, 4)
-			bound, ratio, maxFlow := r.Metrics["flow_bound"].(float64), r.Metrics["max_flow_to_bound"].(float64), r.Metrics["max_flow"].(float64)
-			if !(bound > 0) || ratio < 1-1e-12 || math.Abs(ratio-maxFlow/bound) > 1e-12*ratio {
-				t.Errorf("%s, %s: flow_bound %v, max_flow %v, max_flow_to_bound %v", alg, busy, bound, maxFlow, ratio)
+			for _, at := range []string{"arrival", "start"} {
+				r := modeltest.Run(t, m, simcore.Params{"problem": "moldable", "workload": "ssm", "algorithm": alg,
+					"n_tasks": int64(150), "m": int64(32), "load": 40.0, "scojo_load": busy, "scojo_size_at": at}, 4)
+				bound, ratio, maxFlow := r.Metrics["flow_bound"].(float64), r.Metrics["max_flow_to_bound"].(float64), r.Metrics["max_flow"].(float64)
+				if !(bound > 0) || ratio < 1-1e-12 || math.Abs(ratio-maxFlow/bound) > 1e-12*ratio {
+					t.Errorf("%s, %s, %s: flow_bound %v, max_flow %v, max_flow_to_bound %v", alg, busy, at, bound, maxFlow, ratio)
+				}
+				if alg == SCOJOP {
+					scojoFlows[r.Metrics["mean_flow"].(float64)] = true
+				}
 			}
 		}
+	}
+	if len(scojoFlows) != 4 {
+		t.Errorf("SCOJO-P's four readings give %d distinct mean flows, want 4", len(scojoFlows))
 	}
 	for _, alg := range []string{FCFS, DASEDF} {
 		r := modeltest.Run(t, m, seqParams(map[string]any{"algorithm": alg, "n_tasks": int64(300), "m": int64(4), "load": 3.0}), 4)

@@ -51,7 +51,7 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	}
 	cfg := MoldConfig{P: P, Algorithm: p.String("algorithm"), Rho: p.Float("rho"), Tol: p.Float("tol"),
 		RelaxSchedule: p.String("dbos_relax") == "schedule", ScojoShrinkAny: p.String("scojo_shrink") == "any",
-		ScojoLoadBusy:       p.String("scojo_load") == "busy",
+		ScojoLoadBusy: p.String("scojo_load") == "busy", ScojoSizeAtStart: p.String("scojo_size_at") == "start",
 		ImprovedSelectTotal: p.String("improved_select") == "total"}
 	// The scheduling, timed on the caller's clock (sched_wall_ms only).
 	out, wall, err := simcore.TimedValue(ctx, func() (*MoldOutcome, error) { return SimulateMoldable(ctx, tasks, cfg) })

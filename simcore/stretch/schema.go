@@ -41,6 +41,8 @@ var schema = simcore.Schema{
 			Doc: "SCOJO-P (§5.5): the smaller sizes tried to start a task now go down to half its size (half) or to one processor (any)"},
 		{Name: "scojo_load", Kind: simcore.String, Enum: []string{"demand", "busy"}, Default: "demand", Algorithm: true,
 			Doc: "SCOJO-P (§5.5): the predicted load Û that scales n* by 0.95/Û is the demand over the task's span (running, queued and expected work per processor-second; may exceed 1) or the fraction of processors predicted busy, at most 1 (busy: \"the percentage of processors that will be busy during the span of the task's execution\")"},
+		{Name: "scojo_size_at", Kind: simcore.String, Enum: []string{"arrival", "start"}, Default: "arrival", Algorithm: true,
+			Doc: "SCOJO-P: a task's size is decided at its arrival and kept while it waits (arrival, §5.5's order of steps) or decided again at every event until it starts (start: its source, Barsanti & Sodan 2006, \"decides resource allocation, i.e. the number of processors, at job start time\")"},
 		{Name: "improved_select", Kind: simcore.String, Enum: []string{"per_processor", "total"}, Default: "per_processor", Algorithm: true,
 			Doc: "Improved Iterative (§5.4): the task grown next has the largest runtime cut per processor of its best step (per_processor) or the largest cut (total, \"the most reduction in its processing time\")"},
 		{Name: "workload", Kind: simcore.String, Enum: []string{"sdsc", "osc", "ssm"}, Default: "sdsc",

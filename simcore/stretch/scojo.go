@@ -29,6 +29,11 @@ import (
 // profile seen by each task from now on is the same function. The planner
 // therefore keeps one profile across events and places each task once, on
 // arrival, at the start that re-planning would give it.
+//
+// With atStart (scojo_size_at: start) sizes are not fixed at arrival: at
+// every event each waiting task is sized again from the prediction then
+// and the waiting tasks are re-planned, in release order, on a profile of
+// the running ones; that is a re-plan, so it rebuilds the profile.
 type scojo struct {
 	size   []int
 	start  []float64
@@ -41,6 +46,9 @@ type scojo struct {
 	// busyCap: Û is the fraction of processors predicted busy, at most 1
 	// (MoldConfig.ScojoLoadBusy).
 	busyCap bool
+	// atStart: a waiting task's size is decided when it starts, from the
+	// prediction then, not fixed at its arrival (MoldConfig.ScojoSizeAtStart).
+	atStart bool
 }
 
 const (
@@ -68,7 +76,12 @@ func optimalSize(T []float64) (nstar, nmax int) {
 	return nstar, nmax
 }
 
-func (sc *scojo) arrive(i int, t float64, st *moldState) {
+// scaledSize is SCOJO-P's size for task i at time t: n* scaled by
+// 0.95/Û, where Û predicts the load over the task's span at n* from the
+// running tasks, the other waiting tasks (others, at their sizes in size)
+// and the work expected to arrive (rate and mean work of window); nmax is
+// the task's smallest size reaching its minimum runtime.
+func (sc *scojo) scaledSize(i int, t float64, st *moldState, others []int) (n, nmax int) {
 	T := st.tasks[i].Times[:st.P]
 	nstar, nmax := optimalSize(T)
 	span := T[nstar-1]
@@ -77,9 +90,10 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 	for _, r := range st.running {
 		busy += float64(r.node) * math.Min(math.Max(r.end-t, 0), span)
 	}
-	others := st.pending[:len(st.pending)-1] // i was appended last
 	for _, k := range others {
-		busy += float64(sc.size[k]) * st.tasks[k].Times[sc.size[k]-1]
+		if k != i {
+			busy += float64(sc.size[k]) * st.tasks[k].Times[sc.size[k]-1]
+		}
 	}
 	if len(sc.window) >= 2 {
 		first, last := st.tasks[sc.window[0]].Release, st.tasks[sc.window[len(sc.window)-1]].Release
@@ -96,31 +110,52 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 	if sc.busyCap {
 		u = math.Min(u, 1)
 	}
-	n := int(math.Round(float64(nstar) * scojoTarget / math.Max(u, 0.05)))
-	n = max(1, min(n, st.P, nmax))
+	n = int(math.Round(float64(nstar) * scojoTarget / math.Max(u, 0.05)))
+	return max(1, min(n, st.P, nmax)), nmax
+}
+
+// startSize is the size a task of size n starts on at t in prof: n if it
+// fits now, else the smaller size (down to n/2, or 1 with shrinkAny) that
+// fits now and ends it earliest, if that is earlier than waiting for n.
+func (sc *scojo) startSize(prof *profile.Profile, T []float64, n int, t float64) int {
+	if prof.FitsAt(n, T[n-1], t) {
+		return n
+	}
+	wait, _ := prof.EarliestFit(n, T[n-1], t)
+	bestEnd, bestN := wait+T[n-1], n
+	lo := max(1, n/2)
+	if sc.shrinkAny {
+		lo = 1
+	}
+	for k := lo; k < n; k++ {
+		if prof.FitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
+			bestEnd, bestN = t+T[k-1], k
+		}
+	}
+	return bestN
+}
+
+func (sc *scojo) arrive(i int, t float64, st *moldState) {
+	T := st.tasks[i].Times[:st.P]
+	n, _ := sc.scaledSize(i, t, st, st.pending[:len(st.pending)-1]) // i was appended last
+	defer sc.remember(i)
+	if sc.atStart {
+		sc.size[i] = n // the queue's demand until the task is sized again at the next plan
+		return
+	}
 	if !sc.init {
 		resetProfile(&sc.prof, st.P, t, st.ends)
 		sc.init = true
 	}
 	prof := &sc.prof
 	prof.Advance(t)
-	if !prof.FitsAt(n, T[n-1], t) {
-		wait, _ := prof.EarliestFit(n, T[n-1], t)
-		bestEnd, bestN := wait+T[n-1], n
-		lo := max(1, n/2)
-		if sc.shrinkAny {
-			lo = 1
-		}
-		for k := lo; k < n; k++ {
-			if prof.FitsAt(k, T[k-1], t) && t+T[k-1] < bestEnd {
-				bestEnd, bestN = t+T[k-1], k
-			}
-		}
-		n = bestN
-	}
+	n = sc.startSize(prof, T, n, t)
 	sc.size[i] = n
-	x := mustPlace(prof, n, T[n-1], t)
-	sc.start[i] = x
+	sc.start[i] = mustPlace(prof, n, T[n-1], t)
+}
+
+// remember adds task i to the window of recent arrivals.
+func (sc *scojo) remember(i int) {
 	sc.window = append(sc.window, i)
 	if len(sc.window) > scojoWindow {
 		sc.window = sc.window[1:]
@@ -128,5 +163,23 @@ func (sc *scojo) arrive(i int, t float64, st *moldState) {
 }
 
 func (sc *scojo) plan(t float64, st *moldState) []startNow {
-	return startsAt(t, st.pending, sc.start, sc.size)
+	if !sc.atStart {
+		return startsAt(t, st.pending, sc.start, sc.size)
+	}
+	// Sizes decided at start: every waiting task, in release order, is
+	// sized again from the prediction at t and placed by conservative
+	// backfilling on a profile of the running tasks; those placed at t
+	// start.
+	prof := st.baseProfile(t)
+	var out []startNow
+	for _, i := range st.pending {
+		T := st.tasks[i].Times
+		n, _ := sc.scaledSize(i, t, st, st.pending)
+		n = sc.startSize(prof, T, n, t)
+		sc.size[i] = n
+		if mustPlace(prof, n, T[n-1], t) <= t {
+			out = append(out, startNow{i, n})
+		}
+	}
+	return out
 }
