@@ -27,7 +27,7 @@
 //	  ▼
 //	SimulateMoldable: events = releases and completions
 //	  │  profile of the running tasks (a staircase, moldable.go)
-//	  │  planner.arrive (SCOJO-P fixes the size here), planner.plan:
+//	  │  planner.arrive (SCOJO-P fixes the size here, or at start), planner.plan:
 //	  │    DBOS (Alg. 2)            bisection on S over MoldableEDF, then MoldableEDF(ρS)   dbos.go
 //	  │    Iterative / Improved     sizes grown while the average flow improves (§5.4)   iterative.go
 //	  │    SCOJO-P (approximation)  n* scaled to 95 % predicted use (§5.5)              scojo.go
@@ -45,8 +45,10 @@
 //
 // Where the paper leaves a choice, the alternatives are parameters with the
 // published reading as default (dasedf_check, dasedf_target,
-// reservation_side, dbos_relax, scojo_shrink, improved_select; load_exact and
+// reservation_side, dbos_relax, scojo_shrink, scojo_load, scojo_size_at,
+// improved_select; load_exact and
 // load_mid for the instances of Table 1(b); zero_run for the logs' zero-length
 // records); docs/models/stretch.md quotes
-// the sentence each rests on.
+// the sentence each rests on. flow_bound (max_i min_j p_{i,j}) is the floor
+// of every schedule's max flow, beside the metrics of the paper.
 package stretch
