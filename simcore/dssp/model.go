@@ -505,7 +505,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 		"selected_reward": selReward, "earned_of_selected": frac(reward, selTrue), "selection_gap": gap,
 		"selection_gap_pooled": max(0, frac(optSum-selReward, optSum)), "makespan_h": makespan,
 		"mean_makespan_h": frac(sumMakespan, float64(len(outs))), "idle_before_d": 1 - frac(busyPD, pdTotal),
-		"idle_overall": 1 - frac(work, spanTotal),
+		"idle_overall":        1 - frac(work, spanTotal),
 		"median_completion_h": median(completions), "done_by_8h": byTime(8), "done_by_10h": byTime(10),
 		"busy_at_d1h": frac(float64(busyAfter), float64(procs)), "release_iqr_h": quantile(releases, 0.75) - quantile(releases, 0.25),
 		"sched_ms": ms,
