@@ -11,9 +11,9 @@
 # runs: a later run with the same STATE_DIR and OUT_DIR skips every job an
 # earlier one finished (same model, parameters and seed) and reruns only
 # new or changed ones, e.g. sweeps added to the suite; its report and
-# scoreboard are the whole suite's. Only the same build may reuse a state
-# (a model that gained a column keeps its version, so older parts would
-# lack it): the script records the code's SHA-256 (a build without its VCS stamp) there and refuses
+# scoreboard are the whole suite's. Only the same code may reuse a state
+# (a model changed without a new version would mix older parts with
+# newer ones): the script records the code's SHA-256 (a build without its VCS stamp) there and refuses
 # another build's state.
 #   [STATE_DIR=DIR] scripts/paper-scale.sh OUT_DIR [SUITE]
 # Exit status: 0 written, 1 the run failed (files written if it got a scoreboard), 2 bad input.

@@ -71,7 +71,7 @@ func New(data simcore.DataDir) *Model {
 func (*Model) Name() string { return "dssp" }
 
 // Version implements simcore.Model.
-func (*Model) Version() string { return "1" }
+func (*Model) Version() string { return "2" }
 
 // Doc implements simcore.Model.
 func (*Model) Doc() string {
