@@ -7,7 +7,11 @@
 #   OUT_DIR/scoreboard.json  {"commit", "dirty", "suite", "run", "scoreboard"}
 # Commit both as they are (do not edit them by hand). SUITE, for a try on a
 # smaller suite, e.g. configs/quick-all.yaml; the default is configs/all.yaml.
-#   scripts/paper-scale.sh OUT_DIR [SUITE]
+# STATE_DIR, to keep the farm's state (the registry of finished jobs) across
+# runs: a later run with the same STATE_DIR and OUT_DIR skips every job an
+# earlier one finished (same model, parameters and seed) and reruns only
+# new or changed ones; its report and scoreboard are the whole suite's.
+#   [STATE_DIR=DIR] scripts/paper-scale.sh OUT_DIR [SUITE]
 # Exit status: 0 written, 1 the run failed (files written if it got a scoreboard), 2 bad input.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,16 +23,18 @@ suite=${2:-configs/all.yaml}
 [ -f "$suite" ] || { echo "paper-scale: no suite file $suite" >&2; exit 2; }
 mkdir -p "$1" || exit 2
 out=$(cd "$1" && pwd)
-state=$(mktemp -d)
-trap 'rm -rf "$state"' EXIT
-bin="$state/schedfarm"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bin="$tmp/schedfarm"
+state=${STATE_DIR:-$tmp/state}
+mkdir -p "$state" || exit 2
 go build -o "$bin" ./cmd/schedfarm || exit 2
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 dirty=false
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then dirty=true; fi
 log="$out/run.log"
 echo "paper-scale: $suite at $commit (dirty: $dirty) → $out" >&2
-"$bin" run --state-dir "$state/state" --results-dir "$out/results" "$suite" >"$log" 2>&1
+"$bin" run --state-dir "$state" --results-dir "$out/results" "$suite" >"$log" 2>&1
 rc=$?
 run=$(grep -o 'run [0-9a-f-]\{36\}' "$log" | head -1 | cut -d' ' -f2)
 sb="$out/results/scoreboard-$run.json"

@@ -52,15 +52,29 @@ func (c *Calibration) Covers(id string) bool {
 }
 
 // Explanation is a failing claim's explained_by: a sensitivity sweep file
-// (Sweep, relative to the declaring file's folder) whose claim Claim
-// passes under the stated alternative Reading of the paper. The scoreboard
-// counts the failure as explained only when a sweep of that file ran in the
-// same suite run and that claim passed.
+// (Sweep, relative to the declaring file's folder) and a claim Claim it
+// declares, with exactly one of two kinds of evidence:
+//
+//   - Reading: the same statement passes there under the stated
+//     alternative reading of the paper (the scoreboard's "fail, explained");
+//   - WhyNot: the claim there passes and shows why the paper's statement
+//     cannot hold in the model under the readings the paper allows (a
+//     measured bound or mechanism; the scoreboard's "fail, shown why not",
+//     still a failure).
+//
+// The scoreboard counts the failure as explained (or shown) only when a
+// sweep of that file ran in the same suite run and that claim passed.
 type Explanation struct {
-	Sweep, Claim, Reading string
+	Sweep, Claim string
+	// Reading is the alternative reading under which Claim reproduces the
+	// statement; empty when WhyNot is given.
+	Reading string
+	// WhyNot says what Claim shows about why the statement cannot hold;
+	// empty when Reading is given.
+	WhyNot string
 }
 
-var explanationKeys = []string{"sweep", "claim", "reading"}
+var explanationKeys = []string{"sweep", "claim", "reading", "why_not"}
 
 // explanation parses a claim's explained_by mapping.
 func (p *declParser) explanation(n *yaml.Node, key string) *Explanation {
@@ -70,10 +84,20 @@ func (p *declParser) explanation(n *yaml.Node, key string) *Explanation {
 	}
 	e := &Explanation{}
 	before := len(p.Errs)
+	_, hasReading := m["reading"]
+	_, hasWhyNot := m["why_not"]
+	switch {
+	case hasReading && hasWhyNot:
+		p.Errf(sweep.Resolve(n), key, "reading: the same statement passes under another reading; why_not: another claim shows why it cannot hold", "give either reading or why_not, not both")
+	case !hasReading && !hasWhyNot:
+		p.Errf(sweep.Resolve(n), key, "reading: the same statement passes under another reading; why_not: another claim shows why it cannot hold", `missing required key "reading" (or "why_not")`)
+	}
 	for _, k := range explanationKeys {
 		v, ok := m[k]
 		if !ok {
-			p.Errf(sweep.Resolve(n), key, "", "missing required key %q", k)
+			if k == "sweep" || k == "claim" {
+				p.Errf(sweep.Resolve(n), key, "", "missing required key %q", k)
+			}
 			continue
 		}
 		s, ok := p.Text(v.V, sweep.Join(key, k))
@@ -96,6 +120,8 @@ func (p *declParser) explanation(n *yaml.Node, key string) *Explanation {
 			}
 		case "reading":
 			e.Reading = s
+		case "why_not":
+			e.WhyNot = s
 		}
 	}
 	if len(p.Errs) > before {
@@ -245,12 +271,15 @@ func (d *Decls) Calibrated(id string) *Calibration {
 
 // CheckExplanations checks that every explained_by of the file's sweeps
 // names a sweep file that loads (relative to the declaring file's folder)
-// and that declares the named claim. The error is a sweep.ErrorList, each
+// and that declares the named claim, in a sensitivity sweep for a why_not
+// (evidence of why a statement cannot hold is no statement of the paper,
+// so it must not count as a reproduction). The error is a sweep.ErrorList, each
 // at the claim's declaration. Declarations with errors of their own are
 // left to ValidateFile.
 func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 	var errs sweep.ErrorList
 	loaded := map[string][]string{} // file → the claim ids its own sweeps declare
+	sens := map[string]bool{}       // file + "\x00" + claim id → declared by a sensitivity sweep
 	loadErr := map[string]error{}
 	for _, s := range f.Sweeps {
 		d, err := Parse(s)
@@ -280,6 +309,7 @@ func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 						}
 						for _, c2 := range d2.Claims {
 							ids = append(ids, c2.ID)
+							sens[target+"\x00"+c2.ID] = d2.Sensitivity != ""
 						}
 					}
 					if loadErr[target] == nil {
@@ -295,6 +325,9 @@ func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 			case !slices.Contains(ids, e.Claim):
 				errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Col: c.Col, Key: key,
 					Msg: fmt.Sprintf("%s declares no claim %q", e.Sweep, e.Claim), Hint: sweep.DidYouMean(e.Claim, ids)})
+			case e.WhyNot != "" && !sens[target+"\x00"+e.Claim]:
+				errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Col: c.Col, Key: key,
+					Msg: fmt.Sprintf("why_not claim %q of %s is not in a sensitivity sweep", e.Claim, e.Sweep), Hint: `give that sweep a sensitivity: "what it runs and shows", so its claims are not counted as reproductions`})
 			}
 		}
 	}

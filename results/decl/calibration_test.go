@@ -79,14 +79,24 @@ func TestExplainedByDecl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := d.Claims[0].ExplainedBy; e == nil || e.Sweep != "alt.yaml" || e.Claim != "b" || e.Reading != "the other reading" {
+	if e := d.Claims[0].ExplainedBy; e == nil || e.Sweep != "alt.yaml" || e.Claim != "b" || e.Reading != "the other reading" || e.WhyNot != "" {
 		t.Fatalf("explained_by %+v", e)
 	}
+	d, err = runtest.Decls(t, "claims:\n  - {id: a, explained_by: {sweep: alt.yaml, claim: b, why_not: \"b bounds it\"}, monotone: {metric: value, in: size}}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := d.Claims[0].ExplainedBy; e == nil || e.WhyNot != "b bounds it" || e.Reading != "" {
+		t.Fatalf("explained_by why_not %+v", e)
+	}
 	for yaml, want := range map[string]string{
-		"{sweep: alt.yaml, claim: b}":                       `missing required key "reading"`,
-		"{sweep: ../x/alt.yaml, claim: b, reading: r}":      `is not a relative .yaml path inside the folder`,
-		"{sweep: alt.yaml, claim: \"b c\", reading: r}":     `bad claim id`,
-		"{sweep: alt.yaml, claim: b, reading: r, value: 3}": `unknown key "value"`,
+		"{sweep: alt.yaml, claim: b}":                         `missing required key "reading" (or "why_not")`,
+		"{sweep: alt.yaml, claim: b, reading: r, why_not: w}": `give either reading or why_not, not both`,
+		"{claim: b, why_not: w}":                              `missing required key "sweep"`,
+		"{sweep: alt.yaml, claim: b, why_not: \" \"}":         `why_not must not be empty`,
+		"{sweep: ../x/alt.yaml, claim: b, reading: r}":        `is not a relative .yaml path inside the folder`,
+		"{sweep: alt.yaml, claim: \"b c\", reading: r}":       `bad claim id`,
+		"{sweep: alt.yaml, claim: b, reading: r, value: 3}":   `unknown key "value"`,
 	} {
 		_, err := runtest.Decls(t, "claims:\n  - {id: a, explained_by: "+yaml+", monotone: {metric: value, in: size}}\n")
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -100,19 +110,23 @@ func TestExplainedByDecl(t *testing.T) {
 func TestCheckExplanations(t *testing.T) {
 	const main = "name: main\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: a, explained_by: {sweep: %s, claim: %s, reading: \"r\"}, monotone: {metric: value, in: size}}\n"
 	root := writeFiles(t, map[string]string{
-		"p/alt.yaml":   "name: alt\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: holds, monotone: {metric: value, in: size}}\n",
-		"p/good.yaml":  fmt.Sprintf(main, "alt.yaml", "holds"),
-		"p/typo.yaml":  fmt.Sprintf(main, "alt.yaml", "hold"),
-		"p/gone.yaml":  fmt.Sprintf(main, "missing.yaml", "holds"),
-		"p/other.yaml": fmt.Sprintf(main, "bad.yaml", "holds"),
-		"p/bad.yaml":   "name: bad\nmodel: nope\n",
+		"p/alt.yaml":    "name: alt\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: holds, monotone: {metric: value, in: size}}\n",
+		"p/good.yaml":   fmt.Sprintf(main, "alt.yaml", "holds"),
+		"p/typo.yaml":   fmt.Sprintf(main, "alt.yaml", "hold"),
+		"p/gone.yaml":   fmt.Sprintf(main, "missing.yaml", "holds"),
+		"p/other.yaml":  fmt.Sprintf(main, "bad.yaml", "holds"),
+		"p/bad.yaml":    "name: bad\nmodel: nope\n",
+		"p/sens.yaml":   "name: sens\nmodel: bench\nseed: 1\nsensitivity: \"a bound\"\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: bound, monotone: {metric: value, in: size}}\n",
+		"p/why.yaml":    "name: main\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: a, explained_by: {sweep: sens.yaml, claim: bound, why_not: \"w\"}, monotone: {metric: value, in: size}}\n",
+		"p/whyrep.yaml": "name: main\nmodel: bench\nseed: 1\naxes:\n  - {name: size, values: [1, 2]}\nclaims:\n  - {id: a, explained_by: {sweep: alt.yaml, claim: holds, why_not: \"w\"}, monotone: {metric: value, in: size}}\n",
 	})
 	reg, err := simcore.NewRegistry(bench.New())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for file, want := range map[string]string{"good.yaml": "", "typo.yaml": `alt.yaml declares no claim "hold"; did you mean "holds"?`,
-		"gone.yaml": "sweep file missing.yaml does not load", "other.yaml": "sweep file bad.yaml does not load"} {
+		"gone.yaml": "sweep file missing.yaml does not load", "other.yaml": "sweep file bad.yaml does not load",
+		"why.yaml": "", "whyrep.yaml": `why_not claim "holds" of alt.yaml is not in a sensitivity sweep`} {
 		f, err := sweep.Load(filepath.Join(root, "p", file), reg)
 		if err != nil {
 			t.Fatal(err)

@@ -56,6 +56,7 @@
 //	  - published: {metric: value_max, below: 1800}  # or above:, or both: a bound, not a value
 //	  - id: gap
 //	    explained_by: {sweep: alt.yaml, claim: gap-alt, reading: "the alternative reading"}
+//	                  # or {sweep: why.yaml, claim: bound, why_not: "what the bound shows"}
 //	    published: {metric: value, value: 0, tol: 0.5, precision: 0.25}
 //	calibrated:
 //	  noise: {against: [claim-id, other-*], why: "how the value was chosen"}
@@ -63,7 +64,8 @@
 //
 // A claim's explained_by (Explanation) names a sweep file of the same
 // folder and a claim it declares that passes under an alternative reading
-// of the paper; CheckExplanations checks that it exists. precision
+// of the paper (reading), or that shows why the statement cannot hold in
+// the model (why_not); CheckExplanations checks that it exists. precision
 // (published with value) is the paper's own precision, the scoreboard's
 // tolerance for that number. A sweep's calibrated: (Calibration) lists
 // parameters whose value was chosen to reproduce some of its claims: those

@@ -36,8 +36,9 @@
 // written as scoreboard-<run>.json (BuildScoreboard): per paper (the
 // sweeps of one config folder), the statements of the folder's CLAIMS.md
 // (encoded / cannot check), the claims pass, fail explained (explained_by
-// names a file whose sweep ran in the same run and whose claim passed),
-// fail unexplained, inconclusive, calibration (named by a calibrated:
+// with a reading names a file whose sweep ran in the same run and whose
+// claim passed), fail shown why not (the same with why_not: a passing
+// claim shows why the statement cannot hold), fail unexplained, inconclusive, calibration (named by a calibrated:
 // of their sweep, whatever the verdict) and sensitivity (claims of a
 // sensitivity: sweep), and the published cells within
 // one rule: |ours − published| ≤ 10% of |published|, 10 points for a

@@ -18,10 +18,13 @@ import (
 const (
 	ScorePass          = "pass"
 	ScoreFailExplained = "fail-explained"
-	ScoreFailUnexpl    = "fail-unexplained"
-	ScoreInconclusive  = "inconclusive"
-	ScoreCalibration   = "calibration"
-	ScoreSensitivity   = "sensitivity"
+	// ScoreFailShown is a failure whose explained_by why_not claim ran and
+	// passed: a sweep shows why the statement cannot hold in the model.
+	ScoreFailShown    = "fail-shown"
+	ScoreFailUnexpl   = "fail-unexplained"
+	ScoreInconclusive = "inconclusive"
+	ScoreCalibration  = "calibration"
+	ScoreSensitivity  = "sensitivity"
 )
 
 // ScoreClaim is one claim on the scoreboard.
@@ -30,8 +33,8 @@ type ScoreClaim struct {
 	ID      string         `json:"id"`
 	Verdict claims.Verdict `json:"verdict"`
 	Status  string         `json:"status"`
-	// By is the explanation (file:claim) of a fail-explained claim, or the
-	// calibrated parameter of a calibration claim.
+	// By is the explanation (sweep/claim) of a fail-explained or
+	// fail-shown claim, or the calibrated parameter of a calibration claim.
 	By string `json:"by,omitempty"`
 	// Note says why a failure with explained_by is still unexplained.
 	Note string `json:"note,omitempty"`
@@ -58,9 +61,12 @@ type PaperScore struct {
 	Claims        int      `json:"claims"`
 	Pass          int      `json:"pass"`
 	FailExplained int      `json:"fail_explained"`
-	FailUnexpl    int      `json:"fail_unexplained"`
-	Inconclusive  int      `json:"inconclusive"`
-	Calibration   int      `json:"calibration"`
+	// FailShown counts failures a why_not claim of this run shows cannot
+	// hold in the model under the readings the paper allows.
+	FailShown    int `json:"fail_shown"`
+	FailUnexpl   int `json:"fail_unexplained"`
+	Inconclusive int `json:"inconclusive"`
+	Calibration  int `json:"calibration"`
 	// Sensitivity counts the claims of sensitivity sweeps (an alternative
 	// reading): neither reproductions nor failures.
 	Sensitivity int `json:"sensitivity"`
@@ -163,15 +169,21 @@ func BuildScoreboard(s *Suite) *Scoreboard {
 				sc.Status = ScoreFailUnexpl
 				if c.Claim != nil && c.Claim.ExplainedBy != nil {
 					by, note := explained(c.Claim.ExplainedBy, r, byFile)
-					if note == "" {
-						sc.Status, sc.By = ScoreFailExplained, by
-					} else {
+					switch {
+					case note != "":
 						sc.Note = note
+					case c.Claim.ExplainedBy.WhyNot != "":
+						sc.Status, sc.By = ScoreFailShown, by
+					default:
+						sc.Status, sc.By = ScoreFailExplained, by
 					}
 				}
-				if sc.Status == ScoreFailExplained {
+				switch sc.Status {
+				case ScoreFailExplained:
 					ps.FailExplained++
-				} else {
+				case ScoreFailShown:
+					ps.FailShown++
+				default:
 					ps.FailUnexpl++
 				}
 			default:
@@ -337,8 +349,8 @@ func (sb *Scoreboard) JSON() ([]byte, error) {
 // markdown writes the scoreboard as the suite report's first section.
 func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 	b.WriteString("## Scoreboard\n\n")
-	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked, and those a claim of this run checks. Claims: pass / fail explained (by a sensitivity sweep of this run whose claim passed) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` parameter was chosen to reproduce, not counted as reproductions) / sensitivity (claims of sweeps declared `sensitivity:`, an alternative reading; neither reproductions nor failures). Published cells within tolerance: %s, calibration and sensitivity cells left out.\n\n", sb.Tolerance)
-	b.WriteString("| paper | statements | encoded / cannot check | checked in this run | claims | pass | fail, explained | fail, unexplained | inconclusive | calibration | sensitivity | published cells within tolerance |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked, and those a claim of this run checks. Claims: pass / fail explained (the same statement passes under another reading, in a sensitivity sweep of this run) / fail shown why not (a claim of a sensitivity sweep of this run passed that shows why the statement cannot hold in the model; still a failure) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` parameter was chosen to reproduce, not counted as reproductions) / sensitivity (claims of sweeps declared `sensitivity:`, an alternative reading; neither reproductions nor failures). Published cells within tolerance: %s, calibration and sensitivity cells left out.\n\n", sb.Tolerance)
+	b.WriteString("| paper | statements | encoded / cannot check | checked in this run | claims | pass | fail, explained | fail, shown why not | fail, unexplained | inconclusive | calibration | sensitivity | published cells within tolerance |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range sb.Papers {
 		st := fmt.Sprint(p.Statements)
 		if p.RegisterError != "" {
@@ -351,7 +363,7 @@ func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 		if p.CalibrationCells > 0 {
 			cells += fmt.Sprintf(" (+%d calibration)", p.CalibrationCells)
 		}
-		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, cells)
+		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailShown, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, cells)
 	}
 	var notes []string
 	for _, p := range sb.Papers {
@@ -359,6 +371,8 @@ func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 			switch {
 			case c.Status == ScoreFailExplained:
 				notes = append(notes, fmt.Sprintf("- %s/%s: fail, explained by %s", c.Sweep, c.ID, c.By))
+			case c.Status == ScoreFailShown:
+				notes = append(notes, fmt.Sprintf("- %s/%s: fail, shown why not by %s", c.Sweep, c.ID, c.By))
 			case c.Status == ScoreCalibration:
 				notes = append(notes, fmt.Sprintf("- %s/%s: calibration (%s), verdict %s", c.Sweep, c.ID, c.By, c.Verdict))
 			case c.Note != "":

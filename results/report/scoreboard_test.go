@@ -27,6 +27,9 @@ func TestScoreboard(t *testing.T) {
 	expl := func(file, claim string) *decl.Claim {
 		return &decl.Claim{ExplainedBy: &decl.Explanation{Sweep: file, Claim: claim, Reading: "r"}}
 	}
+	whyNot := func(file, claim string) *decl.Claim {
+		return &decl.Claim{ExplainedBy: &decl.Explanation{Sweep: file, Claim: claim, WhyNot: "w"}}
+	}
 	main := &Report{Sweep: "main", Model: "m", SweepPath: filepath.Join(paper, "main.yaml"),
 		Calibrations: []*decl.Calibration{{Param: "k", Against: []string{"cal-*"}, CheckedOn: []string{"main/ok", "q/x", "main/bad", "gone/y", "alt/holds"}, Why: "fitted"}},
 		Claims: []claims.Result{
@@ -39,6 +42,8 @@ func TestScoreboard(t *testing.T) {
 			{ID: "bad-not-run", Verdict: claims.Fail, Claim: expl("other.yaml", "holds")},
 			{ID: "bad-no-claim", Verdict: claims.Fail, Claim: expl("alt.yaml", "nope")},
 			{ID: "bad-by-calibration", Verdict: claims.Fail, Claim: expl("main.yaml", "cal-pass")},
+			{ID: "bad-shown", Verdict: claims.Fail, Claim: whyNot("alt.yaml", "holds")},
+			{ID: "bad-shown-fails", Verdict: claims.Fail, Claim: whyNot("alt.yaml", "fails")},
 			{ID: "undecided", Verdict: claims.Inconclusive},
 		},
 		Cells: []claims.CellResult{{Claim: "ok", Within: true}, {Claim: "bad", Within: false}, {Claim: "cal-pass", Within: true}},
@@ -53,8 +58,8 @@ func TestScoreboard(t *testing.T) {
 		t.Fatalf("papers %+v", sb.Papers)
 	}
 	p := sb.Papers[0]
-	got := []int{p.Statements, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, p.Cells, p.CellsWithin, p.CalibrationCells}
-	want := []int{3, 2, 1, 1, 12, 1, 1, 5, 1, 2, 2, 2, 1, 1}
+	got := []int{p.Statements, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailShown, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, p.Cells, p.CellsWithin, p.CalibrationCells}
+	want := []int{3, 2, 1, 1, 14, 1, 1, 1, 6, 1, 2, 2, 2, 1, 1}
 	if !equalInts(got, want) {
 		t.Errorf("p1 counts %v, want %v", got, want)
 	}
@@ -64,13 +69,17 @@ func TestScoreboard(t *testing.T) {
 	}
 	for id, w := range map[string]string{"main/cal-pass": ScoreCalibration, "main/cal-fail": ScoreCalibration, "main/ok": ScorePass,
 		"main/bad": ScoreFailUnexpl, "main/bad-explained": ScoreFailExplained, "main/bad-alt-fails": ScoreFailUnexpl,
-		"main/bad-not-run": ScoreFailUnexpl, "main/bad-no-claim": ScoreFailUnexpl, "alt/fails": ScoreSensitivity, "alt/holds": ScoreSensitivity} {
+		"main/bad-not-run": ScoreFailUnexpl, "main/bad-no-claim": ScoreFailUnexpl,
+		"main/bad-shown": ScoreFailShown, "main/bad-shown-fails": ScoreFailUnexpl, "alt/fails": ScoreSensitivity, "alt/holds": ScoreSensitivity} {
 		if status[id].Status != w {
 			t.Errorf("%s: %q, want %q", id, status[id].Status, w)
 		}
 	}
 	if c := status["main/bad-explained"]; c.By != "alt/holds" {
 		t.Errorf("explained by %q", c.By)
+	}
+	if c := status["main/bad-shown"]; c.By != "alt/holds" {
+		t.Errorf("shown by %q", c.By)
 	}
 	if c := status["main/bad-not-run"]; !strings.Contains(c.Note, "did not run in this suite") {
 		t.Errorf("note %q", c.Note)
@@ -103,12 +112,15 @@ func TestScoreboard(t *testing.T) {
 	}
 	var md bytes.Buffer
 	sb.markdown(&md)
+	if !strings.Contains(md.String(), "- main/bad-shown: fail, shown why not by alt/holds") || !strings.Contains(md.String(), "| p1 | 3 | 2 / 1 | 1 | 14 | 1 | 1 | 1 | 6 |") {
+		t.Errorf("markdown without the why-not failure:\n%s", md.String())
+	}
 	if !strings.Contains(md.String(), "fitted on 2 claim(s) (1 pass, 1 fail, 0 inconclusive); held-out check on 4 claim(s): 3 pass, 1 fail, 0 inconclusive (1 checked_on reference(s) did not run: gone/y)") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 	// The same suite without the sensitivity sweep: the explanation no longer counts.
 	sb = BuildScoreboard(&Suite{Sweeps: []*Report{main}})
-	if p := sb.Papers[0]; p.FailExplained != 0 || p.FailUnexpl != 6 || p.Pass != 1 || p.Calibration != 2 {
+	if p := sb.Papers[0]; p.FailExplained != 0 || p.FailShown != 0 || p.FailUnexpl != 8 || p.Pass != 1 || p.Calibration != 2 {
 		t.Errorf("without alt.yaml: %+v", p)
 	}
 }

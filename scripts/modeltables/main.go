@@ -200,6 +200,8 @@ func statusText(status, verdict, by string) string {
 		return "❌ fail"
 	case "fail-explained":
 		return "❌ fail, explained by `" + cell(by) + "`"
+	case "fail-shown":
+		return "❌ fail, shown why not by `" + cell(by) + "`"
 	case "inconclusive":
 		return "❔ inconclusive"
 	case "calibration":

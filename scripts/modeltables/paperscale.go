@@ -100,10 +100,10 @@ func paperScaleBlocks(dir string) (map[string]string, error) {
 		if todayName(sp.Paper) != sp.Paper {
 			fmt.Fprintf(&b, " (that run named this paper's sweeps `%s-…`; they are shown under today's key, `%s-…`)", cell(sp.Paper), p.Key)
 		}
-		b.WriteString(". Statuses as in the [scoreboard](../scoreboard/scoreboard.md): a failure is *explained* when a sensitivity sweep of the same run passes the claim under a reading the paper allows; sensitivity sweeps' claims are alternative readings, neither reproductions nor failures; calibration claims check a parameter chosen to reproduce them.\n\n")
+		b.WriteString(". Statuses as in the [scoreboard](../scoreboard/scoreboard.md): a failure is *explained* when a sensitivity sweep of the same run passes the claim under a reading the paper allows, and *shown why not* when a claim of such a sweep passes that shows why the statement cannot hold in the model; sensitivity sweeps' claims are alternative readings, neither reproductions nor failures; calibration claims check a parameter chosen to reproduce them.\n\n")
 
 		// Claims per sweep.
-		type counts struct{ all, pass, failX, failU, inc, cal, sens int }
+		type counts struct{ all, pass, failX, failS, failU, inc, cal, sens int }
 		per := map[string]*counts{}
 		status := map[string]int{} // sweep/id → index in sp.Claims
 		for k, c := range sp.Claims {
@@ -118,6 +118,8 @@ func paperScaleBlocks(dir string) (map[string]string, error) {
 				n.pass++
 			case "fail-explained":
 				n.failX++
+			case "fail-shown":
+				n.failS++
 			case "fail-unexplained":
 				n.failU++
 			case "inconclusive":
@@ -129,13 +131,13 @@ func paperScaleBlocks(dir string) (map[string]string, error) {
 			}
 			status[c.Sweep+"/"+c.ID] = k
 		}
-		b.WriteString("| sweep | claims | pass | fail, explained | fail | inconclusive | calibration | sensitivity |\n|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| sweep | claims | pass | fail, explained | fail, shown why not | fail | inconclusive | calibration | sensitivity |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range sp.Sweeps {
 			n := per[s]
 			if n == nil {
 				n = &counts{}
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d |\n", cell(todayName(s)), n.all, n.pass, n.failX, n.failU, n.inc, n.cal, n.sens)
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", cell(todayName(s)), n.all, n.pass, n.failX, n.failS, n.failU, n.inc, n.cal, n.sens)
 		}
 
 		// Published cells and every claim of the reproduction sweeps.
