@@ -72,7 +72,7 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	res := &simcore.Result{Metrics: map[string]any{
 		"tasks_run": int64(nt), "max_stretch": st.MaxStretch, "mean_stretch": st.MeanStretch,
 		"max_flow": st.MaxFlow, "mean_flow": st.MeanFlow, "realised_load": MoldLoad(tasks),
-		"target_load": target, "realised_delta": hi / lo, "work_ratio": wr, "used_load": MoldLoad(tasks) * wr, "aux_tasks": int64(0),
+		"target_load": target, "realised_delta": hi / lo, "work_ratio": wr, "mean_procs": MeanProcs(out.Procs), "used_load": MoldLoad(tasks) * wr, "aux_tasks": int64(0),
 		"best_x": int64(0), "best_t": 0.0, "decisions": int64(out.Decisions), "sched_wall_ms": wall,
 	}}
 	for k, v := range Fairness(rel, size, out.End) {
@@ -97,4 +97,13 @@ func WorkRatio(size []float64, out *MoldOutcome) float64 {
 		seq += s
 	}
 	return used / seq
+}
+
+// MeanProcs is the average number of processors a task runs on.
+func MeanProcs(procs []int) float64 {
+	sum := 0
+	for _, n := range procs {
+		sum += n
+	}
+	return float64(sum) / float64(len(procs))
 }

@@ -71,6 +71,7 @@ var schema = simcore.Schema{
 		simcore.FloatColumn("realised_load", "", "Σ p_i / (max r_i − min r_i) of the instance (§4; p_{i,1} for moldable)"),
 		simcore.FloatColumn("target_load", "", "the target load the instance was drawn for"),
 		simcore.FloatColumn("realised_delta", "", "max p / min p of the instance"),
+		simcore.FloatColumn("mean_procs", "processors", "average number of processors a task runs on (1 for sequential tasks)"),
 		simcore.FloatColumn("used_load", "", "the load the schedule puts on the machine: Σ n_i·(C_i − σ_i) / (max r − min r), realised_load × work_ratio; above the processor count the schedule cannot keep up with the arrivals over the instance's span"),
 		simcore.FloatColumn("work_ratio", "", "processor time the schedule uses over the sequential work: Σ n_i·(C_i − σ_i) / Σ p_{i,1} (1 for sequential tasks; above 1, the parallel overhead the allocations add to the load)"),
 		simcore.IntColumn("aux_tasks", "", "tasks sent to the auxiliary part (reservation scheme)"),
