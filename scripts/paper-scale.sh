@@ -10,7 +10,11 @@
 # STATE_DIR, to keep the farm's state (the registry of finished jobs) across
 # runs: a later run with the same STATE_DIR and OUT_DIR skips every job an
 # earlier one finished (same model, parameters and seed) and reruns only
-# new or changed ones; its report and scoreboard are the whole suite's.
+# new or changed ones, e.g. sweeps added to the suite; its report and
+# scoreboard are the whole suite's. Only the same code may reuse a state
+# (a model changed without a new version would mix older parts with
+# newer ones): the script records the code's SHA-256 (a build without its VCS stamp) there and refuses
+# another build's state.
 #   [STATE_DIR=DIR] scripts/paper-scale.sh OUT_DIR [SUITE]
 # Exit status: 0 written, 1 the run failed (files written if it got a scoreboard), 2 bad input.
 set -uo pipefail
@@ -29,6 +33,17 @@ bin="$tmp/schedfarm"
 state=${STATE_DIR:-$tmp/state}
 mkdir -p "$state" || exit 2
 go build -o "$bin" ./cmd/schedfarm || exit 2
+if [ -n "${STATE_DIR:-}" ]; then
+  # The build without its VCS stamp: the code, not the commit (a sweep
+  # file added since is the reuse this is for).
+  go build -buildvcs=false -o "$tmp/code" ./cmd/schedfarm || exit 2
+  sum=$(sha256sum "$tmp/code" | cut -d' ' -f1)
+  if [ -f "$state/build.sha256" ] && [ "$(cat "$state/build.sha256")" != "$sum" ]; then
+    echo "paper-scale: STATE_DIR $state was made by another build (its parts may lack this build's columns); use a new STATE_DIR and OUT_DIR" >&2
+    exit 2
+  fi
+  echo "$sum" >"$state/build.sha256" || exit 2
+fi
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 dirty=false
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then dirty=true; fi

@@ -17,8 +17,10 @@ import (
 type Model interface {
 	// Name is the model's key in sweep files ("bench", "divisible", ...).
 	Name() string
-	// Version changes whenever a change can alter results; it is part of
-	// every job's identity.
+	// Version changes whenever a change can alter a job's stored results,
+	// its values or its columns (a new metric or extra-table column too:
+	// a farm state kept across builds must not reuse parts without it); it
+	// is part of every job's identity.
 	Version() string
 	// Doc is a one-line description.
 	Doc() string

@@ -321,7 +321,7 @@ func lookupColumns(pf *parquet.File, want []results.Column) ([]int, error) {
 			}
 		}
 		if idx[i] < 0 {
-			return nil, fmt.Errorf("column %q missing", w.Name)
+			return nil, fmt.Errorf("column %q missing: the part was written by a build whose model had no such column under the same version; rerun with --force, or with a new --state-dir and --results-dir", w.Name)
 		}
 	}
 	return idx, nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,12 @@ func TestCollectErrors(t *testing.T) {
 		{"cancelled", cancelled, src, nil, "context canceled"},
 		{"no jobs", context.Background(), src, func(in collect.Input) collect.Input { in.Jobs = nil; return in }, "no jobs"},
 		{"corrupt part", context.Background(), corruptSource{src}, nil, "b/jobs.parquet"},
+		// A model that gained a metric keeps its version, so a state dir
+		// of an older build has parts without it: say how to rerun.
+		{"part of an older build", context.Background(), src, func(in collect.Input) collect.Input {
+			in.Model.Metrics = append(slices.Clone(in.Model.Metrics), simcore.Column{Name: "newer", Kind: simcore.Float})
+			return in
+		}, `column "newer" missing: the part was written by a build whose model had no such column`},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ func New() *Model { return &Model{} }
 func (*Model) Name() string { return "divisible" }
 
 // Version implements simcore.Model.
-func (*Model) Version() string { return "1" }
+func (*Model) Version() string { return "2" }
 
 // Doc implements simcore.Model.
 func (*Model) Doc() string {
@@ -66,6 +66,7 @@ func (*Model) Schema() simcore.Schema {
 			simcore.IntColumn("arrivals", "tasks", "tasks that arrived"),
 			simcore.IntColumn("accepted", "tasks", "tasks admitted by the schedulability test"),
 			simcore.FloatColumn("mean_nodes", "nodes", "mean number of nodes per accepted task"),
+			simcore.FloatColumn("iit_share", "", "tasks dispatched with an inserted idle time (nodes' reserved starts differ, r_1 < r_n; never for OPR) / arrivals"),
 			simcore.FloatColumn("utilisation", "", "node-time spent receiving or computing over N·max(total_time, last finish)"),
 			simcore.FloatColumn("reserved_utilisation", "", "node-time reserved (incl. idle waits) over N·max(total_time, last finish)"),
 			simcore.FloatColumn("mean_estimate_slack", "time units", "mean over accepted tasks of estimated − actual completion"),
@@ -152,18 +153,22 @@ func (*Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.
 }
 
 func result(cfg Config, tasks []Task, run *Run) *simcore.Result {
-	accepted, nodes := 0, 0
+	accepted, nodes, iit := 0, 0, 0
 	slack := 0.0
 	for _, o := range run.Outcomes {
 		if o.Accepted {
 			accepted++
 			nodes += o.Nodes
 			slack += o.Est - o.Act
+			if o.IIT {
+				iit++
+			}
 		}
 	}
-	ratio, meanNodes, meanSlack := 0.0, 0.0, 0.0
+	ratio, meanNodes, meanSlack, iitShare := 0.0, 0.0, 0.0, 0.0
 	if len(tasks) > 0 {
 		ratio = float64(len(tasks)-accepted) / float64(len(tasks))
+		iitShare = float64(iit) / float64(len(tasks))
 	}
 	if accepted > 0 {
 		meanNodes = float64(nodes) / float64(accepted)
@@ -175,6 +180,7 @@ func result(cfg Config, tasks []Task, run *Run) *simcore.Result {
 		"arrivals":             int64(len(tasks)),
 		"accepted":             int64(accepted),
 		"mean_nodes":           meanNodes,
+		"iit_share":            iitShare,
 		"utilisation":          run.Work / horizon,
 		"reserved_utilisation": run.Reserved / horizon,
 		"mean_estimate_slack":  meanSlack,

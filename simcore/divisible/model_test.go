@@ -197,3 +197,73 @@ func TestRtgridReleaseOnlyHelpsDLT(t *testing.T) {
 		t.Errorf("EDF-OPR-MN rejects %d with rtgrid release, %d with the estimate; want equal", a, b)
 	}
 }
+
+// TestIITShare: iit_share counts the accepted tasks whose nodes' reserved
+// starts differ (an inserted idle time), over the arrivals. OPR-MN and
+// OPR-AN start a task's nodes together, so theirs is 0; the count agrees with
+// the schedule table; and a DLT run that dispatches no task with an IIT takes
+// exactly OPR-MN's decisions (the paper's DLT differs from OPR-MN only
+// through IITs, §4.2).
+func TestIITShare(t *testing.T) {
+	m := New()
+	run := func(alg string, load, dc float64) *simcore.Result {
+		p := complete(t, simcore.Params{"algorithm": alg, "load": load, "dc_ratio": dc,
+			"total_time": 300_000.0, "schedule": true, "task_table": true})
+		r, err := m.Run(context.Background(), p, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		alg      string
+		load, dc float64
+		positive bool // some task must use an IIT
+	}{
+		{"EDF-OPR-MN", 1, 2, false},
+		{"FIFO-OPR-AN", 1, 2, false},
+		{"EDF-DLT", 1, 2, true},
+		{"FIFO-DLT", 1, 10, true},
+		{"EDF-USERSPLIT", 1, 2, true},
+		{"EDF-DLT", 0.1, 100, false},
+	} {
+		t.Run(fmt.Sprintf("%s/load=%g/dc=%g", tc.alg, tc.load, tc.dc), func(t *testing.T) {
+			r := run(tc.alg, tc.load, tc.dc)
+			share := r.Metrics["iit_share"].(float64)
+			arrivals := r.Metrics["arrivals"].(int64)
+			sch := r.Tables["schedule"].Columns
+			task, from := sch["task"].([]int64), sch["reserved_from"].([]float64)
+			lo, hi := map[int64]float64{}, map[int64]float64{}
+			for i, id := range task {
+				if v, ok := lo[id]; !ok || from[i] < v {
+					lo[id] = from[i]
+				}
+				hi[id] = max(hi[id], from[i])
+			}
+			iit := 0
+			for id := range lo {
+				if lo[id] < hi[id] {
+					iit++
+				}
+			}
+			if want := float64(iit) / float64(arrivals); share != want {
+				t.Errorf("iit_share %v, schedule table gives %d/%d = %v", share, iit, arrivals, want)
+			}
+			if tc.positive != (share > 0) {
+				t.Errorf("iit_share %v, want positive: %v", share, tc.positive)
+			}
+		})
+	}
+	t.Run("no IIT means OPR-MN's decisions", func(t *testing.T) {
+		dlt, mn := run("EDF-DLT", 0.1, 100), run("EDF-OPR-MN", 0.1, 100)
+		if dlt.Metrics["iit_share"].(float64) != 0 {
+			t.Fatalf("EDF-DLT dispatched %v of the arrivals with an IIT at DCRatio 100, load 0.1", dlt.Metrics["iit_share"])
+		}
+		a, b := dlt.Tables["tasks"].Columns["admitted"].([]bool), mn.Tables["tasks"].Columns["admitted"].([]bool)
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("task %d: EDF-DLT admitted %v, EDF-OPR-MN %v, with no IIT", i, a[i], b[i])
+			}
+		}
+	})
+}

@@ -15,6 +15,10 @@ type Outcome struct {
 	Nodes    int
 	Est      float64 // estimated completion (planned at the last test)
 	Act      float64 // actual completion on the homogeneous cluster
+	// IIT: the task was dispatched with an inserted idle time, its nodes'
+	// reserved starts differ (r_1 < r_n); never for OPR-MN and OPR-AN,
+	// whose nodes start together.
+	IIT bool
 }
 
 // Piece is one executed sub-task: the chunk of task Task sent to node Node.
@@ -192,7 +196,7 @@ func (s *simulator) dispatch(j *job) error {
 		c.DLTExecute(t.Sigma, pl.r, pl.alpha, start, txEnd, finish)
 	}
 	out := &s.run.Outcomes[t.ID]
-	out.Accepted, out.Nodes, out.Est = true, n, pl.est
+	out.Accepted, out.Nodes, out.Est, out.IIT = true, n, pl.est, pl.r[0] < pl.r[n-1]
 	dl := t.Deadline()
 	for k := 0; k < n; k++ {
 		node := s.order[k]

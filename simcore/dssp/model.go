@@ -71,7 +71,7 @@ func New(data simcore.DataDir) *Model {
 func (*Model) Name() string { return "dssp" }
 
 // Version implements simcore.Model.
-func (*Model) Version() string { return "1" }
+func (*Model) Version() string { return "2" }
 
 // Doc implements simcore.Model.
 func (*Model) Doc() string {
@@ -280,8 +280,9 @@ type NightRun struct {
 	// Dropped counts jobs dropped for T∞ > D before selection.
 	Dropped int
 	// SelectedReward is Σ R of the selection as the selector saw it; Gap is
-	// (optimum − SelectedReward)/optimum of that knapsack.
-	SelectedReward, Gap float64
+	// (optimum − SelectedReward)/optimum of that knapsack and Optimum that
+	// optimum (SelectedReward itself when the gap is not measured).
+	SelectedReward, Gap, Optimum float64
 	// Rewards holds R_j (true) of every job of the night, TotalReward their
 	// sum.
 	Rewards     []float64
@@ -367,6 +368,7 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 		return nil, fmt.Errorf("night %d: %w", night.ID, err)
 	}
 	out.SelectedReward, _ = Value(ci, sel)
+	out.Optimum = out.SelectedReward
 	// The exact selectors have no gap by construction; greedy and the
 	// scaled DP are measured against the optimum.
 	if cfg.Selector == "greedy" || (cfg.Selector == "dp" && cfg.Epsilon > 0) {
@@ -383,6 +385,7 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 		}
 		if opt > 0 {
 			out.Gap = max(0, (opt-out.SelectedReward)/opt)
+			out.Optimum = max(opt, out.SelectedReward)
 		}
 	}
 	var jobs []Job
@@ -438,7 +441,7 @@ func optimum(items []Item, r Reward, capacity float64, caps map[int]float64) (fl
 // result aggregates the nights of one run.
 func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 	var jobs, tasks, dropped, selected, completed, late int64
-	var demand, selDemand, reward, total, selReward, selTrue, gap, makespan, sumMakespan float64
+	var demand, selDemand, reward, total, selReward, selTrue, gap, optSum, makespan, sumMakespan float64
 	var work, busyPD, pdTotal, spanTotal float64
 	var completions, releases []float64
 	var busyAfter, procs int
@@ -451,6 +454,7 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 		selected += int64(len(o.Jobs))
 		selReward += o.SelectedReward
 		gap = max(gap, o.Gap)
+		optSum += o.Optimum
 		total += o.TotalReward
 		d := o.Dispatch
 		for k, i := range o.Jobs {
@@ -499,8 +503,9 @@ func result(cfg Config, outs []*NightRun, ms float64) *simcore.Result {
 		"dropped_tinf": dropped, "selected": selected, "selected_demand": selDemand,
 		"completed": completed, "late": late, "aggregate_reward": reward, "reward_frac": frac(reward, total),
 		"selected_reward": selReward, "earned_of_selected": frac(reward, selTrue), "selection_gap": gap,
-		"makespan_h": makespan, "mean_makespan_h": frac(sumMakespan, float64(len(outs))),
-		"idle_before_d": 1 - frac(busyPD, pdTotal), "idle_overall": 1 - frac(work, spanTotal),
+		"selection_gap_pooled": max(0, frac(optSum-selReward, optSum)), "makespan_h": makespan,
+		"mean_makespan_h": frac(sumMakespan, float64(len(outs))), "idle_before_d": 1 - frac(busyPD, pdTotal),
+		"idle_overall":        1 - frac(work, spanTotal),
 		"median_completion_h": median(completions), "done_by_8h": byTime(8), "done_by_10h": byTime(10),
 		"busy_at_d1h": frac(float64(busyAfter), float64(procs)), "release_iqr_h": quantile(releases, 0.75) - quantile(releases, 0.25),
 		"sched_ms": ms,

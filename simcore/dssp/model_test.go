@@ -256,3 +256,34 @@ func TestTheorem4Model(t *testing.T) {
 		}
 	}
 }
+
+// TestPooledGap checks selection_gap_pooled against the nights run one by
+// one: (Σ optimum − Σ greedy)/Σ optimum, with each night's optimum
+// recovered from its own gap, and never above the largest nightly gap.
+func TestPooledGap(t *testing.T) {
+	m := New(nil)
+	base := simcore.Params{"top": int64(3), "reward": "linear", "selector": "greedy", "budget_h": 13.0, "dispatcher": "STCPU"}
+	with := func(rank int64) simcore.Params {
+		p := simcore.Params{"night_rank": rank}
+		for k, v := range base {
+			p[k] = v
+		}
+		return p
+	}
+	var optSum, selSum, largest float64
+	for rank := int64(1); rank <= 3; rank++ {
+		r := modeltest.Run(t, m, with(rank), 1)
+		sel, gap := r.Metrics["selected_reward"].(float64), r.Metrics["selection_gap"].(float64)
+		optSum += sel / (1 - gap)
+		selSum += sel
+		largest = max(largest, gap)
+	}
+	all := modeltest.Run(t, m, with(0), 1)
+	pooled := all.Metrics["selection_gap_pooled"].(float64)
+	if want := (optSum - selSum) / optSum; math.Abs(pooled-want) > 1e-9 {
+		t.Fatalf("selection_gap_pooled %v, want %v from the nights one by one", pooled, want)
+	}
+	if largest == 0 || pooled <= 0 || pooled > largest || all.Metrics["selection_gap"] != largest {
+		t.Fatalf("pooled gap %v, largest nightly gap %v (run: %v): want 0 < pooled ≤ largest", pooled, largest, all.Metrics["selection_gap"])
+	}
+}

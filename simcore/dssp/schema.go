@@ -98,6 +98,7 @@ func schema() simcore.Schema {
 			simcore.FloatColumn("selected_reward", "", "Σ R of the selection as the selector saw it (objective of Eq. 1)"),
 			simcore.FloatColumn("earned_of_selected", "share", "aggregate_reward over the true Σ R of the dispatched (selected) jobs: how much of its selection's value the dispatcher earned; 1 − it bounds what any other dispatcher could add on the same selection"),
 			simcore.FloatColumn("selection_gap", "", "(optimal − selected_reward)/optimal of the knapsack of Eqs. 1–2, optimum by branch and bound or DP (§5.2; measured for greedy and scaled dp, 0 for the exact selectors, none and maxk); the largest over the run's nights"),
+			simcore.FloatColumn("selection_gap_pooled", "", "(Σ optimal − Σ selected_reward)/Σ optimal over the run's nights: selection_gap of the nights taken together (§5.2 read over its eighteen-night test as a whole); 0 for the exact selectors, none and maxk"),
 			simcore.FloatColumn("makespan_h", "h", "last completion, the worst over the run's nights (§5.3)"),
 			simcore.FloatColumn("mean_makespan_h", "h", "last completion, mean over the nights"),
 			simcore.FloatColumn("idle_before_d", "share", "idle share of the P·D processor-hours before D (§5.3)"),
