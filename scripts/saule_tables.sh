@@ -34,7 +34,7 @@ bin="$tmp/schedfarm"
 go build -o "$bin" ./cmd/schedfarm || exit 2
 # The sweep files are run from a copy of the folder, so that the
 # explained_by of one file finds the other files beside it.
-cp -r configs/saule "$tmp/saule" || exit 2
+cp -r configs/saule2012 "$tmp/saule2012" || exit 2
 rc=0
 for f in table1b table1b-load302 dasedf-largest dasedf-rules fig1 fig2-reservation-dasedf mold-readings; do
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $f "* ]]; then

@@ -144,7 +144,7 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 	res := &simcore.Result{Metrics: map[string]any{
 		"tasks_run": int64(len(tasks)), "max_stretch": bestStats.MaxStretch, "mean_stretch": bestStats.MeanStretch,
 		"max_flow": bestStats.MaxFlow, "mean_flow": bestStats.MeanFlow, "realised_load": Load(tasks),
-		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(aux),
+		"target_load": target, "realised_delta": hi / lo, "work_ratio": 1.0, "mean_procs": 1.0, "used_load": Load(tasks), "aux_tasks": int64(aux),
 		"best_x": int64(bestTrial.X), "best_t": bestTrial.T, "decisions": int64(decisions), "sched_wall_ms": wall,
 		"flow_bound": hi, "max_flow_to_bound": bestStats.MaxFlow / hi,
 	}}

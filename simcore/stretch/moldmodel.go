@@ -70,10 +70,11 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	if math.IsNaN(target) {
 		target = MoldLoad(tasks)
 	}
+	wr := WorkRatio(size, out)
 	res := &simcore.Result{Metrics: map[string]any{
 		"tasks_run": int64(nt), "max_stretch": st.MaxStretch, "mean_stretch": st.MeanStretch,
 		"max_flow": st.MaxFlow, "mean_flow": st.MeanFlow, "realised_load": MoldLoad(tasks),
-		"target_load": target, "realised_delta": hi / lo, "aux_tasks": int64(0),
+		"target_load": target, "realised_delta": hi / lo, "work_ratio": wr, "mean_procs": MeanProcs(out.Procs), "used_load": MoldLoad(tasks) * wr, "aux_tasks": int64(0),
 		"best_x": int64(0), "best_t": 0.0, "decisions": int64(out.Decisions), "sched_wall_ms": wall,
 		"flow_bound": bound, "max_flow_to_bound": st.MaxFlow / bound,
 	}}
@@ -86,4 +87,26 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	}
 	res.Tables = tables(p, rel, size, out.Start, out.End, intsOf(out.Procs), node, part)
 	return res, nil
+}
+
+// WorkRatio is the processor time out uses, Σ n_i·(C_i − σ_i), over the
+// sequential work Σ p_{i,1} (size): 1 when every task runs on one processor,
+// above 1 by the parallel overhead of the allocations. The machine keeps up
+// with arrivals only while realised_load × work_ratio stays below P.
+func WorkRatio(size []float64, out *MoldOutcome) float64 {
+	var used, seq float64
+	for i, s := range size {
+		used += float64(out.Procs[i]) * (out.End[i] - out.Start[i])
+		seq += s
+	}
+	return used / seq
+}
+
+// MeanProcs is the average number of processors a task runs on.
+func MeanProcs(procs []int) float64 {
+	sum := 0
+	for _, n := range procs {
+		sum += n
+	}
+	return float64(sum) / float64(len(procs))
 }
