@@ -79,9 +79,9 @@ func optimalSize(T []float64) (nstar, nmax int) {
 // scaledSize is SCOJO-P's size for task i at time t: n* scaled by
 // 0.95/Û, where Û predicts the load over the task's span at n* from the
 // running tasks, the other waiting tasks (others, at their sizes in size)
-// and the work expected to arrive (rate and mean work of window); nmax is
+// and the work expected to arrive (rate and mean work of window), at most
 // the task's smallest size reaching its minimum runtime.
-func (sc *scojo) scaledSize(i int, t float64, st *moldState, others []int) (n, nmax int) {
+func (sc *scojo) scaledSize(i int, t float64, st *moldState, others []int) int {
 	T := st.tasks[i].Times[:st.P]
 	nstar, nmax := optimalSize(T)
 	span := T[nstar-1]
@@ -110,8 +110,8 @@ func (sc *scojo) scaledSize(i int, t float64, st *moldState, others []int) (n, n
 	if sc.busyCap {
 		u = math.Min(u, 1)
 	}
-	n = int(math.Round(float64(nstar) * scojoTarget / math.Max(u, 0.05)))
-	return max(1, min(n, st.P, nmax)), nmax
+	n := int(math.Round(float64(nstar) * scojoTarget / math.Max(u, 0.05)))
+	return max(1, min(n, st.P, nmax))
 }
 
 // startSize is the size a task of size n starts on at t in prof: n if it
@@ -137,7 +137,7 @@ func (sc *scojo) startSize(prof *profile.Profile, T []float64, n int, t float64)
 
 func (sc *scojo) arrive(i int, t float64, st *moldState) {
 	T := st.tasks[i].Times[:st.P]
-	n, _ := sc.scaledSize(i, t, st, st.pending[:len(st.pending)-1]) // i was appended last
+	n := sc.scaledSize(i, t, st, st.pending[:len(st.pending)-1]) // i was appended last
 	defer sc.remember(i)
 	if sc.atStart {
 		sc.size[i] = n // the queue's demand until the task is sized again at the next plan
@@ -174,7 +174,7 @@ func (sc *scojo) plan(t float64, st *moldState) []startNow {
 	var out []startNow
 	for _, i := range st.pending {
 		T := st.tasks[i].Times
-		n, _ := sc.scaledSize(i, t, st, st.pending)
+		n := sc.scaledSize(i, t, st, st.pending)
 		n = sc.startSize(prof, T, n, t)
 		sc.size[i] = n
 		if mustPlace(prof, n, T[n-1], t) <= t {
