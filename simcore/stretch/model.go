@@ -33,7 +33,7 @@ var traceFiles = map[string]string{
 func (*Model) Name() string { return "stretch" }
 
 // Version changes whenever a change can alter results.
-func (*Model) Version() string { return "2" }
+func (*Model) Version() string { return "3" }
 
 // Doc is a one-line description.
 func (*Model) Doc() string {
@@ -151,6 +151,8 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 	for k, v := range Fairness(rel, size, best.End) {
 		res.Metrics[k] = v
 	}
+	// A sequential task runs on one processor: its floor is its own size.
+	setFloor(res.Metrics, SpeedupFloor{Stretch: 1, StepStretch: 1, StepMedian: 1, StepBelow11: 1, SpeedupBelow10: 1})
 	procsCol := make([]int64, len(tasks))
 	for i := range procsCol {
 		procsCol[i] = 1

@@ -38,7 +38,7 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 		if hi := p.Float("load_hi"); hi > target {
 			target = rngBand(seed, target, hi)
 		}
-		tasks, err = SSMInstance(n, P, target, DefaultSSM, seed)
+		tasks, err = SSMInstance(n, P, target, DefaultSSM.Scaled(p.Float("ssm_scale")), seed)
 	default:
 		var jobs []workload.Job
 		jobs, err = m.trace(traceFiles[wl], P, p.Float("zero_run"))
@@ -81,12 +81,19 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	for k, v := range Fairness(rel, size, out.End) {
 		res.Metrics[k] = v
 	}
+	setFloor(res.Metrics, Floor(tasks))
 	node, part := make([]int64, nt), make([]int64, nt)
 	for i := range node {
 		node[i] = -1
 	}
 	res.Tables = tables(p, rel, size, out.Start, out.End, intsOf(out.Procs), node, part)
 	return res, nil
+}
+
+// setFloor records the SpeedupFloor of the instance as metrics.
+func setFloor(m map[string]any, f SpeedupFloor) {
+	m["stretch_floor"], m["step_stretch_floor"], m["first_step_median"] = f.Stretch, f.StepStretch, int64(f.StepMedian)
+	m["step_below_11"], m["speedup_below_10"] = f.StepBelow11, f.SpeedupBelow10
 }
 
 // WorkRatio is the processor time out uses, Σ n_i·(C_i − σ_i), over the

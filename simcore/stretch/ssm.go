@@ -19,6 +19,16 @@ type SSM struct {
 // DefaultSSM holds SPECS.md §5.2's constants (seconds).
 var DefaultSSM = SSM{A: 3e-6, B: 5e-6, C: 3.125e-14, D: 2, E: 2, K: 4}
 
+// Scaled returns the model with the terms that the x·y·z partition does not
+// divide over all of its processors, a, b (the index build, replicated over
+// the genome parts, and the genome scan, replicated over the read parts),
+// d and e (the start-up overhead), multiplied by f; c, the verification
+// term every processor shares, is kept. f = 1 is the model itself.
+func (s SSM) Scaled(f float64) SSM {
+	s.A, s.B, s.D, s.E = s.A*f, s.B*f, s.D*f, s.E*f
+	return s
+}
+
 // T is the runtime of a task (genome G bp, R reads) on an x·y·z grid.
 func (s SSM) T(G, R float64, x, y, z int) float64 {
 	kz := float64((s.K + z - 1) / z)
