@@ -137,9 +137,10 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 	for _, k := range best.Part {
 		aux += k
 	}
-	lo, hi := math.Inf(1), 0.0
+	lo, hi, meanSize := math.Inf(1), 0.0, 0.0
 	for _, s := range size {
 		lo, hi = math.Min(lo, s), math.Max(hi, s)
+		meanSize += s / float64(len(size))
 	}
 	res := &simcore.Result{Metrics: map[string]any{
 		"tasks_run": int64(len(tasks)), "max_stretch": bestStats.MaxStretch, "mean_stretch": bestStats.MeanStretch,
@@ -147,7 +148,11 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 		"target_load": target, "realised_delta": hi / lo, "work_ratio": 1.0, "mean_procs": 1.0, "used_load": Load(tasks), "aux_tasks": int64(aux),
 		"best_x": int64(bestTrial.X), "best_t": bestTrial.T, "decisions": int64(decisions), "sched_wall_ms": wall,
 		"flow_bound": hi, "max_flow_to_bound": bestStats.MaxFlow / hi,
+		"mean_flow_bound": meanSize, "mean_flow_to_bound": bestStats.MeanFlow / meanSize,
 	}}
+	for k, v := range Runtimes(best.Start, best.End) {
+		res.Metrics[k] = v
+	}
 	for k, v := range Fairness(rel, size, best.End) {
 		res.Metrics[k] = v
 	}

@@ -2,6 +2,7 @@ package stretch
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -269,8 +270,27 @@ func TestScojoBusyCapKeepsSize(t *testing.T) {
 
 // flow_bound, the longest task's shortest runtime, is a floor of every
 // algorithm's max flow (max_flow_to_bound >= 1), and the floor itself when
-// one task runs alone on an empty machine. The SCOJO-P readings reach the
-// model (each of the four gives another schedule here).
+// one task runs alone on an empty machine; mean_flow_bound is a floor of
+// the mean flow, and mean_runtime and max_runtime (the time the tasks run
+// on their allocations) are floors of the mean and max flow of the
+// schedule. The SCOJO-P readings reach the model (each of the four gives
+// another schedule here).
+// checkRuntimeFloors checks that mean_flow_bound, mean_runtime and
+// max_runtime are floors of the flows they bound and that
+// mean_flow_to_bound is mean_flow over its floor.
+func checkRuntimeFloors(t *testing.T, name string, mt map[string]any) {
+	t.Helper()
+	meanFlow, maxFlow := mt["mean_flow"].(float64), mt["max_flow"].(float64)
+	bound, ratio := mt["mean_flow_bound"].(float64), mt["mean_flow_to_bound"].(float64)
+	meanRun, maxRun := mt["mean_runtime"].(float64), mt["max_runtime"].(float64)
+	if !(bound > 0) || ratio < 1-1e-12 || math.Abs(ratio-meanFlow/bound) > 1e-12*ratio {
+		t.Errorf("%s: mean_flow_bound %v, mean_flow %v, mean_flow_to_bound %v", name, bound, meanFlow, ratio)
+	}
+	if !(meanRun >= bound*(1-1e-12)) || meanRun > meanFlow*(1+1e-12) || maxRun > maxFlow*(1+1e-12) || maxRun < meanRun {
+		t.Errorf("%s: mean_runtime %v (floor %v, mean_flow %v), max_runtime %v (max_flow %v)", name, meanRun, bound, meanFlow, maxRun, maxFlow)
+	}
+}
+
 func TestFlowBound(t *testing.T) {
 	m := New(nil)
 	scojoFlows := map[float64]bool{}
@@ -283,6 +303,7 @@ func TestFlowBound(t *testing.T) {
 				if !(bound > 0) || ratio < 1-1e-12 || math.Abs(ratio-maxFlow/bound) > 1e-12*ratio {
 					t.Errorf("%s, %s, %s: flow_bound %v, max_flow %v, max_flow_to_bound %v", alg, busy, at, bound, maxFlow, ratio)
 				}
+				checkRuntimeFloors(t, fmt.Sprintf("%s, %s, %s", alg, busy, at), r.Metrics)
 				if alg == SCOJOP {
 					scojoFlows[r.Metrics["mean_flow"].(float64)] = true
 				}
@@ -296,6 +317,10 @@ func TestFlowBound(t *testing.T) {
 		r := modeltest.Run(t, m, seqParams(map[string]any{"algorithm": alg, "n_tasks": int64(300), "m": int64(4), "load": 3.0}), 4)
 		if ratio := r.Metrics["max_flow_to_bound"].(float64); ratio < 1-1e-12 {
 			t.Errorf("%s: max_flow_to_bound %v < 1", alg, ratio)
+		}
+		checkRuntimeFloors(t, alg, r.Metrics)
+		if got, want := r.Metrics["mean_runtime"].(float64), r.Metrics["mean_flow_bound"].(float64); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: sequential mean_runtime %v, want the mean size %v", alg, got, want)
 		}
 	}
 	tasks := []MoldTask{linear(0, 100, 8, 16)}

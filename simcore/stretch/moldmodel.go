@@ -60,11 +60,13 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	}
 	nt := len(tasks)
 	rel, size := make([]float64, nt), make([]float64, nt)
-	lo, hi, bound := math.Inf(1), 0.0, 0.0
+	lo, hi, bound, meanBound := math.Inf(1), 0.0, 0.0, 0.0
 	for i := range tasks {
 		rel[i], size[i] = tasks[i].Release, tasks[i].Seq()
 		lo, hi = math.Min(lo, size[i]), math.Max(hi, size[i])
-		bound = math.Max(bound, tasks[i].Times[P-1]) // Times is non-increasing
+		fastest := tasks[i].Times[P-1] // Times is non-increasing
+		bound = math.Max(bound, fastest)
+		meanBound += fastest / float64(nt)
 	}
 	st := Measure(rel, size, out.End)
 	if math.IsNaN(target) {
@@ -77,7 +79,11 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 		"target_load": target, "realised_delta": hi / lo, "work_ratio": wr, "mean_procs": MeanProcs(out.Procs), "used_load": MoldLoad(tasks) * wr, "aux_tasks": int64(0),
 		"best_x": int64(0), "best_t": 0.0, "decisions": int64(out.Decisions), "sched_wall_ms": wall,
 		"flow_bound": bound, "max_flow_to_bound": st.MaxFlow / bound,
+		"mean_flow_bound": meanBound, "mean_flow_to_bound": st.MeanFlow / meanBound,
 	}}
+	for k, v := range Runtimes(out.Start, out.End) {
+		res.Metrics[k] = v
+	}
 	for k, v := range Fairness(rel, size, out.End) {
 		res.Metrics[k] = v
 	}
@@ -107,6 +113,19 @@ func WorkRatio(size []float64, out *MoldOutcome) float64 {
 		seq += s
 	}
 	return used / seq
+}
+
+// Runtimes returns mean_runtime and max_runtime: the average and the
+// largest C_i − σ_i, the time the tasks run on their allocations. A
+// schedule's mean_flow and max_flow are at least these, whatever the waits.
+func Runtimes(start, end []float64) map[string]any {
+	sum, hi := 0.0, 0.0
+	for i := range start {
+		d := end[i] - start[i]
+		sum += d
+		hi = math.Max(hi, d)
+	}
+	return map[string]any{"mean_runtime": sum / float64(len(start)), "max_runtime": hi}
 }
 
 // MeanProcs is the average number of processors a task runs on.
