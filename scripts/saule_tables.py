@@ -5,7 +5,8 @@
 
 reads RESULTS_DIR/<sweep>/<latest run>/{summary.csv,claims.json} of the sweeps
 scripts/saule_tables.sh runs (saule2012-table1b, saule2012-table1b-load302,
-saule2012-dasedf-largest, saule2012-dasedf-largest-rules, saule2012-fig1,
+saule2012-sens-table1b-fcfs-spread, saule2012-dasedf-largest,
+saule2012-dasedf-largest-rules, saule2012-fig1,
 saule2012-fig2-reservation-dasedf, saule2012-fig5f-relax, saule2012-fig5-scojo-shrink,
 saule2012-fig5-improved-select) and prints the markdown tables; a sweep not run
 is said so. Standard library only. The published numbers come from
@@ -106,6 +107,27 @@ def table1b(results, out):
         out.append(f"Means within 10 %: FCFS {hits['FCFS']}/8, DASEDF {hits['DASEDF']}/8 "
                    f"({hits['FCFS'] + hits['DASEDF']}/16); standard deviations within 10 %: {shits}/16.\n")
         out.append(verdicts(run, sweep))
+
+
+def fcfs_spread(results, out):
+    run = run_or_note(results, "saule2012-sens-table1b-fcfs-spread", out)
+    if run is None:
+        return
+    pub = published()
+    v = {(num(r, "load_hi"), int(num(r, "delta"))): r for r in summary(run)}
+    his = sorted({k[0] for k in v})
+    ds = sorted({k[1] for k in v})
+    out.append("FCFS's standard deviation of the max stretch over the instances above load 270 against the "
+               "upper end of the band (sens-table1b-fcfs-spread.yaml; the rest as table1b.yaml, "
+               f"{int(next(iter(v.values()))['n'])} instances per point), and its growth from Δ = 5 and 20 to Δ = 100.\n")
+    md_table(out, ["upper end"] + [f"std Δ {d}" for d in ds] + ["Δ 100 / Δ 5", "Δ 100 / Δ 20"],
+             [["paper"] + [f"{pub[d]['fcfs_std']:.2f}" for d in ds]
+              + [f"{pub[100]['fcfs_std'] / pub[5]['fcfs_std']:.1f}", f"{pub[100]['fcfs_std'] / pub[20]['fcfs_std']:.1f}"]]
+             + [[f"{h:g}"] + [f"{num(v[(h, d)], 'max_stretch_std'):.2f}" for d in ds]
+                + [f"{num(v[(h, 100)], 'max_stretch_std') / num(v[(h, 5)], 'max_stretch_std'):.1f}",
+                   f"{num(v[(h, 100)], 'max_stretch_std') / num(v[(h, 20)], 'max_stretch_std'):.1f}"]
+                for h in his])
+    out.append(verdicts(run, "saule2012-sens-table1b-fcfs-spread"))
 
 
 def verdicts(run, sweep):
@@ -255,6 +277,7 @@ def main():
         sys.exit(2)
     out = ["### Table 1(b)\n"]
     table1b(sys.argv[1], out)
+    fcfs_spread(sys.argv[1], out)
     out.append("### DASEDF's largest max stretch\n")
     largest(sys.argv[1], out)
     out.append("### Fig. 1\n")

@@ -4,6 +4,7 @@
 # the doc's "generated" markers with scripts/saule_tables.py. The sweeps:
 #   configs/saule2012/table1b.yaml          Table 1(b), the paper's rule and band
 #   configs/saule2012/table1b-load302.yaml  Table 1(b), loads capped at 302
+#   configs/saule2012/sens-table1b-fcfs-spread.yaml  FCFS's spreads vs the band's upper end
 #   configs/saule2012/dasedf-largest.yaml   DASEDF's worst instance vs exact load
 #   configs/saule2012/dasedf-rules.yaml     the same under DASEDF's check and target readings
 #   configs/saule2012/fig1.yaml             Fig. 1
@@ -36,7 +37,7 @@ go build -o "$bin" ./cmd/schedfarm || exit 2
 # explained_by of one file finds the other files beside it.
 cp -r configs/saule2012 "$tmp/saule2012" || exit 2
 rc=0
-for f in table1b table1b-load302 dasedf-largest dasedf-rules fig1 fig2-reservation-dasedf mold-readings; do
+for f in table1b table1b-load302 sens-table1b-fcfs-spread dasedf-largest dasedf-rules fig1 fig2-reservation-dasedf mold-readings; do
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $f "* ]]; then
     continue
   fi

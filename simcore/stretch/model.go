@@ -88,7 +88,7 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 	procs := orDefault(p.Int("m"), 300)
 	alg := p.String("algorithm")
 	cfg := SeqConfig{M: procs, Algorithm: alg, Tol: p.Float("tol"), Check: p.String("dasedf_check"),
-		KeepMax: p.String("dasedf_target") == "keep_max", SideWithRunning: p.String("reservation_side") == "with_running"}
+		KeepMax: p.String("dasedf_target") == "keep_max", Side: p.String("reservation_side")}
 	trials := []Trial{{0, 0}}
 	switch p.String("reservation") {
 	case "fixed":

@@ -40,11 +40,12 @@ type SeqConfig struct {
 	// the rule seed 003 §4.2 contrasts DASEDF with; false: the
 	// instantaneous S of the search (§3.2).
 	KeepMax bool
-	// SideWithRunning: the reservation scheme compares the parts' schedules
-	// including their running tasks' stretches (seed 003 §4: "the maximum
-	// stretch in the resulting schedule"), not only the plan of the waiting
-	// tasks and the new one.
-	SideWithRunning bool
+	// Side is what the reservation scheme compares with T and between the
+	// parts (seed 003 §4: "the maximum stretch in the resulting schedule"):
+	// SidePlan (or "") the plan of the waiting tasks and the new one,
+	// SideWithRunning also the running tasks' stretches, SideWhole every
+	// task the part has started so far.
+	Side string
 	// Abandon > 0 stops the run as soon as its maximum stretch is known to
 	// be at least Abandon (SeqOutcome.Abandoned): reservation: best drops a
 	// trial that can no longer beat the best one found so far. The bound is
@@ -54,6 +55,14 @@ type SeqConfig struct {
 	// would have had max stretch ≥ Abandon too. 0 never abandons.
 	Abandon float64
 }
+
+// Readings of the reservation scheme's "maximum stretch in the resulting
+// schedule" (seed 003 §4), SeqConfig.Side.
+const (
+	SidePlan        = "plan"
+	SideWithRunning = "with_running"
+	SideWhole       = "whole"
+)
 
 // SeqOutcome is the executed schedule of a sequential run.
 type SeqOutcome struct {
@@ -85,6 +94,9 @@ type part struct {
 	chosen  []int              // tasks started by dispatch (reused)
 	started []bool             // per task: started (DASEDF dispatch)
 	fcfs    *fcfsPlan          // FCFS plan kept incrementally (reservation scheme)
+	// startedMax is the largest stretch of the tasks started on the part
+	// (fixed at their start): the past of its schedule (SideWhole).
+	startedMax float64
 }
 
 // fcfsPlan is the FCFS schedule of a part, kept up to date as tasks are
@@ -180,9 +192,9 @@ func (p *part) start(tasks []Task, i int, t float64, out *SeqOutcome) {
 	p.free = p.free[:len(p.free)-1]
 	end := t + tasks[i].Size
 	out.Start[i], out.End[i], out.Node[i] = t, end, node
-	if s := (end - tasks[i].Release) / tasks[i].Size; s > out.MaxStretch {
-		out.MaxStretch = s
-	}
+	s := (end - tasks[i].Release) / tasks[i].Size
+	out.MaxStretch = math.Max(out.MaxStretch, s)
+	p.startedMax = math.Max(p.startedMax, s)
 	p.running.Push(pq.Key{At: end, Sub: int64(i)}, runEntry{end: end, node: node, task: i})
 	k := sort.SearchFloat64s(p.ends, end)
 	p.ends = append(p.ends, 0)
@@ -214,6 +226,9 @@ func SimulateSeq(ctx context.Context, tasks []Task, cfg SeqConfig) (*SeqOutcome,
 	}
 	if cfg.Algorithm != FCFS && cfg.Algorithm != DASEDF {
 		return nil, fmt.Errorf("stretch: algorithm %q; want %s or %s", cfg.Algorithm, FCFS, DASEDF)
+	}
+	if cfg.Side != "" && cfg.Side != SidePlan && cfg.Side != SideWithRunning && cfg.Side != SideWhole {
+		return nil, fmt.Errorf("stretch: reservation side %q; want %s, %s or %s", cfg.Side, SidePlan, SideWithRunning, SideWhole)
 	}
 	if cfg.X < 0 || cfg.X >= cfg.M {
 		return nil, fmt.Errorf("stretch: reservation X = %d must be in [0, m-1] = [0, %d]", cfg.X, cfg.M-1)
@@ -313,8 +328,11 @@ func pendingBound(parts []*part, tasks []Task, t float64) float64 {
 // needs: up to the first task reaching T (then sMain ≥ T), and after the
 // auxiliary part's plan, up to the first task exceeding sAux.
 func chooseSide(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, out *SeqOutcome) int {
-	if cfg.SideWithRunning {
-		return chooseSideRunning(parts, tasks, i, t, cfg, out)
+	switch cfg.Side {
+	case SideWithRunning:
+		return chooseSidePast(parts, tasks, i, t, cfg, out, (*part).runningMax)
+	case SideWhole:
+		return chooseSidePast(parts, tasks, i, t, cfg, out, func(p *part, _ []Task) float64 { return p.startedMax })
 	}
 	main := parts[0]
 	if main.fcfs != nil {
@@ -338,16 +356,17 @@ func chooseSide(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, ou
 	return 0
 }
 
-// chooseSideRunning is chooseSide with each part's schedule read as its
-// running tasks and its plan (SeqConfig.SideWithRunning): the maximum
-// stretch of a part's new schedule is the larger of the running tasks'
-// stretches (C − r)/p, fixed once started, and the plan's.
-func chooseSideRunning(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, out *SeqOutcome) int {
-	sMain := math.Max(parts[0].runningMax(tasks), parts[0].planWith(tasks, i, t, out))
+// chooseSidePast is chooseSide with each part's schedule read as its plan
+// and part of its past, the stretches (C − r)/p of started tasks, fixed
+// once started: past gives their maximum, over the running tasks
+// (SideWithRunning) or over every task the part started (SideWhole). The
+// maximum stretch of a part's new schedule is the larger of the two.
+func chooseSidePast(parts []*part, tasks []Task, i int, t float64, cfg SeqConfig, out *SeqOutcome, past func(*part, []Task) float64) int {
+	sMain := math.Max(past(parts[0], tasks), parts[0].planWith(tasks, i, t, out))
 	if sMain < cfg.T {
 		return 0
 	}
-	if math.Max(parts[1].runningMax(tasks), parts[1].planWith(tasks, i, t, out)) < sMain {
+	if math.Max(past(parts[1], tasks), parts[1].planWith(tasks, i, t, out)) < sMain {
 		return 1
 	}
 	return 0

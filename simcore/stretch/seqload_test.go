@@ -71,7 +71,7 @@ func TestExactKeepsDefault(t *testing.T) {
 
 // TestCheckRules runs DASEDF under every feasibility check and target rule,
 // and both algorithms with the reservation scheme comparing the parts'
-// schedules with their running tasks, on a random instance: each schedule is valid (every task runs once, for
+// schedules with their running tasks or their whole past, on a random instance: each schedule is valid (every task runs once, for
 // its size, after its release, at most m at a time) and stretches are ≥ 1.
 func TestCheckRules(t *testing.T) {
 	tasks, _, err := SeqWorkload{N: 600, A: 1, Delta: 20, Load: 16.5}.Generate(3)
@@ -82,11 +82,13 @@ func TestCheckRules(t *testing.T) {
 		check   string
 		keepMax bool
 		alg     string
-		x       int // reservation_x with reservation_side: with_running (0: none)
-	}{{"lemma", false, DASEDF, 0}, {"strict_prefix", false, DASEDF, 0}, {"no_running", false, DASEDF, 0},
-		{"lemma", true, DASEDF, 0}, {"lemma", false, DASEDF, 3}, {"lemma", false, FCFS, 3}} {
+		x       int    // reservation_x (0: none)
+		side    string // reservation_side
+	}{{"lemma", false, DASEDF, 0, ""}, {"strict_prefix", false, DASEDF, 0, ""}, {"no_running", false, DASEDF, 0, ""},
+		{"lemma", true, DASEDF, 0, ""}, {"lemma", false, DASEDF, 3, SideWithRunning}, {"lemma", false, FCFS, 3, SideWithRunning},
+		{"lemma", false, DASEDF, 3, SideWhole}, {"lemma", false, FCFS, 3, SideWhole}} {
 		out, err := SimulateSeq(context.Background(), tasks, SeqConfig{M: 16, Algorithm: tc.alg, Check: tc.check, KeepMax: tc.keepMax,
-			X: tc.x, T: 1.2, SideWithRunning: tc.x > 0})
+			X: tc.x, T: 1.2, Side: tc.side})
 		if err != nil {
 			t.Fatalf("%s keep_max=%v: %v", tc.check, tc.keepMax, err)
 		}
@@ -117,5 +119,39 @@ func TestCheckRules(t *testing.T) {
 	}
 	if _, err := SimulateSeq(context.Background(), tasks, SeqConfig{M: 16, Algorithm: DASEDF, Check: "bogus"}); err == nil {
 		t.Error("unknown check rule: no error")
+	}
+}
+
+// TestReservationSide checks what each reading of the reservation scheme's
+// "maximum stretch in the resulting schedule" (seed 003 §4) sees, on one
+// processor per part (m = 2, X = 1, T = 1.5, FCFS): A and A2 (size 10) at 0
+// fill both parts, B (size 3) at 1 ties between them (stretch 4 either way)
+// and goes to the main part, where it starts at 10 with stretch 4. D (size 1)
+// at 20 finds both parts idle: its plan alone (plan) and the running tasks
+// (with_running, none left) are below T, so it stays on the main part; the
+// main part's whole schedule holds B's stretch 4, the auxiliary part's only
+// stretch 1, so under whole D goes to the auxiliary part.
+func TestReservationSide(t *testing.T) {
+	tasks := []Task{{0, 10}, {0, 10}, {1, 3}, {20, 1}}
+	for _, tc := range []struct {
+		side string
+		want []int // part of each task
+	}{
+		{SidePlan, []int{0, 1, 0, 0}},
+		{SideWithRunning, []int{0, 1, 0, 0}},
+		{SideWhole, []int{0, 1, 0, 1}},
+	} {
+		out, err := SimulateSeq(context.Background(), tasks, SeqConfig{M: 2, Algorithm: FCFS, X: 1, T: 1.5, Side: tc.side})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.side, err)
+		}
+		for i, k := range tc.want {
+			if out.Part[i] != k {
+				t.Errorf("%s: task %d on part %d, want %d (parts %v)", tc.side, i, out.Part[i], k, out.Part)
+			}
+		}
+	}
+	if _, err := SimulateSeq(context.Background(), tasks, SeqConfig{M: 2, Algorithm: FCFS, X: 1, T: 1.5, Side: "bogus"}); err == nil {
+		t.Error("unknown reservation side: no error")
 	}
 }
