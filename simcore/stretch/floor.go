@@ -17,6 +17,11 @@ type SpeedupFloor struct {
 	// again") never runs a task on more than s_i processors, so its average
 	// stretch is not below it.
 	StepStretch float64
+	// StepFlow is max_i p_{i,s_i}: the longest task runtime on the first
+	// step. Iterative runs no task on more than s_i processors, so no task's
+	// flow time under it is below p_{i,s_i}, and its maximum flow time is
+	// not below StepFlow.
+	StepFlow float64
 	// StepMedian is the median of s_i over the tasks (the lower of the two
 	// middle values for an even count).
 	StepMedian int
@@ -56,6 +61,7 @@ func Floor(tasks []MoldTask) SpeedupFloor {
 		steps[i] = s
 		f.Stretch += best / seq
 		f.StepStretch += t[s-1] / seq
+		f.StepFlow = max(f.StepFlow, t[s-1])
 		if s < 11 {
 			below11++
 		}

@@ -33,7 +33,7 @@ var traceFiles = map[string]string{
 func (*Model) Name() string { return "stretch" }
 
 // Version changes whenever a change can alter results.
-func (*Model) Version() string { return "3" }
+func (*Model) Version() string { return "4" }
 
 // Doc is a one-line description.
 func (*Model) Doc() string {
@@ -157,7 +157,7 @@ func (m *Model) runSeq(ctx context.Context, p simcore.Params, seed uint64) (*sim
 		res.Metrics[k] = v
 	}
 	// A sequential task runs on one processor: its floor is its own size.
-	setFloor(res.Metrics, SpeedupFloor{Stretch: 1, StepStretch: 1, StepMedian: 1, StepBelow11: 1, SpeedupBelow10: 1})
+	setFloor(res.Metrics, SpeedupFloor{Stretch: 1, StepStretch: 1, StepFlow: hi, StepMedian: 1, StepBelow11: 1, SpeedupBelow10: 1}, bestStats.MaxFlow)
 	procsCol := make([]int64, len(tasks))
 	for i := range procsCol {
 		procsCol[i] = 1

@@ -87,7 +87,7 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	for k, v := range Fairness(rel, size, out.End) {
 		res.Metrics[k] = v
 	}
-	setFloor(res.Metrics, Floor(tasks))
+	setFloor(res.Metrics, Floor(tasks), st.MaxFlow)
 	node, part := make([]int64, nt), make([]int64, nt)
 	for i := range node {
 		node[i] = -1
@@ -96,10 +96,12 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	return res, nil
 }
 
-// setFloor records the SpeedupFloor of the instance as metrics.
-func setFloor(m map[string]any, f SpeedupFloor) {
+// setFloor records the SpeedupFloor of the instance as metrics, with the
+// schedule's maximum flow time over the step flow floor.
+func setFloor(m map[string]any, f SpeedupFloor, maxFlow float64) {
 	m["stretch_floor"], m["step_stretch_floor"], m["first_step_median"] = f.Stretch, f.StepStretch, int64(f.StepMedian)
 	m["step_below_11"], m["speedup_below_10"] = f.StepBelow11, f.SpeedupBelow10
+	m["step_flow_floor"], m["max_flow_to_step_floor"] = f.StepFlow, maxFlow/f.StepFlow
 }
 
 // WorkRatio is the processor time out uses, Σ n_i·(C_i − σ_i), over the

@@ -88,6 +88,8 @@ var schema = simcore.Schema{
 		simcore.FloatColumn("work_ratio", "", "processor time the schedule uses over the sequential work: Σ n_i·(C_i − σ_i) / Σ p_{i,1} (1 for sequential tasks; above 1, the parallel overhead the allocations add to the load)"),
 		simcore.FloatColumn("stretch_floor", "", "mean over tasks of min_j p_{i,j}/p_{i,1}: each task started at its release on its fastest size, the lowest average stretch any schedule can have (1 for sequential tasks)"),
 		simcore.FloatColumn("step_stretch_floor", "", "mean over tasks of p_{i,s}/p_{i,1}, s the task's first step (the smallest j with p_{i,j+1} ≥ p_{i,j}): the lowest average stretch of Iterative (§5.4), which never grows a task past it (1 for sequential tasks)"),
+		simcore.FloatColumn("step_flow_floor", "s", "max over tasks of p_{i,s}, s the task's first step: the lowest maximum flow time of Iterative (§5.4), which never runs a task on more than s processors (the longest task's p_i for sequential tasks)"),
+		simcore.FloatColumn("max_flow_to_step_floor", "", "max_flow / step_flow_floor (≥ 1 for Iterative; below 1: a maximum flow time Iterative cannot reach on the instance)"),
 		simcore.IntColumn("first_step_median", "processors", "median over tasks of the first step s (§7.2: \"a step around 11 or 13 processors\"; 1 for sequential tasks)"),
 		simcore.FloatColumn("step_below_11", "", "share of the tasks whose first step s is below 11 processors"),
 		simcore.FloatColumn("speedup_below_10", "", "share of the tasks whose best speedup p_{i,1}/min_j p_{i,j} is below 10"),
