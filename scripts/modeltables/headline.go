@@ -145,10 +145,8 @@ func (rd *runData) headlineTable(rows []headlineRow) (string, error) {
 	for _, r := range rows {
 		var ours []string
 		for _, v := range r.Ours {
-			s, err := rd.value(v)
-			if errors.Is(err, errNotInRun) {
-				s = notInRun
-			} else if err != nil {
+			s, err := markNotInRun(rd.value(v))
+			if err != nil {
 				return "", fmt.Errorf("row %q: %w", r.Result, err)
 			}
 			if v.Label != "" {
@@ -161,10 +159,8 @@ func (rd *runData) headlineTable(rows []headlineRow) (string, error) {
 		}
 		var verdicts []string
 		for _, c := range r.Claims {
-			s, err := rd.verdict(c)
-			if errors.Is(err, errNotInRun) {
-				s = notInRun
-			} else if err != nil {
+			s, err := markNotInRun(rd.verdict(c))
+			if err != nil {
 				return "", fmt.Errorf("row %q: %w", r.Result, err)
 			}
 			if c.Label != "" {
@@ -178,6 +174,14 @@ func (rd *runData) headlineTable(rows []headlineRow) (string, error) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(r.Result), cell(r.Paper), strings.Join(ours, "; "), strings.Join(verdicts, "; "))
 	}
 	return b.String(), nil
+}
+
+// markNotInRun turns errNotInRun into the cell that says so.
+func markNotInRun(s string, err error) (string, error) {
+	if errors.Is(err, errNotInRun) {
+		return notInRun, nil
+	}
+	return s, err
 }
 
 // pointCount finds "k/n points" (or series) in a claim's numbers.

@@ -41,6 +41,15 @@ func num(label string, a query, f string) value {
 	return value{Label: label, A: a, Fmt: f}
 }
 
+// perDispatcher is metric at each dispatcher's one point of sweep.
+func perDispatcher(sweep, metric, f string, dispatchers ...string) []value {
+	var out []value
+	for _, d := range dispatchers {
+		out = append(out, num(d, at(sweep, metric, "dispatcher="+d), f))
+	}
+	return out
+}
+
 // claims of one sweep, labelled by their ids' labels.
 func claimsOf(sweep string, labelID ...string) []claimRef {
 	var out []claimRef
@@ -75,12 +84,7 @@ var dsspHeadlines = []headlineRow{
 	},
 	{
 		Result: "done by 10 h: STCPU / PRIORITY / LCPF / CPA", Paper: "> 80% / 62.5% / 30.7% / 2.4%",
-		Ours: []value{
-			num("STCPU", at(aPooled, "done_by_10h", "dispatcher=STCPU"), "pct"),
-			num("PRIORITY", at(aPooled, "done_by_10h", "dispatcher=PRIORITY"), "pct"),
-			num("LCPF", at(aPooled, "done_by_10h", "dispatcher=LCPF"), "pct"),
-			num("CPA", at(aPooled, "done_by_10h", "dispatcher=CPA"), "pct"),
-		},
+		Ours:   perDispatcher(aPooled, "done_by_10h", "pct", "STCPU", "PRIORITY", "LCPF", "CPA"),
 		Claims: claimsOf(aPooled, "STCPU", "stcpu-by-10h", "PRIORITY", "priority-by-10h", "LCPF", "lcpf-by-10h", "CPA", "cpa-by-10h"),
 	},
 	{
@@ -90,48 +94,31 @@ var dsspHeadlines = []headlineRow{
 	},
 	{
 		Result: "processors busy at D + 1 h: LCPF / STCPU", Paper: "7.2% / 31.7%",
-		Ours: []value{
-			num("LCPF", at(aPooled, "busy_at_d1h", "dispatcher=LCPF"), "pct"),
-			num("STCPU", at(aPooled, "busy_at_d1h", "dispatcher=STCPU"), "pct"),
-		},
+		Ours: perDispatcher(aPooled, "busy_at_d1h", "pct", "LCPF", "STCPU"),
 		Claims: append(claimsOf(aPooled, "LCPF", "lcpf-busy-after-d", "STCPU", "stcpu-busy-after-d"),
 			claimsOf(aNights, "LCPF < STCPU, night by night", "lcpf-releases-together")...),
 	},
 	{
 		Result: "worst makespan: LCPF / STCPU", Paper: "19 h / 26.8 h",
-		Ours: []value{
-			num("LCPF", at(aPooled, "makespan_h", "dispatcher=LCPF"), "h"),
-			num("STCPU", at(aPooled, "makespan_h", "dispatcher=STCPU"), "h"),
-		},
+		Ours: perDispatcher(aPooled, "makespan_h", "h", "LCPF", "STCPU"),
 		Claims: append(claimsOf(aPooled, "LCPF", "lcpf-worst-makespan", "STCPU", "stcpu-worst-makespan"),
 			claimsOf(aNights, "LCPF < STCPU, night by night", "lcpf-makespan")...),
 	},
 	{
 		Result: "idle in the 13 h window: STCPU / LCPF", Paper: "13.5% / 5.5%",
-		Ours: []value{
-			num("STCPU", at(aPooled, "idle_before_d", "dispatcher=STCPU"), "pct"),
-			num("LCPF", at(aPooled, "idle_before_d", "dispatcher=LCPF"), "pct"),
-		},
+		Ours: perDispatcher(aPooled, "idle_before_d", "pct", "STCPU", "LCPF"),
 		Claims: append(claimsOf(aPooled, "STCPU", "idle-before-d-stcpu", "LCPF", "idle-before-d-lcpf"),
 			claimsOf(aNights, "LCPF < PRIORITY, night by night", "lcpf-less-idle-before-d")...),
 	},
 	{
 		Result: "idle in the working span: LCPF / STCPU", Paper: "0.6% / > 3%",
-		Ours: []value{
-			num("LCPF", at(aPooled, "idle_overall", "dispatcher=LCPF"), "pct"),
-			num("STCPU", at(aPooled, "idle_overall", "dispatcher=STCPU"), "pct"),
-		},
+		Ours: perDispatcher(aPooled, "idle_overall", "pct", "LCPF", "STCPU"),
 		Claims: append(claimsOf(aPooled, "LCPF", "idle-overall-lcpf", "STCPU", "idle-overall-stcpu"),
 			claimsOf(aNights, "LCPF < STCPU, night by night", "lcpf-less-idle")...),
 	},
 	{
 		Result: "release spread (IQR of release times): LCPF, CPA against STCPU, PRIORITY", Paper: "tidy against ragged",
-		Ours: []value{
-			num("LCPF", at(aPooled, "release_iqr_h", "dispatcher=LCPF"), "h"),
-			num("CPA", at(aPooled, "release_iqr_h", "dispatcher=CPA"), "h"),
-			num("STCPU", at(aPooled, "release_iqr_h", "dispatcher=STCPU"), "h"),
-			num("PRIORITY", at(aPooled, "release_iqr_h", "dispatcher=PRIORITY"), "h"),
-		},
+		Ours:   perDispatcher(aPooled, "release_iqr_h", "h", "LCPF", "CPA", "STCPU", "PRIORITY"),
 		Claims: claimsOf(aNights, "LCPF < STCPU", "lcpf-tidy-edge", "CPA < PRIORITY", "cpa-tidy-edge"),
 	},
 	{
