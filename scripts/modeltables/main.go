@@ -9,7 +9,11 @@
 // scoreboard-<run>.json gives each claim's status (pass, fail explained or
 // not, inconclusive, calibration, sensitivity), each sweep's claims.json its
 // source, statement and the published cells, a sweep's report.md the commit
-// the run was made at. The golden block comes from the quick goldens:
+// the run was made at. From the same run, a page whose model declares a
+// headline table (headlines.go: rows of the paper's quoted values against
+// ours, each naming the sweep, summary.csv column and points it reads and
+// the claims that decide it) gets it in its own block, named
+// "scripts/model_tables.sh PAPER_SCALE_DIR (headline results)". The golden block comes from the quick goldens:
 // configs/golden/scoreboard-quick-all.json (each quick claim's status),
 // configs/golden/<sweep>/summary.parquet (each point's mean and 95 % CI of
 // the metrics the claims name) and configs/<key>/quick.yaml (the claims'
@@ -75,6 +79,13 @@ func run(ps string, golden bool, root string) error {
 			return err
 		}
 		if err := writeBlocks(root, paperBlock, blocks); err != nil {
+			return err
+		}
+		heads, err := headlineBlocks(ps)
+		if err != nil {
+			return err
+		}
+		if err := writeBlocks(root, headlineBlock, heads); err != nil {
 			return err
 		}
 	}

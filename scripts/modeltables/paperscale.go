@@ -67,14 +67,8 @@ const maxCellPoints = 6
 // paperScaleBlocks returns each model's paper-scale block from the
 // scripts/paper-scale.sh folder dir.
 func paperScaleBlocks(dir string) (map[string]string, error) {
-	results := filepath.Join(dir, "results")
-	sbs, err := filepath.Glob(filepath.Join(results, "scoreboard-*.json"))
-	if err != nil || len(sbs) != 1 {
-		return nil, fmt.Errorf("%s: want one scoreboard-<run>.json, found %d", results, len(sbs))
-	}
-	run := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(sbs[0]), "scoreboard-"), ".json")
-	var sb scoreboard
-	if err := readJSON(sbs[0], &sb); err != nil {
+	results, run, sb, err := loadScoreboard(dir)
+	if err != nil {
 		return nil, err
 	}
 	byKey := map[string]int{}
@@ -216,6 +210,22 @@ func writeCells(b *strings.Builder, sweep string, c claim) {
 		paperV, ours = m[2], m[1]
 	}
 	fmt.Fprintf(b, "| %s | %s | %d points, e.g. %s | %s | %s | %s: %d/%d within |\n", cell(sweep), cell(c.ID), len(c.Points), cell(point), cell(paperV), cell(ours), cell(c.Verdict), within, len(c.Points))
+}
+
+// loadScoreboard reads the suite's scoreboard-<run>.json of the
+// scripts/paper-scale.sh folder dir: its results folder, the run's id and
+// the scoreboard.
+func loadScoreboard(dir string) (results, run string, sb scoreboard, err error) {
+	results = filepath.Join(dir, "results")
+	sbs, err := filepath.Glob(filepath.Join(results, "scoreboard-*.json"))
+	if err != nil || len(sbs) != 1 {
+		return "", "", sb, fmt.Errorf("%s: want one scoreboard-<run>.json, found %d", results, len(sbs))
+	}
+	run = strings.TrimSuffix(strings.TrimPrefix(filepath.Base(sbs[0]), "scoreboard-"), ".json")
+	if err := readJSON(sbs[0], &sb); err != nil {
+		return "", "", sb, err
+	}
+	return results, run, sb, nil
 }
 
 // runCommit reads the revision from a sweep report's provenance table.
