@@ -12,7 +12,8 @@ import (
 // schedule at ρ·S if MoldableEDF finds it feasible.
 type dbos struct {
 	rho, tol      float64
-	relaxSchedule bool // relax the schedule's max stretch, not the target (MoldConfig.RelaxSchedule)
+	relaxSchedule bool    // relax the schedule's max stretch, not the target (MoldConfig.RelaxSchedule)
+	bisectEps     float64 // > 0: §3.2's bisection to this absolute precision (MoldConfig.BisectEps)
 	prevS         float64
 	key           []float64 // deadline per task
 	start         []float64 // planned start per task
@@ -89,29 +90,11 @@ func (d *dbos) plan(t float64, st *moldState) []startNow {
 		d.procs = make([]int, len(st.tasks))
 	}
 	d.refOK = false // the running tasks and the queue changed
-	lo := 0.0
-	for _, i := range st.pending {
-		tk := &st.tasks[i]
-		lo = math.Max(lo, (t+tk.Times[st.P-1]-tk.Release)/tk.Seq())
-	}
-	s := lo
-	if !d.moldableEDF(s, t, st) {
-		hi := d.prevS
-		if !(hi > lo) {
-			hi = 2 * lo
-		}
-		for !d.moldableEDF(hi, t, st) {
-			lo, hi = hi, 2*hi
-		}
-		for hi-lo > d.tol*hi {
-			mid := lo + (hi-lo)/2
-			if d.moldableEDF(mid, t, st) {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		s = hi
+	var s float64
+	if d.bisectEps > 0 {
+		s = d.bisect(t, st)
+	} else {
+		s = d.boundSearch(t, st)
 	}
 	d.prevS = s
 	relax := s
@@ -128,6 +111,78 @@ func (d *dbos) plan(t float64, st *moldState) []startNow {
 		d.next[x.task] = nil
 	}
 	return starts
+}
+
+// boundSearch is the default search on S: the lower bound max_i (t +
+// p_{i,m} − r_i)/p_{i,1} (every waiting task started now on its fastest
+// size), returned when MoldableEDF finds it feasible; otherwise doubling
+// from the previous invocation's S and bisection to the relative
+// precision tol, the feasible end returned.
+func (d *dbos) boundSearch(t float64, st *moldState) float64 {
+	lo := 0.0
+	for _, i := range st.pending {
+		tk := &st.tasks[i]
+		lo = math.Max(lo, (t+tk.Times[st.P-1]-tk.Release)/tk.Seq())
+	}
+	if d.moldableEDF(lo, t, st) {
+		return lo
+	}
+	hi := d.prevS
+	if !(hi > lo) {
+		hi = 2 * lo
+	}
+	for !d.moldableEDF(hi, t, st) {
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > d.tol*hi {
+		mid := lo + (hi-lo)/2
+		if d.moldableEDF(mid, t, st) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// bisect is the search of §3.2 ("The binary search must be done between a
+// lower bound and an upper bound"): from the trivial lower bound, every
+// waiting task completing now (max_i (t − r_i)/p_{i,1}), and the trivial
+// upper bound, the machine freed by its running tasks and then every
+// waiting task run one after the other (LB + (R + Σ_i p_{i,1})/min_i
+// p_{i,1}, R the latest end of a running task), it halves the bracket
+// until it is at most bisectEps wide and returns its feasible upper end.
+// The target is then above the smallest feasible one by anything up to
+// bisectEps, never exactly on it, unlike boundSearch.
+func (d *dbos) bisect(t float64, st *moldState) float64 {
+	lo, work, minSeq := 0.0, 0.0, math.Inf(1)
+	for _, i := range st.pending {
+		tk := &st.tasks[i]
+		lo = math.Max(lo, (t-tk.Release)/tk.Seq())
+		work += tk.Seq()
+		minSeq = math.Min(minSeq, tk.Seq())
+	}
+	if t != st.at {
+		st.prepare(t)
+	}
+	busy := 0.0
+	if n := len(st.ends); n > 0 {
+		busy = math.Max(0, st.ends[n-1].end-t)
+	}
+	hi := lo + (busy+work)/minSeq
+	// MoldableEDF is greedy; should it miss the trivial bound, widen.
+	for !d.moldableEDF(hi, t, st) {
+		lo, hi = hi, hi+2*(hi-lo)
+	}
+	for hi-lo > d.bisectEps {
+		mid := lo + (hi-lo)/2
+		if d.moldableEDF(mid, t, st) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 // planStretch is the largest stretch (C − r)/p_{i,1} of the waiting tasks

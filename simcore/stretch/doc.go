@@ -49,6 +49,8 @@
 // improved_select; load_exact and
 // load_mid for the instances of Table 1(b); zero_run for the logs' zero-length
 // records); docs/models/stretch.md quotes
-// the sentence each rests on. flow_bound (max_i min_j p_{i,j}) is the floor
+// the sentence each rests on. dbos_search is the exception: its default,
+// bound, meets DBOS's target exactly, since §3.2's bisection (bisect) stops
+// at a precision, dbos_eps, that the paper does not give. flow_bound (max_i min_j p_{i,j}) is the floor
 // of every schedule's max flow, beside the metrics of the paper.
 package stretch

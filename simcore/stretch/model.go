@@ -33,7 +33,7 @@ var traceFiles = map[string]string{
 func (*Model) Name() string { return "stretch" }
 
 // Version changes whenever a change can alter results.
-func (*Model) Version() string { return "4" }
+func (*Model) Version() string { return "5" }
 
 // Doc is a one-line description.
 func (*Model) Doc() string {

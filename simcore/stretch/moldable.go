@@ -41,6 +41,14 @@ type MoldConfig struct {
 	// maximum stretch of (π*, σ*)") instead of the target S its search
 	// found; the first is at most the second.
 	RelaxSchedule bool
+	// BisectEps > 0: DBOS searches S as §3.2 describes its binary search,
+	// between the trivial lower bound (every waiting task completing now)
+	// and the trivial upper bound until the bracket is at most BisectEps
+	// wide (absolute, in units of stretch), and takes the bracket's
+	// feasible upper end. 0: from the tighter lower bound (every waiting
+	// task started now on its fastest size), returned when feasible, to
+	// the relative precision Tol.
+	BisectEps float64
 	// ScojoShrinkAny: SCOJO-P may start a task now on any smaller size
 	// (down to one processor) that ends it earlier than waiting, instead of
 	// down to half its size (§5.5: "it is considered for scheduling using
@@ -175,7 +183,10 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 		if cfg.Rho < 1 {
 			return nil, fmt.Errorf("stretch: rho = %v; the online factor must be >= 1 (1 disables it)", cfg.Rho)
 		}
-		pl = &dbos{rho: cfg.Rho, tol: cfg.Tol, relaxSchedule: cfg.RelaxSchedule}
+		if cfg.BisectEps < 0 || math.IsNaN(cfg.BisectEps) {
+			return nil, fmt.Errorf("stretch: DBOS bisection precision %v; must be positive (0: the bound search)", cfg.BisectEps)
+		}
+		pl = &dbos{rho: cfg.Rho, tol: cfg.Tol, relaxSchedule: cfg.RelaxSchedule, bisectEps: cfg.BisectEps}
 	case Iterative, ImprovedIter:
 		pl = &iterative{improved: cfg.Algorithm == ImprovedIter, selectTotal: cfg.Algorithm == ImprovedIter && cfg.ImprovedSelectTotal}
 	case SCOJOP:

@@ -468,3 +468,77 @@ func TestModelOnTrace(t *testing.T) {
 		modeltest.Schedule(t, r, 512, scheduleLayout, 1e-9)
 	}
 }
+
+// DBOS's two searches on one task of an empty 4-processor machine, ρ = 1,
+// p = 100, 50, 34, 25.5 on 1–4 processors. The bound search returns the
+// lower bound S* = 0.255 (the task on its fastest size, feasible): the
+// deadline 25.5 needs all 4 processors. §3.2's bisection starts from the
+// trivial bounds LB = 0 (the task completing now) and UB = 0 + 100/100 = 1:
+// 0.5 is feasible (hi), 0.25 is not (lo), 0.375 is feasible (hi); with
+// eps = 0.2 the bracket [0.25, 0.375] is narrow enough and S = 0.375, whose
+// deadline 37.5 admits 3 processors (34); with eps = 0.05 it goes on to
+// 0.3125 (hi) and stops at [0.25, 0.3125]: 4 processors (25.5 ≤ 31.25 < 34).
+func TestDBOSBisectSearch(t *testing.T) {
+	task := MoldTask{Release: 0, Times: []float64{100, 50, 34, 25.5}}
+	for _, tc := range []struct {
+		eps   float64
+		procs int
+	}{{0, 4}, {0.2, 3}, {0.05, 4}} {
+		out := simMold(t, []MoldTask{task}, MoldConfig{P: 4, Algorithm: DBOS, Rho: 1, BisectEps: tc.eps})
+		if out.Procs[0] != tc.procs || out.Start[0] != 0 {
+			t.Errorf("eps %v: task on %d processors from %v, want %d from 0", tc.eps, out.Procs[0], out.Start[0], tc.procs)
+		}
+	}
+	if _, err := SimulateMoldable(context.Background(), []MoldTask{task}, MoldConfig{P: 4, Algorithm: DBOS, Rho: 1, BisectEps: -1}); err == nil {
+		t.Error("a negative bisection precision was accepted")
+	}
+}
+
+// §3.2's bisection on random states of a busy 16-processor machine (Downey
+// tasks, some running): the target it returns is one MoldableEDF finds
+// feasible and at or above the lower bound of every waiting task started
+// now on its fastest size (no feasible target is below it); whole runs
+// under it give schedules simMold's checker accepts, at ρ = 1 and 1.5.
+func TestDBOSBisectTarget(t *testing.T) {
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 29))
+		var jobs []workload.Job
+		sub := 0.0
+		for i := range 120 {
+			sub += 30 * r.ExpFloat64()
+			jobs = append(jobs, workload.Job{ID: int64(i), Submit: sub, Size: 1 + r.IntN(8), Run: 5 + 2000*r.Float64()})
+		}
+		tasks, err := DowneyInstance(jobs, 0, 16, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, eps := range []float64{1e-3, 1e-2, 0.1} {
+			for _, rho := range []float64{1, 1.5} {
+				simMold(t, tasks, MoldConfig{P: 16, Algorithm: DBOS, Rho: rho, BisectEps: eps})
+			}
+		}
+		// One planning state: the first 20 tasks waiting at the 20th
+		// release, tasks 20 and 21 running (their procs in node).
+		now := tasks[19].Release
+		st := &moldState{tasks: tasks, P: 16, pending: make([]int, 20)}
+		for i := range st.pending {
+			st.pending[i] = i
+		}
+		st.running = []runEntry{{end: now + 500, node: 5, task: 20}, {end: now + 50, node: 3, task: 21}}
+		n := len(tasks)
+		for _, eps := range []float64{1e-3, 1e-2, 0.1} {
+			d := &dbos{rho: 1, tol: 1e-4, bisectEps: eps, key: make([]float64, n), start: make([]float64, n), procs: make([]int, n)}
+			s := d.bisect(now, st)
+			if !d.moldableEDF(s, now, st) {
+				t.Fatalf("seed %d eps %v: bisection returned S = %v, infeasible", seed, eps, s)
+			}
+			lo := 0.0
+			for _, i := range st.pending {
+				lo = max(lo, (now+tasks[i].Times[15]-tasks[i].Release)/tasks[i].Seq())
+			}
+			if s < lo {
+				t.Fatalf("seed %d eps %v: S = %v below the lower bound %v", seed, eps, s, lo)
+			}
+		}
+	}
+}

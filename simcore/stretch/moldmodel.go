@@ -50,7 +50,7 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 		return nil, err
 	}
 	cfg := MoldConfig{P: P, Algorithm: p.String("algorithm"), Rho: p.Float("rho"), Tol: p.Float("tol"),
-		RelaxSchedule: p.String("dbos_relax") == "schedule", ScojoShrinkAny: p.String("scojo_shrink") == "any",
+		RelaxSchedule: p.String("dbos_relax") == "schedule", BisectEps: dbosEps(p), ScojoShrinkAny: p.String("scojo_shrink") == "any",
 		ScojoLoadBusy: p.String("scojo_load") == "busy", ScojoSizeAtStart: p.String("scojo_size_at") == "start",
 		ImprovedSelectTotal: p.String("improved_select") == "total"}
 	// The scheduling, timed on the caller's clock (sched_wall_ms only).
@@ -137,4 +137,13 @@ func MeanProcs(procs []int) float64 {
 		sum += n
 	}
 	return float64(sum) / float64(len(procs))
+}
+
+// dbosEps is MoldConfig.BisectEps for the parameters: dbos_eps under
+// dbos_search: bisect, 0 (the bound search) otherwise.
+func dbosEps(p simcore.Params) float64 {
+	if p.String("dbos_search") == "bisect" {
+		return p.Float("dbos_eps")
+	}
+	return 0
 }
