@@ -153,7 +153,7 @@ func (d *dbos) boundSearch(t float64, st *moldState) float64 {
 // p_{i,1}, R the latest end of a running task), it halves the bracket
 // until it is at most bisectEps wide and returns its feasible upper end.
 // The target is then above the smallest feasible one by anything up to
-// bisectEps, never exactly on it, unlike boundSearch.
+// bisectEps; boundSearch's is on it.
 func (d *dbos) bisect(t float64, st *moldState) float64 {
 	lo, work, minSeq := 0.0, 0.0, math.Inf(1)
 	for _, i := range st.pending {

@@ -184,7 +184,7 @@ func SimulateMoldable(ctx context.Context, tasks []MoldTask, cfg MoldConfig) (*M
 			return nil, fmt.Errorf("stretch: rho = %v; the online factor must be >= 1 (1 disables it)", cfg.Rho)
 		}
 		if cfg.BisectEps < 0 || math.IsNaN(cfg.BisectEps) {
-			return nil, fmt.Errorf("stretch: DBOS bisection precision %v; must be positive (0: the bound search)", cfg.BisectEps)
+			return nil, fmt.Errorf("stretch: DBOS bisection precision %v; must be >= 0 (0: the bound search)", cfg.BisectEps)
 		}
 		pl = &dbos{rho: cfg.Rho, tol: cfg.Tol, relaxSchedule: cfg.RelaxSchedule, bisectEps: cfg.BisectEps}
 	case Iterative, ImprovedIter:
