@@ -134,15 +134,7 @@ func (d *dbos) boundSearch(t float64, st *moldState) float64 {
 	for !d.moldableEDF(hi, t, st) {
 		lo, hi = hi, 2*hi
 	}
-	for hi-lo > d.tol*hi {
-		mid := lo + (hi-lo)/2
-		if d.moldableEDF(mid, t, st) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
+	return d.halve(lo, hi, t, st, func(lo, hi float64) bool { return hi-lo > d.tol*hi })
 }
 
 // bisect is the search of §3.2 ("The binary search must be done between a
@@ -174,7 +166,13 @@ func (d *dbos) bisect(t float64, st *moldState) float64 {
 	for !d.moldableEDF(hi, t, st) {
 		lo, hi = hi, hi+2*(hi-lo)
 	}
-	for hi-lo > d.bisectEps {
+	return d.halve(lo, hi, t, st, func(lo, hi float64) bool { return hi-lo > d.bisectEps })
+}
+
+// halve bisects [lo, hi] (lo infeasible or a lower bound, hi feasible)
+// while wide says the bracket is too wide, and returns its feasible end.
+func (d *dbos) halve(lo, hi, t float64, st *moldState, wide func(lo, hi float64) bool) float64 {
+	for wide(lo, hi) {
 		mid := lo + (hi-lo)/2
 		if d.moldableEDF(mid, t, st) {
 			hi = mid

@@ -234,17 +234,7 @@ func TestMoldableSchedulesValid(t *testing.T) {
 func TestScojoBusyCapKeepsSize(t *testing.T) {
 	for seed := range uint64(12) {
 		atStart := seed%2 == 1
-		r := rand.New(rand.NewPCG(seed, 17))
-		var jobs []workload.Job
-		sub := 0.0
-		for i := range 200 {
-			sub += 20 * r.ExpFloat64()
-			jobs = append(jobs, workload.Job{ID: int64(i), Submit: sub, Size: 1 + r.IntN(16), Run: 10 + 3000*r.Float64()})
-		}
-		tasks, err := DowneyInstance(jobs, 0, 32, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tasks := randomDowney(t, seed, logDraw{stream: 17, n: 200, gap: 20, maxSize: 16, runMin: 10, runSpan: 3000}, 32)
 		out := simMold(t, tasks, MoldConfig{P: 32, Algorithm: SCOJOP, ScojoLoadBusy: true, ScojoSizeAtStart: atStart})
 		waited := 0
 		for i := range tasks {
@@ -501,17 +491,7 @@ func TestDBOSBisectSearch(t *testing.T) {
 // under it give schedules simMold's checker accepts, at ρ = 1 and 1.5.
 func TestDBOSBisectTarget(t *testing.T) {
 	for seed := range uint64(8) {
-		r := rand.New(rand.NewPCG(seed, 29))
-		var jobs []workload.Job
-		sub := 0.0
-		for i := range 120 {
-			sub += 30 * r.ExpFloat64()
-			jobs = append(jobs, workload.Job{ID: int64(i), Submit: sub, Size: 1 + r.IntN(8), Run: 5 + 2000*r.Float64()})
-		}
-		tasks, err := DowneyInstance(jobs, 0, 16, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tasks := randomDowney(t, seed, logDraw{stream: 29, n: 120, gap: 30, maxSize: 8, runMin: 5, runSpan: 2000}, 16)
 		for _, eps := range []float64{1e-3, 1e-2, 0.1} {
 			for _, rho := range []float64{1, 1.5} {
 				simMold(t, tasks, MoldConfig{P: 16, Algorithm: DBOS, Rho: rho, BisectEps: eps})
@@ -541,4 +521,32 @@ func TestDBOSBisectTarget(t *testing.T) {
 			}
 		}
 	}
+}
+
+// logDraw describes a random log: n jobs with exponential gaps of mean
+// gap, sizes uniform in 1..maxSize and run times uniform in [runMin,
+// runMin+runSpan), drawn from the PCG stream (seed, stream).
+type logDraw struct {
+	stream     uint64
+	n, maxSize int
+	gap        float64
+	runMin     float64
+	runSpan    float64
+}
+
+// randomDowney is a Downey instance on P processors of a random log.
+func randomDowney(t *testing.T, seed uint64, d logDraw, P int) []MoldTask {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, d.stream))
+	var jobs []workload.Job
+	sub := 0.0
+	for i := range d.n {
+		sub += d.gap * r.ExpFloat64()
+		jobs = append(jobs, workload.Job{ID: int64(i), Submit: sub, Size: 1 + r.IntN(d.maxSize), Run: d.runMin + d.runSpan*r.Float64()})
+	}
+	tasks, err := DowneyInstance(jobs, 0, P, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tasks
 }
