@@ -79,7 +79,7 @@ func (a *app) validateCmd() *cobra.Command {
 	var data bool
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
-		Short: "Check sweep files against the models' schemas; print every mistake with file:line",
+		Short: "Check sweep files (and a paper folder's readings.yaml) against the models' schemas; print every mistake with file:line",
 		Example: `  schedfarm validate configs/smoke.yaml
   schedfarm validate configs/*/*.yaml
   schedfarm validate --data --data-dir /srv/traces configs/krallmann1999/table3.yaml`,
@@ -87,6 +87,23 @@ func (a *app) validateCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad := 0
 			for _, path := range args {
+				if decl.IsReadingsFile(path) {
+					// A paper folder's readings file, not a sweep.
+					rs, err := decl.LoadReadings(path, a.registry())
+					if err != nil {
+						bad++
+						fmt.Fprintln(cmd.ErrOrStderr(), err)
+						continue
+					}
+					explaining := 0
+					for _, r := range rs.Readings {
+						if r.Explains {
+							explaining++
+						}
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, readings file, %d reading(s), %d explaining\n", path, len(rs.Readings), explaining)
+					continue
+				}
 				f, err := a.loadSweep(path)
 				if err == nil {
 					var jobs []sweep.Job
