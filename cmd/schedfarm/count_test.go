@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCountWithoutBuilding: `expand --count` and `validate --max-jobs N`
+// count a sweep of 10^9 jobs from its axes, without building the jobs
+// (which would need about 100 GB), and with exclusions by a count-only
+// pass.
+func TestCountWithoutBuilding(t *testing.T) {
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.yaml")
+	text := "name: huge\nmodel: bench\nseed: 1\nreplicates: 1000\naxes:\n  - {name: size, range: {from: 1, to: 1000, step: 1}}\n  - {name: rows, range: {from: 1, to: 1000, step: 1}}\n"
+	if err := os.WriteFile(huge, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	excl := filepath.Join(dir, "excl.yaml")
+	if err := os.WriteFile(excl, []byte(text+"exclude:\n  - {size: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := execute(t, "expand", "--count", "--max-jobs", "2000000000", huge); o.err != nil || strings.TrimSpace(o.stdout) != "1000000000" {
+		t.Errorf("expand --count: %s", o)
+	}
+	if o := execute(t, "validate", "--max-jobs", "2000000000", huge); o.err != nil || !strings.Contains(o.stdout, "1 sweep(s), 1000000000 jobs") {
+		t.Errorf("validate --max-jobs: %s", o)
+	}
+	if o := execute(t, "expand", "--count", "--max-jobs", "2000000000", excl); o.err != nil || strings.TrimSpace(o.stdout) != "999000000" {
+		t.Errorf("expand --count with an exclusion: %s", o)
+	}
+	if o := execute(t, "expand", "--count", huge); o.err == nil || !strings.Contains(o.err.Error(), "over the limit") {
+		t.Errorf("expand --count over the default limit: %s", o)
+	}
+}
