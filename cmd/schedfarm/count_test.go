@@ -35,3 +35,29 @@ func TestCountWithoutBuilding(t *testing.T) {
 		t.Errorf("expand --count over the default limit: %s", o)
 	}
 }
+
+// TestFileTextEscaped: a key or a value of a sweep file that holds a
+// terminal escape reaches the terminal escaped, from validate's errors and
+// from expand's table.
+func TestFileTextEscaped(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: a\nmodel: bench\nseed: 1\n\"k\\e[2J\": 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := execute(t, "validate", bad)
+	if o.err == nil || strings.Contains(o.stderr, "\x1b") || !strings.Contains(o.stderr, `k\x1b[2J`) {
+		t.Errorf("validate printed the escape raw or not at all: %q", o.stderr)
+	}
+	if strings.Contains(safeLines(o.err.Error()), "\x1b") {
+		t.Errorf("the final error keeps the escape: %q", o.err)
+	}
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte("name: a\nmodel: batch\nseed: 1\nparams: {trace: \"x\\e]0;owned\\a.swf\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = execute(t, "expand", good)
+	if strings.ContainsAny(o.stdout+o.stderr, "\x1b\x07") {
+		t.Errorf("expand printed a raw escape: %q %q", o.stdout, o.stderr)
+	}
+}

@@ -136,7 +136,7 @@ func (a *app) validateCmd() *cobra.Command {
 					err = usageErr(err)
 				}
 				bad++
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
+				fmt.Fprintln(cmd.ErrOrStderr(), safeLines(err.Error()))
 			}
 			if bad > 0 {
 				return &exitError{exitUsage, fmt.Errorf("%d of %d file(s) invalid", bad, len(args))}
@@ -164,7 +164,7 @@ func (a *app) expandCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
+			out := termWriter{cmd.OutOrStdout()} // parameter values from the file, escaped
 			if countOnly {
 				// Counted from the axes, no job built: a sweep of 10^9 jobs
 				// is counted in constant memory.
