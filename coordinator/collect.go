@@ -44,7 +44,8 @@ type SweepCollected struct {
 // reads everything from JetStream (the run record, the registry of finished
 // jobs, the failures and the parts), so it can run on any machine. Jobs the
 // run skipped because an earlier run had finished them are taken from that
-// earlier run's parts.
+// earlier run's parts: from the newest run that ran them, so a forced
+// rerun's results supersede the ones it reran.
 func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run string, opts CollectOptions) ([]SweepCollected, error) {
 	e, err := farm.Runs.Get(ctx, run)
 	if err != nil {
@@ -128,6 +129,8 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 		}
 	}
 
+	otherRank := runRanks(others)
+
 	var out []SweepCollected
 	for pos, s := range f.Sweeps {
 		if len(opts.Sweeps) > 0 && !slices.Contains(opts.Sweeps, s.Name) {
@@ -142,12 +145,14 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 			}
 		}
 		src := &objectSource{store: farm.Parts, names: map[string]string{}}
-		// This run's parts holding any of the sweep's jobs: a job that two
-		// sweeps share ran once, under one of them.
+		// This run's parts holding any of the sweep's jobs (a job that two
+		// sweeps share ran once, under one of them) come first; then the
+		// earlier runs' parts, the newest run first, so that a forced rerun's
+		// result supersedes the results it reran.
 		for _, p := range own {
 			for _, id := range p.Jobs {
 				if ids[id] {
-					src.add([]registered{p})
+					src.add(0, p)
 					break
 				}
 			}
@@ -155,7 +160,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 		for _, p := range others {
 			for _, id := range p.Jobs {
 				if ids[id] {
-					src.add([]registered{p})
+					src.add(otherRank[p.Run], p)
 					break
 				}
 			}
@@ -264,24 +269,49 @@ func partRecords(ctx context.Context, kv jetstream.KeyValue, filter string) ([]r
 	return out, nil
 }
 
+// runRanks orders the runs of parts from the newest to the oldest, by
+// the registry revision of each run's first part (the server's order, not
+// a clock): rank 1 is the newest. A job's current result is in the newest
+// run that ran it: a run skips the jobs the registry holds, so only a
+// forced rerun (or a run that overlapped the first) runs a job again, and
+// its result supersedes the earlier ones.
+func runRanks(parts []registered) map[string]int {
+	first := map[string]uint64{}
+	for _, p := range parts {
+		if r, ok := first[p.Run]; !ok || p.Revision < r {
+			first[p.Run] = p.Revision
+		}
+	}
+	runs := make([]string, 0, len(first))
+	for r := range first {
+		runs = append(runs, r)
+	}
+	sort.Slice(runs, func(i, j int) bool { return first[runs[i]] > first[runs[j]] })
+	rank := make(map[string]int, len(runs))
+	for i, r := range runs {
+		rank[r] = i + 1
+	}
+	return rank
+}
+
 // objectSource is a results.PartSource over the object store, limited to
 // the objects of the given parts. Object names are <run>/<part>/<table>.parquet;
-// the collector sees <revision>-<part>/<table>.parquet, the registry
-// revision zero-padded: when a job has results in several parts (a
-// redelivered job whose first worker was only slow), the collector keeps the
-// part that sorts first, which is the one registered first — a late result
-// is ignored, whichever worker clock made the part IDs.
+// the collector sees <rank>-<revision>-<part>/<table>.parquet, zero-padded:
+// when a job has results in several parts, the collector keeps the part
+// that sorts first. Rank 0 is the collected run's own parts, then earlier
+// runs from the newest (runRanks), so a forced rerun supersedes what it
+// reran; within a run, the part registered first (a redelivered job whose
+// first worker was only slow keeps its first result), whichever worker
+// clock made the part IDs.
 type objectSource struct {
 	store jetstream.ObjectStore
 	names map[string]string // collector name → object name
 }
 
-func (s *objectSource) add(parts []registered) {
-	for _, p := range parts {
-		for _, obj := range p.Objects {
-			short := fmt.Sprintf("%020d-%s", p.Revision, strings.TrimPrefix(obj, p.Run+"/"))
-			s.names[short] = obj
-		}
+func (s *objectSource) add(rank int, p registered) {
+	for _, obj := range p.Objects {
+		short := fmt.Sprintf("%06d-%020d-%s", rank, p.Revision, strings.TrimPrefix(obj, p.Run+"/"))
+		s.names[short] = obj
 	}
 }
 

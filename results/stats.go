@@ -43,6 +43,9 @@ func DescribeWith(xs []float64, t975 func(dof int) float64) Stats {
 		sum += x
 	}
 	s.Mean = sum / float64(n)
+	if math.IsInf(s.Mean, 0) {
+		s.Mean = scaledMean(xs) // the sum overflowed, not the data
+	}
 	if n >= 2 {
 		var ss float64
 		for _, x := range xs {
@@ -50,6 +53,9 @@ func DescribeWith(xs []float64, t975 func(dof int) float64) Stats {
 			ss += d * d
 		}
 		s.Std = math.Sqrt(ss / float64(n-1))
+		if math.IsInf(s.Std, 0) && !math.IsInf(s.Mean, 0) && !math.IsNaN(s.Mean) {
+			s.Std = scaledStd(xs, s.Mean) // the squares overflowed, not the spread
+		}
 		s.CI95 = t975(n-1) * s.Std / math.Sqrt(float64(n))
 	}
 	slices.Sort(xs)
@@ -73,7 +79,44 @@ func Quantile7(sorted []float64, p float64) float64 {
 	if i+1 >= len(sorted) {
 		return sorted[len(sorted)-1]
 	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+	q := sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+	if math.IsInf(q, 0) && !math.IsInf(sorted[i], 0) && !math.IsInf(sorted[i+1], 0) {
+		// The difference of two finite values overflowed (±1e308): the
+		// convex combination of the two cannot.
+		f := h - lo
+		q = sorted[i]*(1-f) + sorted[i+1]*f
+	}
+	return q
+}
+
+// scaledMean is the mean of finite values whose sum overflows: each value
+// divided by n before it is added (only called then, so that every other
+// mean is the plain sum / n, bit for bit).
+func scaledMean(xs []float64) float64 {
+	n := float64(len(xs))
+	var m float64
+	for _, x := range xs {
+		m += x / n
+	}
+	return m
+}
+
+// scaledStd is the sample standard deviation of values whose squared
+// deviations overflow: the deviations divided by the largest of them.
+func scaledStd(xs []float64, mean float64) float64 {
+	var big float64
+	for _, x := range xs {
+		big = max(big, math.Abs(x/2-mean/2))
+	}
+	if big == 0 || math.IsInf(big, 0) || math.IsNaN(big) {
+		return math.Inf(1)
+	}
+	var ss float64
+	for _, x := range xs {
+		d := (x/2 - mean/2) / big
+		ss += d * d
+	}
+	return 2 * big * math.Sqrt(ss/float64(len(xs)-1))
 }
 
 // Values returns the statistics in the order of the summary's columns

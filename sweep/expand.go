@@ -181,6 +181,38 @@ func (f *File) Expand(maxJobs int) ([]Job, error) {
 	return jobs, nil
 }
 
+// Count returns the number of jobs the file's sweeps expand to, sweep by
+// sweep and in all, under the same limit as Expand (an error wrapping
+// ErrTooManyJobs over it), without building any job: from the axis sizes,
+// or, with exclusions, by enumerating the points in constant memory.
+func (f *File) Count(maxJobs int) (total int, perSweep []int, err error) {
+	if maxJobs <= 0 {
+		maxJobs = DefaultMaxJobs
+	}
+	for _, s := range f.Sweeps {
+		n, exact, err := s.fits(maxJobs)
+		if err != nil {
+			return 0, nil, err
+		}
+		if n > maxJobs {
+			return 0, nil, s.tooMany(n, exact, maxJobs)
+		}
+		if !exact {
+			if n, err = s.Count(); err != nil {
+				return 0, nil, err
+			}
+		}
+		total = satAdd(total, n)
+		perSweep = append(perSweep, n)
+		if total > maxJobs {
+			return 0, nil, &Error{File: f.Path, Line: 1, Key: "", err: ErrTooManyJobs,
+				Msg:  fmt.Sprintf("the file's sweeps expand to more than %d jobs, over the limit of %d: %v", maxJobs, maxJobs, ErrTooManyJobs),
+				Hint: "pass a larger --max-jobs"}
+		}
+	}
+	return total, perSweep, nil
+}
+
 // appendJobs builds the sweep's jobs onto jobs.
 func (s *Sweep) appendJobs(jobs []Job) ([]Job, error) {
 	version := s.model.Version()

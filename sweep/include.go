@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,10 +23,13 @@ import (
 // bundleKey opens a bundle document; nothing else starts with it.
 const bundleKey = "schedfarm-bundle"
 
-// Limits on suites.
+// Limits on suites and sweep files.
 const (
 	maxIncludeDepth = 16
 	maxIncludeFiles = 1000
+	// MaxFileBytes is the largest sweep file read (the paper suites' are
+	// below 100 KB): a device or a log named by mistake is refused.
+	MaxFileBytes = 16 << 20
 )
 
 // bundle is the YAML form of a suite and the files it includes.
@@ -50,7 +54,53 @@ type source interface {
 
 type diskSource struct{}
 
-func (diskSource) read(path string) ([]byte, error) { return os.ReadFile(path) }
+func (diskSource) read(path string) ([]byte, error) { return ReadRegular(path, MaxFileBytes) }
+
+// ReadRegular reads a regular file of at most limit bytes. A FIFO, a
+// device (/dev/zero), a folder or a larger file is refused by its kind or
+// size before anything is read, so a path given by mistake or by an
+// attacker neither blocks nor exhausts memory.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, kindOf(st.Mode()))
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a sweep file may have", path, st.Size(), limit)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscallNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// A file that grew after Stat is still read up to the limit only.
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: more than the %d bytes a sweep file may have", path, limit)
+	}
+	return b, nil
+}
+
+// kindOf names a file mode's kind for an error.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0, m&os.ModeCharDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
 func (diskSource) glob(pattern string) ([]string, error) {
 	m, err := filepath.Glob(pattern)
 	slices.Sort(m)
@@ -154,6 +204,33 @@ type suite struct {
 	stack []string          // the include chain being parsed (cycle check)
 }
 
+// rootDir is the folder of the suite's root file: included files must lie
+// in it or below it.
+func (st *suite) rootDir() string { return filepath.Dir(st.order[0]) }
+
+// inside reports whether path lies in the root file's folder or below it,
+// following symbolic links on disk (a bundle's paths are only names).
+func (st *suite) inside(path string) bool {
+	root := st.rootDir()
+	rel, err := filepath.Rel(root, filepath.Clean(path))
+	if err != nil || !filepath.IsLocal(rel) {
+		return false
+	}
+	if _, onDisk := st.src.(diskSource); !onDisk {
+		return true
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	realPath, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return true // it does not exist: read says so
+	}
+	rel, err = filepath.Rel(realRoot, realPath)
+	return err == nil && filepath.IsLocal(rel)
+}
+
 // includes parses the "include" list of the file p is parsing and returns
 // the sweeps of every included file.
 func (p *parser) includes(n *yaml.Node) []*Sweep {
@@ -177,6 +254,10 @@ func (p *parser) includes(n *yaml.Node) []*Sweep {
 			continue
 		}
 		pattern := filepath.Join(dir, s)
+		if !p.suite.inside(pattern) {
+			p.Errf(it, key, "keep the included files in "+p.suite.rootDir()+" or below it", "include %q leaves the suite's folder", s)
+			continue
+		}
 		paths := []string{pattern}
 		if strings.ContainsAny(s, "*?[") {
 			m, err := p.suite.src.glob(pattern)
@@ -191,6 +272,10 @@ func (p *parser) includes(n *yaml.Node) []*Sweep {
 			paths = m
 		}
 		for _, path := range paths {
+			if !p.suite.inside(path) {
+				p.Errf(it, key, "keep the included files in "+p.suite.rootDir()+" or below it", "include %q: %s leaves the suite's folder (a symbolic link?)", s, path)
+				continue
+			}
 			out = append(out, p.include(it, key, path)...)
 		}
 	}

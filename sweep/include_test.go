@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -143,5 +144,76 @@ func TestBundleFile(t *testing.T) {
 		if _, err := Parse("b.yaml", []byte(bad), testRegistry(t)); err == nil || !strings.Contains(err.Error(), "b.yaml:1:1: bundle") {
 			t.Errorf("%q: err = %v", bad, err)
 		}
+	}
+}
+
+// TestIncludeStaysInFolder: include: reads only regular files in the
+// suite's folder or below it, never follows a link out of it, refuses a
+// FIFO or a device without blocking or reading it, and its errors never
+// echo what a wrong file holds.
+func TestIncludeStaysInFolder(t *testing.T) {
+	reg := testRegistry(t)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.yaml")
+	if err := os.WriteFile(secret, []byte("root:x:0:0:root:/root:/bin/bash the secret line that must not be printed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeTree(t, map[string]string{
+		"suite/s-up.yaml":     "include: [\"../../" + filepath.Base(outside) + "/secret.yaml\"]\n",
+		"suite/s-dotdot.yaml": "include: [\"p/../../x.yaml\"]\n",
+		"suite/s-link.yaml":   "include: [p/link.yaml]\n",
+		"suite/s-glob.yaml":   "include: [\"p/*.yaml\"]\n",
+		"suite/s-fifo.yaml":   "include: [fifo.yaml]\n",
+		"suite/s-zero.yaml":   "include: [zero.yaml]\n",
+		"suite/s-dir.yaml":    "include: [p]\n",
+		"suite/s-ok.yaml":     "include: [p/a.yaml]\n",
+		"suite/p/a.yaml":      incA,
+		"x.yaml":              incA,
+	})
+	if err := os.Symlink(secret, filepath.Join(dir, "suite", "p", "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "suite", "fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "suite", "zero.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	// The suite's "../" names the outside folder relative to the suite's.
+	rel, err := filepath.Rel(filepath.Join(dir, "suite"), secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "suite", "s-up.yaml"), []byte("include: [\""+rel+"\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		"s-up.yaml":     "leaves the suite's folder",
+		"s-dotdot.yaml": "leaves the suite's folder",
+		"s-link.yaml":   "leaves the suite's folder",
+		"s-glob.yaml":   "leaves the suite's folder (a symbolic link?)",
+		"s-fifo.yaml":   "not a regular file (a named pipe)",
+		"s-zero.yaml":   "leaves the suite's folder",
+		"s-dir.yaml":    "not a regular file (a folder)",
+	} {
+		_, err := Load(filepath.Join(dir, "suite", file), reg)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %s", file, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret line") {
+			t.Errorf("%s: the error echoes the file's content: %v", file, err)
+		}
+	}
+	if _, err := Load(filepath.Join(dir, "suite", "s-ok.yaml"), reg); err != nil {
+		t.Errorf("an include below the suite's folder: %v", err)
+	}
+	// Named directly, a file that is no sweep is described, not echoed.
+	_, err = Load(secret, reg)
+	if err == nil || strings.Contains(err.Error(), "secret line") || !strings.Contains(err.Error(), "a string of") {
+		t.Errorf("a non-sweep file: %v", err)
+	}
+	// So is a device named directly.
+	if _, err := Load("/dev/zero", reg); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("/dev/zero: %v", err)
 	}
 }

@@ -60,6 +60,9 @@ func Resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// maxDescribed is the longest string Describe quotes.
+const maxDescribed = 60
+
 // Describe names what a node is, for "want X, got Y" errors.
 func Describe(n *yaml.Node) string {
 	switch n.Kind {
@@ -78,6 +81,13 @@ func Describe(n *yaml.Node) string {
 		case "!!null":
 			return "nothing (null)"
 		case "!!str":
+			// A short one-line string is quoted (escaped: no terminal
+			// control reaches the screen); a longer one is only measured,
+			// so an error never echoes a file's content (a misnamed
+			// include of a secret, a log).
+			if len(n.Value) > maxDescribed || strings.ContainsAny(n.Value, "\n\r") {
+				return fmt.Sprintf("a string of %d bytes", len(n.Value))
+			}
 			return "the string " + strconv.Quote(n.Value)
 		}
 		return fmt.Sprintf("a %s value", n.ShortTag())

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -114,7 +113,7 @@ var sweepNameRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
 // A suite's included files are read too, and File.Text becomes their
 // bundle.
 func Load(path string, reg *simcore.Registry) (*File, error) {
-	text, err := os.ReadFile(path)
+	text, err := ReadRegular(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}

@@ -52,7 +52,7 @@ func main() {
 	if err == nil {
 		return
 	}
-	fmt.Fprintln(os.Stderr, "schedfarm:", err)
+	fmt.Fprintln(os.Stderr, "schedfarm:", safeLines(err.Error()))
 	os.Exit(exitCode(err))
 }
 

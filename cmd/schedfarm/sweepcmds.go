@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,6 +69,29 @@ func adaptiveNote(f *sweep.File, jobs []sweep.Job) string {
 	return fmt.Sprintf(" at first (adaptive replicates: at most %d)", most)
 }
 
+// adaptiveCountNote is adaptiveNote from the sweeps' job counts: a sweep's
+// points are its jobs over its replicates, each grown to its max.
+func adaptiveCountNote(f *sweep.File, perSweep []int) string {
+	if !f.Adaptive() {
+		return ""
+	}
+	most := 0
+	for i, s := range f.Sweeps {
+		points := perSweep[i] / max(s.Replicates, 1)
+		most += points * max(s.MaxReplicates, s.Replicates)
+	}
+	return fmt.Sprintf(" at first (adaptive replicates: at most %d)", most)
+}
+
+// usageErr keeps an exitError as it is and makes any other error one of bad input.
+func usageErr(err error) error {
+	var e *exitError
+	if errors.As(err, &e) {
+		return err
+	}
+	return &exitError{exitUsage, err}
+}
+
 // expandSweep expands a sweep file within the job limit.
 func (a *app) expandSweep(f *sweep.File, maxJobs int) ([]sweep.Job, error) {
 	jobs, err := f.Expand(maxJobs)
@@ -108,10 +132,19 @@ func (a *app) validateCmd() *cobra.Command {
 					continue
 				}
 				f, err := a.loadSweep(path)
-				if err == nil {
+				if err == nil && !data {
+					// Counted, not built: validate of a huge sweep stays in
+					// constant memory.
+					var n int
+					var per []int
+					if n, per, err = f.Count(maxJobs); err == nil {
+						fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, %d sweep(s), %d jobs%s\n", path, len(f.Sweeps), n, adaptiveCountNote(f, per))
+						continue
+					}
+				} else if err == nil {
 					var jobs []sweep.Job
 					jobs, err = a.expandSweep(f, maxJobs)
-					if err == nil && data {
+					if err == nil {
 						err = checkData(a.registry(), a.dataDirs(), f, jobs)
 					}
 					if err == nil {
@@ -119,8 +152,11 @@ func (a *app) validateCmd() *cobra.Command {
 						continue
 					}
 				}
+				if err != nil {
+					err = usageErr(err)
+				}
 				bad++
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
+				fmt.Fprintln(cmd.ErrOrStderr(), safeLines(err.Error()))
 			}
 			if bad > 0 {
 				return &exitError{exitUsage, fmt.Errorf("%d of %d file(s) invalid", bad, len(args))}
@@ -148,14 +184,22 @@ func (a *app) expandCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			out := termWriter{cmd.OutOrStdout()} // parameter values from the file, escaped
+			if countOnly {
+				// Counted from the axes, no job built: a sweep of 10^9 jobs
+				// is counted in constant memory.
+				n, _, err := f.Count(maxJobs)
+				if err != nil {
+					return &exitError{exitUsage, err}
+				}
+				fmt.Fprintln(out, n)
+				return nil
+			}
 			jobs, err := a.expandSweep(f, maxJobs)
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
 			switch {
-			case countOnly:
-				fmt.Fprintln(out, len(jobs))
 			case asJSON:
 				return sweep.WriteJSON(out, jobs)
 			default:

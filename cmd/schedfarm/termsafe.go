@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -48,3 +49,35 @@ func safe(s string, max int) string {
 
 // safeLine is the first line of s (a job's error), made safe.
 func safeLine(s string) string { return safe(firstLine(s), maxErrorLen) }
+
+// safeLines is s with every line made safe (safe, uncut) and the line
+// breaks kept: for multi-line text from a file or the wire, such as the
+// list of a sweep file's errors (a key may hold an escape sequence).
+func safeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.ReplaceAll(safe(strings.ReplaceAll(l, "\t", "    "), len(l)+1), `\x0d`, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// termWriter writes text with safeLines: what `expand` prints of a file's
+// parameter values reaches the terminal escaped, tabs kept as columns.
+type termWriter struct{ w io.Writer }
+
+func (t termWriter) Write(p []byte) (int, error) {
+	var b strings.Builder
+	start := 0
+	for i, c := range p {
+		if c == '\t' {
+			b.WriteString(safeLines(string(p[start:i])))
+			b.WriteByte('\t')
+			start = i + 1
+		}
+	}
+	b.WriteString(safeLines(string(p[start:])))
+	if _, err := io.WriteString(t.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -199,3 +199,58 @@ func TestValidateRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestExportStaysInsideOut: a sweep name from a file's metadata that would
+// lead outside --out is refused, and a planted symbolic link, as a file or
+// as a sweep's folder, is replaced or refused, never written through.
+func TestExportStaysInsideOut(t *testing.T) {
+	run := collectRun(t, "schedules.yaml")
+	for _, format := range []Format{FormatBatsim, FormatSWF} {
+		sweeps := run.sweeps(t)
+		out := t.TempDir()
+		sweeps[0].Name = "../../../../x"
+		if _, err := WriteScheduleFiles(filepath.Join(out, "a", "b"), sweeps, format, testProvenance()); err == nil || !strings.Contains(err.Error(), "cannot be a folder name under --out") {
+			t.Errorf("%s: sweep name ../../../../x: %v", format, err)
+		}
+		if ents, _ := os.ReadDir(out); len(ents) > 1 {
+			t.Errorf("%s: wrote outside --out: %v", format, ents)
+		}
+	}
+	// A planted link where a file goes: replaced, its target untouched.
+	sweeps := run.sweeps(t)
+	out, victim := t.TempDir(), filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, err := WriteScheduleFiles(out, sweeps, FormatSWF, testProvenance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := first.Files[0]
+	if err := os.Remove(target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, target); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteScheduleFiles(out, sweeps, FormatSWF, testProvenance()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the export wrote through a planted link: the target holds %d bytes", len(b))
+	}
+	if st, err := os.Lstat(target); err != nil || st.Mode()&os.ModeSymlink != 0 {
+		t.Errorf("%s: still a link (%v)", target, err)
+	}
+	// A planted link as a sweep's folder: refused.
+	out2, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(out2, filepath.Base(filepath.Dir(target)))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteScheduleFiles(out2, sweeps, FormatSWF, testProvenance()); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Errorf("sweep folder a link: %v", err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("wrote through a linked folder: %v", ents)
+	}
+}

@@ -106,8 +106,11 @@ func WriteDataset(out string, sweeps []*Sweep, opt DatasetOptions) (*Written, er
 			return res, err
 		}
 		dir := filepath.Join(out, "sweep="+sw.Name, "model="+sw.Model)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return res, fmt.Errorf("export: %w", err)
+		if err := makeDir(filepath.Dir(dir)); err != nil {
+			return res, err
+		}
+		if err := makeDir(dir); err != nil {
+			return res, err
 		}
 		// A re-export replaces the partition's parts, never mixes with them.
 		old, _ := filepath.Glob(filepath.Join(dir, "part-*.parquet"))

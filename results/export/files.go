@@ -58,11 +58,17 @@ func WriteScheduleFiles(out string, sweeps []*Sweep, format Format, prov results
 		if err != nil {
 			return res, err
 		}
+		if !safeName(sw.Name) {
+			return res, fmt.Errorf("export %s: sweep name %q (from its files' metadata) cannot be a folder name under --out", sw.Dir, sw.Name)
+		}
 		dir := filepath.Join(out, sw.Name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return res, fmt.Errorf("export: %w", err)
+		if err := makeDir(dir); err != nil {
+			return res, err
 		}
 		for _, s := range scheds {
+			if !safeName(s.Name()) {
+				return res, fmt.Errorf("export %s: schedule name %q cannot be a file name", sw.Dir, s.Name())
+			}
 			path := filepath.Join(dir, s.Name()+suffix)
 			if err := writeFile(path, func(w io.Writer) error { return write(w, s) }); err != nil {
 				return res, err
@@ -79,19 +85,54 @@ func WriteScheduleFiles(out string, sweeps []*Sweep, format Format, prov results
 	return res, nil
 }
 
-// writeFile writes path through fn, removing it on error.
-func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
+// safeName reports whether a name from a file's metadata (a sweep, a
+// schedule) can name one file or folder inside --out: the characters of
+// sweep and model names, and not "." or "..".
+func safeName(s string) bool {
+	return partitionRE.MatchString(s) && s != "." && s != ".."
+}
+
+// makeDir makes a folder of the output, refusing one that is a symbolic
+// link (planted, it would take the files elsewhere).
+func makeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	st, err := os.Lstat(dir)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
+	if st.Mode()&os.ModeSymlink != 0 || !st.IsDir() {
+		return fmt.Errorf("export: %s is a symbolic link, not a folder; remove it (files are written only inside --out)", dir)
+	}
+	return nil
+}
+
+// writeFile writes path through fn: into a new file beside it, renamed
+// onto path, so that a path that is a symbolic link is replaced, never
+// written through; nothing is left on error.
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	tmp := f.Name()
 	if err := fn(f); err != nil {
 		f.Close()
-		os.Remove(path)
+		os.Remove(tmp)
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
 		return fmt.Errorf("export %s: %w", path, err)
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(path)
+		os.Remove(tmp)
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("export %s: %w", path, err)
 	}
 	return nil

@@ -311,3 +311,32 @@ func TestMeanXYIsMeanOfRatios(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderHugeRange: a figure whose data span more than float64 can
+// draw (a metric of ±1e308) is refused with an error naming the axis,
+// instead of hanging in gonum/plot's tick search.
+func TestRenderHugeRange(t *testing.T) {
+	jobs := runtest.FrameOf(nil, "size", []int64{1, 2, 3, 4}, "variant", []string{"a", "a", "b", "b"},
+		"value", []float64{1e308, -1e308, 5, 1e308})
+	sum := runtest.FrameOf(nil, "size", []int64{1, 2}, "variant", []string{"a", "a"},
+		"value_mean", []float64{-1.5e308, 1.5e308}, "value_ci95", []float64{1, 1})
+	d, err := runtest.Decls(t, `figures:
+  - {id: cdf, kind: cdf, table: jobs, x: value, series: variant}
+  - {id: scatter, kind: scatter, table: jobs, x: size, y: value, series: variant}
+  - {id: hist, kind: hist, table: jobs, x: value, series: variant}
+  - {id: line, kind: line, x: size, y: value, series: variant}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.Figures {
+		fr := jobs
+		if f.Table == results.SummaryTable {
+			fr = sum
+		}
+		_, err := Render(f, fr, NewPalette(nil, nil), t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "beyond what float64 can draw") {
+			t.Errorf("%s: %v, want the range refused", f.ID, err)
+		}
+	}
+}

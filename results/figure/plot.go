@@ -236,7 +236,43 @@ func buildGrid(f *decl.Figure, fr *results.Frame, pal *Palette) ([][]*plot.Plot,
 	if len(facets) > 1 {
 		shareRanges(grid)
 	}
+	if err := finiteRanges(f, grid); err != nil {
+		return nil, nil, err
+	}
 	return grid, out, nil
+}
+
+// maxSpan is the widest axis range drawn: gonum/plot's tick search does
+// not end on a range whose span is not finite in float64, nor near it.
+const maxSpan = 1e300
+
+// finiteRanges refuses a figure with an axis whose data range is infinite
+// or overflows float64 (a metric of ±1e308), naming the axis and the
+// column, instead of hanging in the tick search.
+func finiteRanges(f *decl.Figure, grid [][]*plot.Plot) error {
+	for _, row := range grid {
+		for _, p := range row {
+			if p == nil {
+				continue
+			}
+			for _, ax := range []struct {
+				name, col string
+				a         *plot.Axis
+			}{{"x", f.X, &p.X}, {"y", f.Y, &p.Y}} {
+				if ax.a.Min > ax.a.Max {
+					continue // no data on it
+				}
+				if span := ax.a.Max - ax.a.Min; math.IsInf(ax.a.Min, 0) || math.IsInf(ax.a.Max, 0) || math.IsNaN(span) || math.IsInf(span, 0) || span > maxSpan {
+					col := ax.col
+					if col == "" {
+						col = "its values"
+					}
+					return fmt.Errorf("figure %s: the %s axis (%s) spans [%g, %g], beyond what float64 can draw; not drawn (the data are in the tables)", f.ID, ax.name, col, ax.a.Min, ax.a.Max)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // logOK reports whether an axis range can be drawn on a log scale.
@@ -788,6 +824,9 @@ func drawHist(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, b
 	}
 	if math.IsInf(lo, 0) {
 		return nil
+	}
+	if span := hi - lo; math.IsInf(span, 0) || span > maxSpan {
+		return fmt.Errorf("the x axis (%s) spans [%g, %g], beyond what float64 can draw; not drawn (the data are in the tables)", f.X, lo, hi)
 	}
 	if hi == lo {
 		lo, hi = lo-0.5, hi+0.5

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package sweep
+
+const syscallNonblock = 0

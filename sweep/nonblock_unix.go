@@ -1,0 +1,8 @@
+//go:build unix
+
+package sweep
+
+import "syscall"
+
+// syscallNonblock opens without blocking on a FIFO swapped in after Stat.
+const syscallNonblock = syscall.O_NONBLOCK
