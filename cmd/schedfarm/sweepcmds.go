@@ -18,6 +18,9 @@ import (
 // loadSweep reads and validates a sweep file, its figures, claims and
 // verify settings included; its errors name file:line.
 func (a *app) loadSweep(path string) (*sweep.File, error) {
+	if decl.IsReadingsFile(path) {
+		return nil, &exitError{exitUsage, fmt.Errorf("%s is a paper folder's readings file, not a sweep: it declares the paper's alternative readings; check it with `schedfarm validate %s`, run the sweeps it names", path, path)}
+	}
 	f, err := sweep.Load(path, a.registry())
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
