@@ -119,7 +119,7 @@ func (a *app) validateCmd() *cobra.Command {
 					rs, err := decl.LoadReadings(path, a.registry())
 					if err != nil {
 						bad++
-						fmt.Fprintln(cmd.ErrOrStderr(), err)
+						fmt.Fprintln(cmd.ErrOrStderr(), safeLines(err.Error()))
 						continue
 					}
 					explaining := 0
