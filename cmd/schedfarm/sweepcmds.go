@@ -18,6 +18,9 @@ import (
 // loadSweep reads and validates a sweep file, its figures, claims and
 // verify settings included; its errors name file:line.
 func (a *app) loadSweep(path string) (*sweep.File, error) {
+	if decl.IsReadingsFile(path) {
+		return nil, &exitError{exitUsage, fmt.Errorf("%s is a paper folder's readings file, not a sweep: it declares the paper's alternative readings; check it with `schedfarm validate %s`, run the sweeps it names", path, path)}
+	}
 	f, err := sweep.Load(path, a.registry())
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
@@ -79,7 +82,7 @@ func (a *app) validateCmd() *cobra.Command {
 	var data bool
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
-		Short: "Check sweep files against the models' schemas; print every mistake with file:line",
+		Short: "Check sweep files (and a paper folder's readings.yaml) against the models' schemas; print every mistake with file:line",
 		Example: `  schedfarm validate configs/smoke.yaml
   schedfarm validate configs/*/*.yaml
   schedfarm validate --data --data-dir /srv/traces configs/krallmann1999/table3.yaml`,
@@ -87,6 +90,23 @@ func (a *app) validateCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad := 0
 			for _, path := range args {
+				if decl.IsReadingsFile(path) {
+					// A paper folder's readings file, not a sweep.
+					rs, err := decl.LoadReadings(path, a.registry())
+					if err != nil {
+						bad++
+						fmt.Fprintln(cmd.ErrOrStderr(), err)
+						continue
+					}
+					explaining := 0
+					for _, r := range rs.Readings {
+						if r.Explains {
+							explaining++
+						}
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, readings file, %d reading(s), %d explaining\n", path, len(rs.Readings), explaining)
+					continue
+				}
 				f, err := a.loadSweep(path)
 				if err == nil {
 					var jobs []sweep.Job

@@ -11,11 +11,12 @@ import (
 // The one tolerance rule for published table cells: a cell is within
 // tolerance when |ours − published| ≤ 10% of |published|, or ≤ 10 points
 // when the metric's unit is % (0.1 when it is "share", a fraction of 1),
-// unless the claim gives the paper's own precision (published: {...,
-// precision: p}), then ≤ p.
+// unless the claim gives (and quotes) the paper's own precision
+// (published: {..., precision: p, precision_quote: "..."}), then ≤ max(rule, p).
+// Invariant claims (a theorem's bound, a constraint) are no cells.
 const (
-	CellRelTol    = 0.10
-	CellPointsTol = 10.0
+	CellRelTol    = decl.RuleRelTol
+	CellPointsTol = decl.RulePointsTol
 )
 
 // CellResult is one published number (a published claim with value, at
@@ -35,18 +36,12 @@ func PublishedCells(sum *results.Frame, schema *simcore.Schema, claims []*decl.C
 	cf := newClaimFrame(sum, schema)
 	var out []CellResult
 	for _, c := range claims {
-		if c.Kind != decl.ClaimPublished || c.Above != nil || c.Below != nil {
-			continue
+		if c.Kind != decl.ClaimPublished || c.Above != nil || c.Below != nil || c.Invariant != "" {
+			continue // bounds, and invariants, are no printed numbers
 		}
-		tol := CellRelTol * math.Abs(c.Value)
-		switch decl.Unit(schema, c.Metric) {
-		case "%":
-			tol = CellPointsTol
-		case "share": // a fraction of 1 that the paper gives in %
-			tol = CellPointsTol / 100
-		}
-		if c.Precision != nil {
-			tol = *c.Precision
+		tol := decl.RuleTolerance(c.Value, decl.Unit(schema, c.Metric))
+		if c.Precision != nil && c.PrecisionQuote != "" {
+			tol = max(tol, *c.Precision) // the paper's own, quoted
 		}
 		for _, row := range c.Where.Rows(cf.f) {
 			e := cf.value(c.Metric, row)

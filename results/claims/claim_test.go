@@ -122,7 +122,7 @@ func TestEvaluateClaims(t *testing.T) {
 	schema := bench.New().Schema()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := runtest.Decls(t, "claims:\n  - {id: c, source: s, text: t, "+c.claim+"}\n")
+			d, err := runtest.Decls(t, "claims:\n  - {id: c, source: s, text: t, loose: \"a test fixture\", share_quote: \"a test fixture\", "+c.claim+"}\n")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -302,7 +302,7 @@ func TestRoundPoints(t *testing.T) {
 		"  - {id: edf-below-fifo, compare: {metric: value, series: variant, a: EDF-DLT, b: FIFO-DLT, op: lower, over: every_point}}\n" +
 		"  - {id: fifo-below-opr-at-4, compare: {metric: value, series: variant, a: FIFO-DLT, b: OPR-MN, op: lower, over: every_point, where: {size: [4]}}}\n" +
 		"  - {id: opr-at-4, published: {metric: value, where: {size: 4, variant: OPR-MN}, value: 12, tol: 1}}\n" +
-		"  - {id: mean-claim, compare: {metric: value, series: variant, a: FIFO-DLT, b: OPR-MN, op: lower, over: mean}}\n"
+		"  - {id: mean-claim, share_quote: \"on average\", compare: {metric: value, series: variant, a: FIFO-DLT, b: OPR-MN, op: lower, over: mean}}\n"
 	f, err := sweep.Parse("t.yaml", []byte(text), reg)
 	if err != nil {
 		t.Fatal(err)

@@ -37,6 +37,10 @@ type Calibration struct {
 	Against   []string
 	CheckedOn []string
 	Why       string
+	// NoHeldOut (no_held_out:), instead of CheckedOn, says why no held-out
+	// claim can check the value: every calibration names its held-out
+	// check or says why there is none.
+	NoHeldOut string
 	// Line locates the parameter's key in the sweep file.
 	Line int
 }
@@ -140,7 +144,7 @@ func (p *declParser) sensitivity(n *yaml.Node, key string) string {
 	return s
 }
 
-var calibrationKeys = []string{"against", "checked_on", "why"}
+var calibrationKeys = []string{"against", "checked_on", "no_held_out", "why"}
 
 // calibrations parses a sweep's calibrated: mapping, parameter name →
 // {against, why}, against the sweep's claims.
@@ -209,8 +213,19 @@ func (p *declParser) calibrations(n *yaml.Node, key string, claims []*Claim) []*
 				c.Against = append(c.Against, s)
 			}
 		}
-		if e, ok := m["checked_on"]; ok {
-			c.CheckedOn = p.heldOut(e.V, sweep.Join(pk, "checked_on"), c)
+		e1, hasChecked := m["checked_on"]
+		e2, hasNone := m["no_held_out"]
+		switch {
+		case hasChecked && hasNone:
+			p.Errf(sweep.Resolve(e2.V), sweep.Join(pk, "no_held_out"), "keep checked_on (the held-out claims) or no_held_out (why there are none), not both", "both checked_on and no_held_out")
+		case !hasChecked && !hasNone:
+			p.Errf(sweep.Resolve(v), pk, "list the held-out claims that ran with the value but did not choose it as checked_on:, or say why none exists as no_held_out:", "a calibration needs checked_on or no_held_out")
+		case hasChecked:
+			c.CheckedOn = p.heldOut(e1.V, sweep.Join(pk, "checked_on"), c)
+		default:
+			if c.NoHeldOut, _ = p.Text(e2.V, sweep.Join(pk, "no_held_out")); strings.TrimSpace(c.NoHeldOut) == "" {
+				p.Errf(sweep.Resolve(e2.V), sweep.Join(pk, "no_held_out"), "say why no held-out claim can check the value", "no_held_out must not be empty")
+			}
 		}
 		if len(p.Errs) == before {
 			out = append(out, c)
@@ -257,6 +272,30 @@ func (p *declParser) heldOut(n *yaml.Node, key string, c *Calibration) []string 
 	return out
 }
 
+// readingProblem checks an explained_by's reading against the folder's
+// declared readings: it must name one with explains: true (declared
+// before its result was seen) whose sweeps include the explanation's.
+func readingProblem(e *Explanation, rs *Readings, err error) (msg, hint string) {
+	switch r := rs.Find(e.Reading); {
+	case err != nil:
+		return fmt.Sprintf("the folder's %s does not load: %s", ReadingsFile, firstLine(err)), ""
+	case rs == nil:
+		return fmt.Sprintf("reading %q is not declared: the folder has no %s", e.Reading, ReadingsFile),
+			"declare the reading once in " + ReadingsFile + " (name, params, quote, source, declared, explains, sweeps) and name it here"
+	case r == nil:
+		return fmt.Sprintf("reading %q is not declared in %s", e.Reading, ReadingsFile), didYouMeanOr(e.Reading, rs.Names())
+	case !r.Explains:
+		why := "it is not one of the paper's (at most three) explaining readings"
+		if r.Declared == DeclaredAfter {
+			why = "it was declared after the result it explains was seen: a calibration"
+		}
+		return fmt.Sprintf("reading %q cannot explain a failure: %s", e.Reading, why), "drop explained_by (the failure is unexplained), or name an explaining reading"
+	case !slices.Contains(r.Sweeps, e.Sweep):
+		return fmt.Sprintf("reading %q does not run in %s (its sweeps: %s)", e.Reading, e.Sweep, strings.Join(r.Sweeps, ", ")), "name one of the reading's sweeps, or add the file to its sweeps"
+	}
+	return "", ""
+}
+
 var heldOutRE = regexp.MustCompile(`^([a-z0-9_-]+)/([A-Za-z0-9_.*-]+)$`)
 
 // Calibrated returns the calibration that names the claim id, or nil.
@@ -281,6 +320,8 @@ func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 	loaded := map[string][]string{} // file → the claim ids its own sweeps declare
 	sens := map[string]bool{}       // file + "\x00" + claim id → declared by a sensitivity sweep
 	loadErr := map[string]error{}
+	readings := map[string]*Readings{} // folder → its readings file
+	readingsErr := map[string]error{}
 	for _, s := range f.Sweeps {
 		d, err := Parse(s)
 		if err != nil {
@@ -328,6 +369,16 @@ func CheckExplanations(f *sweep.File, models *simcore.Registry) error {
 			case e.WhyNot != "" && !sens[target+"\x00"+e.Claim]:
 				errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Col: c.Col, Key: key,
 					Msg: fmt.Sprintf("why_not claim %q of %s is not in a sensitivity sweep", e.Claim, e.Sweep), Hint: `give that sweep a sensitivity: "what it runs and shows", so its claims are not counted as reproductions`})
+			case e.Reading != "":
+				dir := filepath.Dir(c.File)
+				rs, seen := readings[dir]
+				if !seen && readingsErr[dir] == nil {
+					rs, readingsErr[dir] = FolderReadings(dir)
+					readings[dir] = rs
+				}
+				if msg, hint := readingProblem(e, rs, readingsErr[dir]); msg != "" {
+					errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Col: c.Col, Key: key + ".reading", Msg: msg, Hint: hint})
+				}
 			}
 		}
 	}

@@ -107,20 +107,41 @@ type Claim struct {
 	// Of is the parameter whose best value is sought (argbest) and Goal
 	// says whether best is the lowest ("min") or highest ("max") metric.
 	Of, Goal string
+	// PrecisionQuote (published, required with Precision) quotes or
+	// describes exactly where the paper's own precision comes from: the
+	// printed digits of a table, the resolution of the chart the value is
+	// read from.
+	PrecisionQuote string
 	// ExplainedBy, when set, names the sensitivity sweep whose claim passes
 	// under an alternative reading of the paper (explained_by:).
 	ExplainedBy *Explanation
+	// Loose (loose:), when set, says why the claim knowingly checks less
+	// than its sentence: a tolerance wider than the one rule without the
+	// paper's precision, a share or an average of points the paper's words
+	// do not give, a subset of the sentence's points. A loose claim that
+	// passes is "pass (loose)" on the scoreboard, never a pass.
+	Loose string
+	// ShareQuote (share_quote:) quotes the paper's words that give a
+	// compare claim's share of points or its average ("in 55 of 60
+	// cases", "on average"): required with over: share or over: mean
+	// unless the claim is Loose.
+	ShareQuote string
+	// Invariant (invariant:), when set, says which theorem's bound or model
+	// constraint the claim checks: not a number or statement the paper
+	// prints as a result. The scoreboard counts invariants apart (held /
+	// checked), neither in the pass and fail columns nor in the cells.
+	Invariant string
 
 	File      string
 	Line, Col int
 }
 
 var (
-	claimKeys     = []string{"id", "source", "text", "explained_by", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished, ClaimArgBest}
+	claimKeys     = []string{"id", "source", "text", "explained_by", "loose", "share_quote", "invariant", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished, ClaimArgBest}
 	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "ratio", "alpha", "margin", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
-	publishedKeys = []string{"metric", "where", "value", "tol", "above", "below", "precision"}
+	publishedKeys = []string{"metric", "where", "value", "tol", "above", "below", "precision", "precision_quote"}
 	argBestKeys   = []string{"metric", "of", "in", "goal", "direction", "where"}
 	shareRE       = regexp.MustCompile(`^share\s*>=\s*([0-9]*\.?[0-9]+)(%?)$`)
 )
@@ -174,6 +195,20 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 	if e, ok := m["explained_by"]; ok {
 		c.ExplainedBy = p.explanation(e.V, sweep.Join(key, "explained_by"))
 	}
+	nonEmpty := func(name, hint string) string {
+		e, ok := m[name]
+		if !ok {
+			return ""
+		}
+		s, ok := p.Text(e.V, sweep.Join(key, name))
+		if ok && strings.TrimSpace(s) == "" {
+			p.Errf(sweep.Resolve(e.V), sweep.Join(key, name), hint, "%s must not be empty", name)
+		}
+		return s
+	}
+	c.Loose = nonEmpty("loose", "say what the claim checks less than its sentence, and why")
+	c.ShareQuote = nonEmpty("share_quote", "quote the paper's words that give the share or the average")
+	c.Invariant = nonEmpty("invariant", "name the theorem or the constraint the claim checks")
 	var body sweep.Pair
 	for _, k := range claimKinds {
 		if e, ok := m[k]; ok {
@@ -385,7 +420,37 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 			if c.Precision = bound("precision"); c.Precision != nil && *c.Precision <= 0 {
 				p.Errf(at, sweep.Join(bk, "precision"), "", "precision must be positive")
 			}
+			if e, ok := b["precision_quote"]; ok {
+				if c.PrecisionQuote, _ = p.Text(e.V, sweep.Join(bk, "precision_quote")); strings.TrimSpace(c.PrecisionQuote) == "" {
+					p.Errf(sweep.Resolve(e.V), sweep.Join(bk, "precision_quote"), "", "precision_quote must not be empty")
+				}
+			}
+			switch {
+			case c.Precision != nil && c.PrecisionQuote == "":
+				p.Errf(at, sweep.Join(bk, "precision"), "quote the paper's own precision (the printed digits of a table, the resolution of the chart the value is read from) as precision_quote:", "precision without precision_quote")
+			case c.Precision == nil && c.PrecisionQuote != "":
+				p.Errf(at, sweep.Join(bk, "precision_quote"), "give the precision it quotes as precision:", "precision_quote without precision")
+			}
+			if c.Metric != "" && c.Loose == "" {
+				rule := RuleTolerance(c.Value, Unit(p.schema, c.Metric))
+				allowed := rule
+				if c.Precision != nil && c.PrecisionQuote != "" {
+					allowed = max(rule, *c.Precision)
+				}
+				if c.Tol > allowed*(1+1e-9) {
+					hint := fmt.Sprintf("tighten tol to at most %g (the rule: %s), give the paper's own precision (precision: and precision_quote:), or declare the claim loose: with a reason (a loose pass is never counted as a pass)", allowed, RuleText(Unit(p.schema, c.Metric)))
+					p.Errf(at, sweep.Join(bk, "tol"), hint, "tol %g is looser than the one tolerance rule allows for %g", c.Tol, c.Value)
+				}
+			}
 		}
+	}
+	if c.Kind == ClaimCompare && (c.Over == OverShare || c.Over == OverMean) && c.ShareQuote == "" && c.Loose == "" {
+		what := "an average of the points"
+		if c.Over == OverShare {
+			what = fmt.Sprintf("a share (%g) of the points", c.Share)
+		}
+		p.Errf(at, sweep.Join(bk, "over"), `quote the paper's words that give it as share_quote: ("most", "in 55 of 60 cases", "on average"), use over: every_point (a claim covers every point its sentence covers), or declare the claim loose: with a reason`,
+			"the claim holds on %s, which its sentence's words must give", what)
 	}
 	if c.Kind == ClaimCompare || c.Kind == ClaimConverge {
 		if c.A != "" && c.A == c.B {
@@ -396,6 +461,38 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		return nil
 	}
 	return c
+}
+
+// The one tolerance rule for published values, shared by validate and the
+// scoreboard's cells: 10 % of the value, 10 points for a metric in % (0.1
+// for a metric in unit share, a fraction the paper gives in %).
+const (
+	RuleRelTol    = 0.10
+	RulePointsTol = 10.0
+)
+
+// RuleTolerance returns the one rule's tolerance for a published value of
+// a metric in unit: 10 % of |value| (so 0 for a value of 0: it must match
+// exactly), 10 for unit %, 0.1 for unit share.
+func RuleTolerance(value float64, unit string) float64 {
+	switch unit {
+	case "%":
+		return RulePointsTol
+	case "share":
+		return RulePointsTol / 100
+	}
+	return math.Abs(value) / (1 / RuleRelTol) // divided, so 10 % of 3 prints as 0.3
+}
+
+// RuleText says the rule's tolerance for a metric in unit, in words.
+func RuleText(unit string) string {
+	switch unit {
+	case "%":
+		return "10 points on a metric in %"
+	case "share":
+		return "0.1 on a metric in unit share"
+	}
+	return "10 % of the value"
 }
 
 func didYouMeanOr(s string, names []string) string {

@@ -291,6 +291,9 @@ func FolderClaims(dir string, models *simcore.Registry) ([]FolderClaim, error) {
 	declared := map[string]*sweep.Sweep{} // sweep name → its declaration
 	var out []FolderClaim
 	for _, p := range paths {
+		if IsReadingsFile(p) {
+			continue // the folder's readings, no sweep
+		}
 		f, err := sweep.Load(p, models)
 		if err != nil {
 			add(err)

@@ -16,7 +16,10 @@ import (
 
 // Scoreboard statuses of a claim.
 const (
-	ScorePass          = "pass"
+	ScorePass = "pass"
+	// ScorePassLoose is a pass of a claim declared loose: (it checks less
+	// than its sentence): never counted as a pass.
+	ScorePassLoose     = "pass-loose"
 	ScoreFailExplained = "fail-explained"
 	// ScoreFailShown is a failure whose explained_by why_not claim ran and
 	// passed: a sweep shows why the statement cannot hold in the model.
@@ -25,6 +28,9 @@ const (
 	ScoreInconclusive = "inconclusive"
 	ScoreCalibration  = "calibration"
 	ScoreSensitivity  = "sensitivity"
+	// ScoreInvariant is a claim declared invariant: (a theorem's bound or
+	// a model constraint, not a printed result), whatever its verdict.
+	ScoreInvariant = "invariant"
 )
 
 // ScoreClaim is one claim on the scoreboard.
@@ -41,6 +47,8 @@ type ScoreClaim struct {
 	// numbers are the claim's numbers, shown in the markdown for the
 	// inconclusive ones (not in the JSON: they hold measured values).
 	numbers string
+	// reading is the declared reading that explains a fail-explained claim.
+	reading string
 }
 
 // PaperScore is one paper's line of the scoreboard: the sweeps of one
@@ -60,7 +68,9 @@ type PaperScore struct {
 	Sweeps        []string `json:"sweeps"`
 	Claims        int      `json:"claims"`
 	Pass          int      `json:"pass"`
-	FailExplained int      `json:"fail_explained"`
+	// PassLoose counts the passes of claims declared loose: never passes.
+	PassLoose     int `json:"pass_loose"`
+	FailExplained int `json:"fail_explained"`
 	// FailShown counts failures a why_not claim of this run shows cannot
 	// hold in the model under the readings the paper allows.
 	FailShown    int `json:"fail_shown"`
@@ -72,10 +82,19 @@ type PaperScore struct {
 	Sensitivity int `json:"sensitivity"`
 	// Cells: published numbers (not calibration) and those within the one
 	// tolerance rule; CalibrationCells were fitted and are not counted.
-	Cells            int          `json:"cells"`
-	CellsWithin      int          `json:"cells_within"`
-	CalibrationCells int          `json:"calibration_cells"`
-	ClaimList        []ScoreClaim `json:"claim_list"`
+	Cells            int `json:"cells"`
+	CellsWithin      int `json:"cells_within"`
+	CalibrationCells int `json:"calibration_cells"`
+	// Invariants counts the claims declared invariant: (a theorem's bound,
+	// a model constraint) of the paper's own sweeps, InvariantsHeld those
+	// that pass: kept apart from the results the paper prints.
+	Invariants     int          `json:"invariants"`
+	InvariantsHeld int          `json:"invariants_held"`
+	ClaimList      []ScoreClaim `json:"claim_list"`
+	// Readings are the folder's declared readings (readings.yaml), each
+	// judged as a whole model; ReadingsError when the file does not parse.
+	Readings      []ReadingScore `json:"readings,omitempty"`
+	ReadingsError string         `json:"readings_error,omitempty"`
 	// Calibrations are the paper's calibrated parameters, each with the
 	// claims it was fitted on and its held-out check (checked_on).
 	Calibrations []CalibrationScore `json:"calibrations,omitempty"`
@@ -91,9 +110,39 @@ type CalibrationScore struct {
 	Why     string       `json:"why"`
 	Fitted  []ScoreClaim `json:"fitted"`
 	HeldOut []ScoreClaim `json:"held_out"`
+	// NoHeldOut says why no held-out claim can check the value.
+	NoHeldOut string `json:"no_held_out,omitempty"`
 	// Missing are checked_on references that matched no claim of this run
 	// (their sweep did not run, or a typo).
 	Missing []string `json:"missing,omitempty"`
+}
+
+// ReadingScore is one declared reading judged as a whole model: every
+// claim of its sweeps that ran (Pass, Fail, Inconclusive), and, claim id by
+// claim id, beside the default sweeps it names: Matched claims of both,
+// the defaults' verdicts on them, the claims the defaults pass and the
+// reading fails (Broken) and those the defaults do not pass and the
+// reading passes (Rescued). Explained counts the paper's failures it
+// explains in this run.
+type ReadingScore struct {
+	Name     string   `json:"name"`
+	Declared string   `json:"declared"`
+	Explains bool     `json:"explains"`
+	Sweeps   []string `json:"sweeps"`
+	Defaults []string `json:"defaults,omitempty"`
+	// Ran is false when no sweep of the reading ran in this suite.
+	Ran          bool `json:"ran"`
+	Claims       int  `json:"claims"`
+	Pass         int  `json:"pass"`
+	Fail         int  `json:"fail"`
+	Inconclusive int  `json:"inconclusive"`
+	Matched      int  `json:"matched"`
+	DefaultsPass int  `json:"defaults_pass"`
+	DefaultsFail int  `json:"defaults_fail"`
+	DefaultsInc  int  `json:"defaults_inconclusive"`
+	Broken       int  `json:"broken"`
+	Rescued      int  `json:"rescued"`
+	Explained    int  `json:"explained"`
 }
 
 // tally counts verdicts.
@@ -126,7 +175,7 @@ func paperOf(r *Report) string {
 // named claim passed there. The register of each paper is read from
 // <folder>/CLAIMS.md beside the sweep files, if present.
 func BuildScoreboard(s *Suite) *Scoreboard {
-	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("relative %g%% on values, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim gives it", claims.CellRelTol*100, claims.CellPointsTol)}
+	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("%g %% of the value, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim quotes it (precision_quote)", claims.CellRelTol*100, claims.CellPointsTol)}
 	byFile := map[string][]*Report{}
 	for _, r := range s.Sweeps {
 		if r.SweepPath != "" {
@@ -136,6 +185,8 @@ func BuildScoreboard(s *Suite) *Scoreboard {
 	}
 	idx := map[string]int{}
 	var regs []*decl.Register
+	var readings []*decl.Readings // per paper, nil without a readings file
+	var readingErrs []error
 	for _, r := range s.Sweeps {
 		name := paperOf(r)
 		i, ok := idx[name]
@@ -144,24 +195,45 @@ func BuildScoreboard(s *Suite) *Scoreboard {
 			idx[name] = i
 			ps := PaperScore{Paper: name}
 			var reg *decl.Register
+			var rs *decl.Readings
+			var rerr error
 			if r.SweepPath != "" {
 				reg = ps.registerCounts(filepath.Join(filepath.Dir(r.SweepPath), "CLAIMS.md"))
+				if rs, rerr = decl.FolderReadings(filepath.Dir(r.SweepPath)); rerr != nil {
+					ps.ReadingsError = strings.SplitN(rerr.Error(), "\n", 2)[0]
+				}
 			}
 			sb.Papers = append(sb.Papers, ps)
 			regs = append(regs, reg)
+			readings = append(readings, rs)
+			readingErrs = append(readingErrs, rerr)
 		}
 		ps := &sb.Papers[i]
 		ps.Sweeps = append(ps.Sweeps, r.Sweep)
+		after := afterReading(readings[i], r)
 		for _, c := range r.Claims {
 			sc := ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict, numbers: c.Numbers}
 			cal := r.calibration(c.ID)
+			loose := c.Claim != nil && c.Claim.Loose != ""
 			switch {
-			case r.Sensitivity != "":
-				sc.Status = ScoreSensitivity
-				ps.Sensitivity++
 			case cal != nil:
 				sc.Status, sc.By = ScoreCalibration, cal.Param
 				ps.Calibration++
+			case after != nil:
+				sc.Status, sc.By = ScoreCalibration, "reading "+after.Name+" (declared after its result was seen)"
+				ps.Calibration++
+			case r.Sensitivity != "":
+				sc.Status = ScoreSensitivity
+				ps.Sensitivity++
+			case c.Claim != nil && c.Claim.Invariant != "":
+				sc.Status, sc.By = ScoreInvariant, c.Claim.Invariant
+				ps.Invariants++
+				if c.Verdict == claims.Pass {
+					ps.InvariantsHeld++
+				}
+			case c.Verdict == claims.Pass && loose:
+				sc.Status, sc.Note = ScorePassLoose, c.Claim.Loose
+				ps.PassLoose++
 			case c.Verdict == claims.Pass:
 				sc.Status = ScorePass
 				ps.Pass++
@@ -169,13 +241,16 @@ func BuildScoreboard(s *Suite) *Scoreboard {
 				sc.Status = ScoreFailUnexpl
 				if c.Claim != nil && c.Claim.ExplainedBy != nil {
 					by, note := explained(c.Claim.ExplainedBy, r, byFile)
+					if note == "" && c.Claim.ExplainedBy.Reading != "" {
+						note = readingNote(c.Claim.ExplainedBy, readings[i], readingErrs[i])
+					}
 					switch {
 					case note != "":
 						sc.Note = note
 					case c.Claim.ExplainedBy.WhyNot != "":
 						sc.Status, sc.By = ScoreFailShown, by
 					default:
-						sc.Status, sc.By = ScoreFailExplained, by
+						sc.Status, sc.By, sc.reading = ScoreFailExplained, by, c.Claim.ExplainedBy.Reading
 					}
 				}
 				switch sc.Status {
@@ -194,8 +269,12 @@ func BuildScoreboard(s *Suite) *Scoreboard {
 			ps.ClaimList = append(ps.ClaimList, sc)
 		}
 		for _, cell := range r.Cells {
-			if r.Sensitivity != "" {
+			if r.Sensitivity != "" && after == nil {
 				continue // not the paper's reading
+			}
+			if after != nil {
+				ps.CalibrationCells++
+				continue
 			}
 			if r.calibration(cell.Claim) != nil {
 				ps.CalibrationCells++
@@ -211,6 +290,9 @@ func BuildScoreboard(s *Suite) *Scoreboard {
 		if reg != nil {
 			sb.Papers[i].CheckedHere = checkedHere(reg, sb.Papers[i].ClaimList)
 		}
+		if readings[i] != nil {
+			sb.Papers[i].Readings = readingScores(readings[i], s.Sweeps, sb.Papers[i].ClaimList)
+		}
 	}
 	for _, r := range s.Sweeps {
 		for _, cal := range r.Calibrations {
@@ -221,10 +303,104 @@ func BuildScoreboard(s *Suite) *Scoreboard {
 	return sb
 }
 
+// afterReading returns the reading declared after its result was seen
+// that the sweep's file runs (a calibration), or nil.
+func afterReading(rs *decl.Readings, r *Report) *decl.Reading {
+	if r.SweepPath == "" {
+		return nil
+	}
+	for _, x := range rs.OfSweep(filepath.Base(r.SweepPath)) {
+		if x.Declared == decl.DeclaredAfter {
+			return x
+		}
+	}
+	return nil
+}
+
+// readingNote says why an explained_by's reading does not explain the
+// failure (not declared, not an explaining reading, not run by the sweep),
+// or "" when it does.
+func readingNote(e *decl.Explanation, rs *decl.Readings, err error) string {
+	switch x := rs.Find(e.Reading); {
+	case err != nil:
+		return "the folder's readings file does not load"
+	case x == nil:
+		return "reading " + e.Reading + " is not declared in the folder's " + decl.ReadingsFile
+	case !x.Explains:
+		return "reading " + e.Reading + " is not one of the paper's explaining readings"
+	case !slices.Contains(x.Sweeps, e.Sweep):
+		return "reading " + e.Reading + " does not run in " + e.Sweep
+	}
+	return ""
+}
+
+// readingScores judges each declared reading as a whole model over the
+// suite's sweeps: its sweeps' claims, beside its default sweeps' claims of
+// the same ids (the first default claim of an id stands for it).
+func readingScores(rs *decl.Readings, all []*Report, paperClaims []ScoreClaim) []ReadingScore {
+	var out []ReadingScore
+	for _, x := range rs.Readings {
+		score := ReadingScore{Name: x.Name, Declared: x.Declared, Explains: x.Explains, Sweeps: x.Sweeps, Defaults: x.Defaults}
+		defaults := map[string]claims.Verdict{}
+		for _, r := range all {
+			if r.SweepPath != "" && filepath.Dir(r.SweepPath) == filepath.Dir(rs.File) && slices.Contains(x.Defaults, filepath.Base(r.SweepPath)) {
+				for _, c := range r.Claims {
+					if _, seen := defaults[c.ID]; !seen {
+						defaults[c.ID] = c.Verdict
+					}
+				}
+			}
+		}
+		for _, r := range all {
+			if r.SweepPath == "" || filepath.Dir(r.SweepPath) != filepath.Dir(rs.File) || !slices.Contains(x.Sweeps, filepath.Base(r.SweepPath)) {
+				continue
+			}
+			score.Ran = true
+			for _, c := range r.Claims {
+				score.Claims++
+				switch c.Verdict {
+				case claims.Pass:
+					score.Pass++
+				case claims.Fail:
+					score.Fail++
+				default:
+					score.Inconclusive++
+				}
+				d, ok := defaults[c.ID]
+				if !ok {
+					continue
+				}
+				score.Matched++
+				switch d {
+				case claims.Pass:
+					score.DefaultsPass++
+					if c.Verdict == claims.Fail {
+						score.Broken++
+					}
+				case claims.Fail:
+					score.DefaultsFail++
+				default:
+					score.DefaultsInc++
+				}
+				if d != claims.Pass && c.Verdict == claims.Pass {
+					score.Rescued++
+				}
+			}
+		}
+		for _, c := range paperClaims {
+			if c.Status == ScoreFailExplained && c.reading == x.Name {
+				score.Explained++
+			}
+		}
+		out = append(out, score)
+	}
+	return out
+}
+
 // calibrationScore gathers a calibration's fitted claims and its held-out
 // check from the suite's sweeps.
 func calibrationScore(r *Report, cal *decl.Calibration, all []*Report) CalibrationScore {
-	cs := CalibrationScore{Sweep: r.Sweep, Param: cal.Param, Why: cal.Why}
+	cs := CalibrationScore{Sweep: r.Sweep, Param: cal.Param, Why: cal.Why, NoHeldOut: cal.NoHeldOut}
 	for _, c := range r.Claims {
 		if cal.Covers(c.ID) {
 			cs.Fitted = append(cs.Fitted, ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict, Status: ScoreCalibration, By: cal.Param})
@@ -349,8 +525,8 @@ func (sb *Scoreboard) JSON() ([]byte, error) {
 // markdown writes the scoreboard as the suite report's first section.
 func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 	b.WriteString("## Scoreboard\n\n")
-	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked, and those a claim of this run checks. Claims: pass / fail explained (the same statement passes under another reading, in a sensitivity sweep of this run) / fail shown why not (a claim of a sensitivity sweep of this run passed that shows why the statement cannot hold in the model; still a failure) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` parameter was chosen to reproduce, not counted as reproductions) / sensitivity (claims of sweeps declared `sensitivity:`, an alternative reading; neither reproductions nor failures). Published cells within tolerance: %s, calibration and sensitivity cells left out.\n\n", sb.Tolerance)
-	b.WriteString("| paper | statements | encoded / cannot check | checked in this run | claims | pass | fail, explained | fail, shown why not | fail, unexplained | inconclusive | calibration | sensitivity | published cells within tolerance |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md, encoded (checked by claims) / cannot be checked, and those a claim of this run checks. Claims: pass / pass, loose (a claim declared `loose:` checks less than its sentence; never counted as a pass) / fail explained (the same statement passes under one of the paper's at most three declared readings, `readings.yaml`, in a sensitivity sweep of this run) / fail shown why not (a claim of a sensitivity sweep of this run passed that shows why the statement cannot hold in the model; still a failure) / fail unexplained / inconclusive / calibration (claims a declared `calibrated:` value, or a reading declared after its result was seen, was chosen to reproduce; not reproductions) / sensitivity (claims of sweeps declared `sensitivity:`, an alternative reading; neither reproductions nor failures). Published cells within the rule: numbers the paper prints, ours (the mean) within %s; calibration and sensitivity cells left out. Invariants: claims declared `invariant:` (a theorem's bound or a model constraint, not a printed result) that hold / were checked.\n\n", sb.Tolerance)
+	b.WriteString("| paper | statements | encoded / cannot check | checked in this run | claims | pass | pass, loose | fail, explained | fail, shown why not | fail, unexplained | inconclusive | calibration | sensitivity | published cells within the rule | invariants held |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range sb.Papers {
 		st := fmt.Sprint(p.Statements)
 		if p.RegisterError != "" {
@@ -363,7 +539,32 @@ func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 		if p.CalibrationCells > 0 {
 			cells += fmt.Sprintf(" (+%d calibration)", p.CalibrationCells)
 		}
-		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.FailExplained, p.FailShown, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, cells)
+		inv := "–"
+		if p.Invariants > 0 {
+			inv = fmt.Sprintf("%d / %d", p.InvariantsHeld, p.Invariants)
+		}
+		fmt.Fprintf(b, "| %s | %s | %d / %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s |\n", p.Paper, st, p.Encoded, p.Uncheckable, p.CheckedHere, p.Claims, p.Pass, p.PassLoose, p.FailExplained, p.FailShown, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, cells, inv)
+	}
+	for _, p := range sb.Papers {
+		if p.ReadingsError != "" {
+			fmt.Fprintf(b, "\n%s: readings file not read: %s\n", p.Paper, mdEscape(p.ReadingsError))
+		}
+		if len(p.Readings) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\nReadings of %s as whole models (each over every claim of its sweeps, beside the default sweeps' verdicts on the same claim ids):\n\n", p.Paper)
+		b.WriteString("| reading | declared | explains | its claims: pass / fail / inconclusive | matched with the defaults | defaults: pass / fail / inconclusive | defaults pass, reading fails | defaults do not pass, reading passes | failures it explains |\n|---|---|---|---|---|---|---|---|---|\n")
+		for _, x := range p.Readings {
+			own := "did not run"
+			if x.Ran {
+				own = fmt.Sprintf("%d / %d / %d", x.Pass, x.Fail, x.Inconclusive)
+			}
+			expl := "no"
+			if x.Explains {
+				expl = "yes"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %d / %d / %d | %d | %d | %d |\n", x.Name, x.Declared, expl, own, x.Matched, x.DefaultsPass, x.DefaultsFail, x.DefaultsInc, x.Broken, x.Rescued, x.Explained)
+		}
 	}
 	var notes []string
 	for _, p := range sb.Papers {
@@ -375,7 +576,11 @@ func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 				notes = append(notes, fmt.Sprintf("- %s/%s: fail, shown why not by %s", c.Sweep, c.ID, c.By))
 			case c.Status == ScoreCalibration:
 				notes = append(notes, fmt.Sprintf("- %s/%s: calibration (%s), verdict %s", c.Sweep, c.ID, c.By, c.Verdict))
-			case c.Note != "":
+			case c.Status == ScorePassLoose:
+				notes = append(notes, fmt.Sprintf("- %s/%s: pass, loose (%s)", c.Sweep, c.ID, mdEscape(c.Note)))
+			case c.Status == ScoreInvariant && c.Verdict != claims.Pass:
+				notes = append(notes, fmt.Sprintf("- %s/%s: invariant %s (%s)", c.Sweep, c.ID, c.Verdict, mdEscape(c.By)))
+			case c.Status == ScoreFailUnexpl && c.Note != "":
 				notes = append(notes, fmt.Sprintf("- %s/%s: fail, unexplained (%s)", c.Sweep, c.ID, c.Note))
 			case c.Status == ScoreInconclusive:
 				notes = append(notes, fmt.Sprintf("- %s/%s: inconclusive — %s", c.Sweep, c.ID, mdEscape(c.numbers)))
@@ -396,9 +601,12 @@ func (sb *Scoreboard) markdown(b *bytes.Buffer) {
 					counted = append(counted, h)
 				}
 			}
-			if len(counted) == 0 {
+			switch {
+			case len(counted) == 0 && c.NoHeldOut != "":
+				line += "no held-out check: " + mdEscape(c.NoHeldOut)
+			case len(counted) == 0:
 				line += "no held-out check"
-			} else {
+			default:
 				hp, hf, hi := tally(counted)
 				line += fmt.Sprintf("held-out check on %d claim(s): %d pass, %d fail, %d inconclusive", len(counted), hp, hf, hi)
 			}

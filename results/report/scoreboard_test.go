@@ -24,6 +24,10 @@ func TestScoreboard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(paper, "CLAIMS.md"), []byte(reg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	readings := "readings:\n  - {name: r, params: {k: 1}, quote: \"q\", source: \"s\", declared: before, explains: true, sweeps: [alt.yaml, other.yaml], defaults: [main.yaml]}\n"
+	if err := os.WriteFile(filepath.Join(paper, "readings.yaml"), []byte(readings), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	expl := func(file, claim string) *decl.Claim {
 		return &decl.Claim{ExplainedBy: &decl.Explanation{Sweep: file, Claim: claim, Reading: "r"}}
 	}
@@ -112,7 +116,7 @@ func TestScoreboard(t *testing.T) {
 	}
 	var md bytes.Buffer
 	sb.markdown(&md)
-	if !strings.Contains(md.String(), "- main/bad-shown: fail, shown why not by alt/holds") || !strings.Contains(md.String(), "| p1 | 3 | 2 / 1 | 1 | 14 | 1 | 1 | 1 | 6 |") {
+	if !strings.Contains(md.String(), "- main/bad-shown: fail, shown why not by alt/holds") || !strings.Contains(md.String(), "| p1 | 3 | 2 / 1 | 1 | 14 | 1 | 0 | 1 | 1 | 6 |") {
 		t.Errorf("markdown without the why-not failure:\n%s", md.String())
 	}
 	if !strings.Contains(md.String(), "fitted on 2 claim(s) (1 pass, 1 fail, 0 inconclusive); held-out check on 4 claim(s): 3 pass, 1 fail, 0 inconclusive (1 checked_on reference(s) did not run: gone/y)") {
@@ -122,6 +126,85 @@ func TestScoreboard(t *testing.T) {
 	sb = BuildScoreboard(&Suite{Sweeps: []*Report{main}})
 	if p := sb.Papers[0]; p.FailExplained != 0 || p.FailShown != 0 || p.FailUnexpl != 8 || p.Pass != 1 || p.Calibration != 2 {
 		t.Errorf("without alt.yaml: %+v", p)
+	}
+}
+
+// TestScoreboardRules: a loose pass is never a pass, an invariant is
+// counted apart (and is no cell), a reading declared after its result is a
+// calibration, an explanation by a reading that is not an explaining one
+// leaves the failure unexplained, and each reading is judged as a whole
+// model beside its defaults.
+func TestScoreboardRules(t *testing.T) {
+	root := t.TempDir()
+	paper := filepath.Join(root, "configs", "p1")
+	if err := os.MkdirAll(paper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	readings := "readings:\n" +
+		"  - {name: good, params: {k: 1}, quote: \"q\", source: \"s\", declared: before, explains: true, sweeps: [alt.yaml], defaults: [main.yaml]}\n" +
+		"  - {name: quiet, params: {k: 2}, quote: \"q\", source: \"s\", declared: before, sweeps: [quiet.yaml]}\n" +
+		"  - {name: fitted, params: {k: 3}, quote: \"q\", source: \"s\", declared: after, sweeps: [fitted.yaml], defaults: [main.yaml]}\n"
+	if err := os.WriteFile(filepath.Join(paper, "readings.yaml"), []byte(readings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	by := func(file, claim, reading string) *decl.Claim {
+		return &decl.Claim{ExplainedBy: &decl.Explanation{Sweep: file, Claim: claim, Reading: reading}}
+	}
+	main := &Report{Sweep: "main", SweepPath: filepath.Join(paper, "main.yaml"), Claims: []claims.Result{
+		{ID: "a", Verdict: claims.Pass},
+		{ID: "b", Verdict: claims.Fail, Claim: by("alt.yaml", "b", "good")},
+		{ID: "c", Verdict: claims.Fail, Claim: by("quiet.yaml", "c", "quiet")},
+		{ID: "d", Verdict: claims.Pass, Claim: &decl.Claim{Loose: "a subset of the points"}},
+		{ID: "e", Verdict: claims.Fail, Claim: &decl.Claim{Loose: "a subset of the points"}},
+		{ID: "inv", Verdict: claims.Pass, Claim: &decl.Claim{Invariant: "Theorem 4"}},
+		{ID: "inv-broken", Verdict: claims.Fail, Claim: &decl.Claim{Invariant: "Theorem 5"}},
+	}, Cells: []claims.CellResult{{Claim: "a", Within: true}}}
+	alt := &Report{Sweep: "alt", SweepPath: filepath.Join(paper, "alt.yaml"), Sensitivity: "good", Claims: []claims.Result{
+		{ID: "a", Verdict: claims.Fail}, {ID: "b", Verdict: claims.Pass}, {ID: "c", Verdict: claims.Inconclusive}, {ID: "own", Verdict: claims.Pass}}}
+	quiet := &Report{Sweep: "quiet", SweepPath: filepath.Join(paper, "quiet.yaml"), Sensitivity: "quiet", Claims: []claims.Result{{ID: "c", Verdict: claims.Pass}}}
+	fitted := &Report{Sweep: "fitted", SweepPath: filepath.Join(paper, "fitted.yaml"), Sensitivity: "fitted", Claims: []claims.Result{
+		{ID: "a", Verdict: claims.Pass}, {ID: "b", Verdict: claims.Pass}}, Cells: []claims.CellResult{{Claim: "b", Within: true}}}
+	sb := BuildScoreboard(&Suite{File: "suite.yaml", Sweeps: []*Report{main, alt, quiet, fitted}})
+	p := sb.Papers[0]
+	got := []int{p.Claims, p.Pass, p.PassLoose, p.FailExplained, p.FailUnexpl, p.Inconclusive, p.Calibration, p.Sensitivity, p.Invariants, p.InvariantsHeld, p.Cells, p.CalibrationCells}
+	want := []int{14, 1, 1, 1, 2, 0, 2, 5, 2, 1, 1, 1}
+	if !equalInts(got, want) {
+		t.Errorf("counts %v, want %v", got, want)
+	}
+	status := map[string]ScoreClaim{}
+	for _, c := range p.ClaimList {
+		status[c.Sweep+"/"+c.ID] = c
+	}
+	for id, w := range map[string]string{"main/a": ScorePass, "main/b": ScoreFailExplained, "main/c": ScoreFailUnexpl, "main/d": ScorePassLoose,
+		"main/e": ScoreFailUnexpl, "main/inv": ScoreInvariant, "main/inv-broken": ScoreInvariant, "fitted/a": ScoreCalibration, "alt/own": ScoreSensitivity} {
+		if status[id].Status != w {
+			t.Errorf("%s: %q, want %q", id, status[id].Status, w)
+		}
+	}
+	if n := status["main/c"].Note; !strings.Contains(n, "reading quiet is not one of the paper's explaining readings") {
+		t.Errorf("main/c note %q", n)
+	}
+	if len(p.Readings) != 3 {
+		t.Fatalf("readings %+v", p.Readings)
+	}
+	g := p.Readings[0]
+	// alt's a, b, c match main's: a pass → fail (broken), b fail → pass
+	// (rescued), c fail → inconclusive; own has no default.
+	if g.Name != "good" || !g.Ran || g.Claims != 4 || g.Pass != 2 || g.Fail != 1 || g.Inconclusive != 1 || g.Matched != 3 ||
+		g.DefaultsPass != 1 || g.DefaultsFail != 2 || g.Broken != 1 || g.Rescued != 1 || g.Explained != 1 {
+		t.Errorf("reading good %+v", g)
+	}
+	if q := p.Readings[1]; q.Matched != 0 || q.Pass != 1 || q.Explained != 0 {
+		t.Errorf("reading quiet %+v", q)
+	}
+	var md bytes.Buffer
+	sb.markdown(&md)
+	for _, w := range []string{"| p1 | no register: CLAIMS.md not found beside the sweep files | 0 / 0 | 0 | 14 | 1 | 1 | 1 | 0 | 2 | 0 | 2 | 5 | 1 / 1 (+1 calibration) | 1 / 2 |",
+		"| good | before | yes | 2 / 1 / 1 | 3 | 1 / 2 / 0 | 1 | 1 | 1 |", "| fitted | after | no | 2 / 0 / 0 | 2 | 1 / 1 / 0 | 0 | 1 | 0 |",
+		"- main/d: pass, loose (a subset of the points)", "- main/inv-broken: invariant fail (Theorem 5)", "- fitted/a: calibration (reading fitted (declared after its result was seen)), verdict pass"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md.String())
+		}
 	}
 }
 

@@ -207,6 +207,10 @@ func statusText(status, verdict, by string) string {
 	switch status {
 	case "pass":
 		return "✅ pass"
+	case "pass-loose":
+		return "pass, loose (not counted as a pass)"
+	case "invariant":
+		return "invariant (`" + cell(by) + "`), " + cell(verdict)
 	case "fail-unexplained":
 		return "❌ fail"
 	case "fail-explained":
