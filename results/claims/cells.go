@@ -12,7 +12,7 @@ import (
 // tolerance when |ours − published| ≤ 10% of |published|, or ≤ 10 points
 // when the metric's unit is % (0.1 when it is "share", a fraction of 1),
 // unless the claim gives (and quotes) the paper's own precision
-// (published: {..., precision: p, precision_quote: "..."}), then ≤ max(rule, p).
+// (published: {..., precision: p, precision_quote: "..."}), then ≤ p.
 // Invariant claims (a theorem's bound, a constraint) are no cells.
 const (
 	CellRelTol    = decl.RuleRelTol
@@ -40,8 +40,8 @@ func PublishedCells(sum *results.Frame, schema *simcore.Schema, claims []*decl.C
 			continue // bounds, and invariants, are no printed numbers
 		}
 		tol := decl.RuleTolerance(c.Value, decl.Unit(schema, c.Metric))
-		if c.Precision != nil && c.PrecisionQuote != "" {
-			tol = max(tol, *c.Precision) // the paper's own, quoted
+		if c.Precision != nil {
+			tol = *c.Precision // the paper's own (validate requires its quote)
 		}
 		for _, row := range c.Where.Rows(cf.f) {
 			e := cf.value(c.Metric, row)

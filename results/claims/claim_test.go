@@ -240,7 +240,7 @@ func TestEvaluatePairedClaims(t *testing.T) {
 	schema := bench.New().Schema()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := runtest.Decls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+			d, err := runtest.Decls(t, "claims:\n  - {id: c, share_quote: \"a test fixture\", "+c.claim+"}\n")
 			if err != nil {
 				t.Fatal(err)
 			}

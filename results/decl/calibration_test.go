@@ -56,7 +56,7 @@ func TestCalibrationDecls(t *testing.T) {
 			t.Errorf("%q: %v, want %s", c.yaml, err, c.want)
 		}
 	}
-	if d, err := runtest.Decls(t, "claims:\n  - {id: p, published: {metric: value, value: 3, tol: 0.3, precision: 0.05, precision_quote: \"two digits\"}}\n"); err != nil || *d.Claims[0].Precision != 0.05 || d.Claims[0].PrecisionQuote != "two digits" {
+	if d, err := runtest.Decls(t, "claims:\n  - {id: p, published: {metric: value, value: 3, tol: 0.05, precision: 0.05, precision_quote: \"two digits\"}}\n"); err != nil || *d.Claims[0].Precision != 0.05 || d.Claims[0].PrecisionQuote != "two digits" {
 		t.Errorf("precision: %v", err)
 	}
 	for _, c := range cases {

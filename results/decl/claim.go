@@ -435,7 +435,7 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 				rule := RuleTolerance(c.Value, Unit(p.schema, c.Metric))
 				allowed := rule
 				if c.Precision != nil && c.PrecisionQuote != "" {
-					allowed = max(rule, *c.Precision)
+					allowed = *c.Precision // the paper's own precision replaces the rule
 				}
 				if c.Tol > allowed*(1+1e-9) {
 					hint := fmt.Sprintf("tighten tol to at most %g (the rule: %s), give the paper's own precision (precision: and precision_quote:), or declare the claim loose: with a reason (a loose pass is never counted as a pass)", allowed, RuleText(Unit(p.schema, c.Metric)))

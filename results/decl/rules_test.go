@@ -135,3 +135,11 @@ func TestReadingsFile(t *testing.T) {
 		t.Errorf("FolderClaims with a readings file: %v, %v", claims, err)
 	}
 }
+
+// TestPrecisionReplacesRule: a quoted precision tighter than the rule is
+// the claim's bound: a tolerance between the two is refused.
+func TestPrecisionReplacesRule(t *testing.T) {
+	if _, err := runtest.Decls(t, "claims:\n  - {id: p, published: {metric: value, value: 3, tol: 0.2, precision: 0.05, precision_quote: \"two decimals\"}}\n"); err == nil || !strings.Contains(err.Error(), "tighten tol to at most 0.05") {
+		t.Errorf("tol between a tight precision and the rule: %v", err)
+	}
+}
