@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -285,7 +284,7 @@ func parseReading(p *sweep.Nodes, n *yaml.Node, key string) *Reading {
 // sweep of a reading's files is declared sensitivity: and sets each of the
 // reading's params (a parameter of its model).
 func LoadReadings(file string, models *simcore.Registry) (*Readings, error) {
-	text, err := readCapped(file, maxReadingsBytes)
+	text, err := sweep.ReadRegular(file, maxReadingsBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -295,9 +294,19 @@ func LoadReadings(file string, models *simcore.Registry) (*Readings, error) {
 	}
 	dir := filepath.Dir(file)
 	var errs sweep.ErrorList
+	type loaded struct {
+		f   *sweep.File
+		err error
+	}
+	files := map[string]loaded{} // several readings may run in one file: load it once
 	for _, r := range rs.Readings {
 		check := func(name string, reading bool) {
-			f, err := sweep.Load(filepath.Join(dir, name), models)
+			l, ok := files[name]
+			if !ok {
+				l.f, l.err = sweep.Load(filepath.Join(dir, name), models)
+				files[name] = l
+			}
+			f, err := l.f, l.err
 			if err != nil {
 				errs = append(errs, &sweep.Error{File: file, Line: r.Line, Key: r.Name, Msg: fmt.Sprintf("sweep file %s does not load: %s", name, firstLine(err))})
 				return
@@ -347,7 +356,7 @@ func LoadReadings(file string, models *simcore.Registry) (*Readings, error) {
 // has no readings file), parsed without loading the sweeps they name.
 func FolderReadings(dir string) (*Readings, error) {
 	file := filepath.Join(dir, ReadingsFile)
-	text, err := readCapped(file, maxReadingsBytes)
+	text, err := sweep.ReadRegular(file, maxReadingsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -355,21 +364,6 @@ func FolderReadings(dir string) (*Readings, error) {
 		return nil, err
 	}
 	return ParseReadings(file, text)
-}
-
-// readCapped reads a regular file of at most limit bytes.
-func readCapped(file string, limit int64) ([]byte, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", file)
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes (at most %d)", file, st.Size(), limit)
-	}
-	return os.ReadFile(file)
 }
 
 func firstLine(err error) string { return strings.SplitN(err.Error(), "\n", 2)[0] }

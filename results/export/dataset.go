@@ -85,7 +85,7 @@ func WriteDataset(out string, sweeps []*Sweep, opt DatasetOptions) (*Written, er
 	res := &Written{}
 	for _, sw := range sweeps {
 		for _, v := range []string{sw.Name, sw.Model} {
-			if !partitionRE.MatchString(v) || v == "." || v == ".." {
+			if !safeName(v) {
 				return res, fmt.Errorf("export %s: %q cannot be a partition value", sw.Dir, v)
 			}
 		}
