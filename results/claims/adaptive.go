@@ -32,7 +32,7 @@ func drivesRounds(c *decl.Claim) bool {
 func (cf *claimFrame) groupExcludes(c *decl.Claim) []string {
 	switch c.Kind {
 	case decl.ClaimCompare:
-		return []string{c.Series}
+		return append([]string{c.Series}, c.SideCols()...)
 	case decl.ClaimMonotone:
 		return append(cf.tiedTo(c.In), c.In)
 	case decl.ClaimArgBest:
@@ -79,7 +79,7 @@ func RoundPoints(sum, jobs *results.Frame, schema *simcore.Schema, res []Result)
 				if si < 0 {
 					continue
 				}
-				if v := jobs.CellLabel(si, row); v != c.A && v != c.B {
+				if side(c, jobs, si, row) == sideNone {
 					continue
 				}
 			}

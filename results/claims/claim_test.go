@@ -273,3 +273,88 @@ func TestEvaluatePairedClaims(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSidesWhere: a_where: and b_where: compare two cells that
+// differ in more than the series (A at noise 0 against B at noise 1), point
+// by point over the remaining parameters; the sides' rows elsewhere (A at
+// noise 1, B at noise 0) are not read.
+func TestCompareSidesWhere(t *testing.T) {
+	var size []int64
+	var variant []string
+	var noise, mean, ci []float64
+	add := func(sz int64, v string, nz, m float64) {
+		size, variant, noise = append(size, sz), append(variant, v), append(noise, nz)
+		mean, ci = append(mean, m), append(ci, 0.1)
+	}
+	for sz := int64(1); sz <= 3; sz++ {
+		add(sz, "A", 0, float64(sz))     // A's own cell: lowest
+		add(sz, "A", 1, float64(sz)+5)   // not read: above every B
+		add(sz, "B", 0, float64(sz)-0.5) // not read: below A's cell
+		add(sz, "B", 1, float64(sz)+1)   // B's own cell
+	}
+	sum := runtest.FrameOf(nil, "size", size, "variant", variant, "noise", noise, "value_mean", mean, "value_ci95", ci)
+	// The same instances for the paired form: A at noise 0 is 1 below B at noise 1.
+	var jsize, jrep []int64
+	var jseed []uint64
+	var jvar, jstat []string
+	var jnoise, jval []float64
+	for sz := int64(1); sz <= 2; sz++ {
+		for r := int64(0); r < 4; r++ {
+			for _, c := range []struct {
+				v  string
+				nz float64
+				x  float64
+			}{{"A", 0, 0}, {"A", 1, 9}, {"B", 0, -9}, {"B", 1, 1}} {
+				jsize, jrep, jseed = append(jsize, sz), append(jrep, r), append(jseed, uint64(10*r))
+				jvar, jstat, jnoise = append(jvar, c.v), append(jstat, results.StatusOK), append(jnoise, c.nz)
+				jval = append(jval, float64(sz)+float64(r)*3+c.x+0.01*float64(r%2))
+			}
+		}
+	}
+	jobs := runtest.FrameOf(nil, "size", jsize, "variant", jvar, "noise", jnoise, "replicate", jrep, "seed", jseed, "status", jstat, "value", jval)
+	schema := bench.New().Schema()
+	for _, c := range []struct {
+		claim string
+		want  Verdict
+		nums  string
+	}{
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: 0}, b_where: {noise: 1}}`, Pass, "value: A (noise=0) < B (noise=1) at 3/3 points"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: 1}, b_where: {noise: 0}}`, Fail, "3 fail"},
+		{`compare: {metric: value, series: variant, a: A, b: A, a_where: {noise: 0}, b_where: {noise: 1}}`, Pass, "A (noise=0) < A (noise=1)"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: 0}, b_where: {noise: 1}, where: {size: [1, 2]}}`, Pass, "at 2/2 points"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: 0}, b_where: {noise: 7}}`, Inconclusive, "no point has both variant=A (noise=0) and variant=B (noise=7)"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: 0}, b_where: {noise: 1}, paired: true}`, Pass, "at 2/2 points"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: 0}, b_where: {noise: 1}, paired: true, per_instance: true}`, Pass, "A (noise=0) better on 8 of 8 instances"},
+	} {
+		d, err := runtest.Decls(t, "claims:\n  - {id: c, "+c.claim+"}\n")
+		if err != nil {
+			t.Fatalf("%s: %v", c.claim, err)
+		}
+		r := Evaluate(sum, jobs, &schema, d.Claims)[0]
+		if r.Verdict != c.want || !strings.Contains(r.Numbers, c.nums) {
+			t.Errorf("%s: %s (%s), want %s with %q", c.claim, r.Verdict, r.Numbers, c.want, c.nums)
+			for _, p := range r.Points {
+				t.Logf("  %s: %s %s", p.Point, p.Verdict, p.Detail)
+			}
+		}
+		for _, p := range r.Points {
+			if strings.Contains(p.Point, "noise") {
+				t.Errorf("%s: point %q names a side's parameter", c.claim, p.Point)
+			}
+		}
+	}
+	for _, bad := range []struct{ claim, want string }{
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: 0}}`, "only one side names its own point"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: 0}, b_where: {size: 1}}`, "a_where names noise but b_where names size"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {variant: A}, b_where: {variant: B}}`, "must not name the series"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: [0, 1]}, b_where: {noise: 1}}`, "a_where gives 2 values of \"noise\""},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {noise: 0}, b_where: {noise: 1}, where: {noise: 0}}`, "\"noise\" is in where: and in a_where"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {value_mean: 0}, b_where: {value_mean: 1}}`, "\"value_mean\" is not a parameter of the model"},
+		{`compare: {metric: value, series: variant, a: A, b: A, a_where: {noise: 1}, b_where: {noise: 1}}`, "a and b are the same series value"},
+		{`compare: {metric: value, series: variant, a: A, b: B, a_where: {}, b_where: {}}`, "a_where is empty"},
+	} {
+		if _, err := runtest.Decls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: err = %v, want %q", bad.claim, err, bad.want)
+		}
+	}
+}

@@ -169,17 +169,18 @@ func (cf *claimFrame) pairs(c *decl.Claim, exclude ...string) (keys []string, ra
 	ra, rb = map[string]int{}, map[string]int{}
 	si := cf.f.Index(c.Series)
 	var order []string
+	exclude = append(append(exclude, c.Series), c.SideCols()...)
 	for _, r := range c.Where.Rows(cf.f) {
-		k := cf.key(r, append(exclude, c.Series)...)
-		switch cf.f.CellLabel(si, r) {
-		case c.A:
+		k := cf.key(r, exclude...)
+		switch side(c, cf.f, si, r) {
+		case sideA:
 			if _, seen := ra[k]; !seen {
 				ra[k] = r
 				if _, inB := rb[k]; !inB {
 					order = append(order, k)
 				}
 			}
-		case c.B:
+		case sideB:
 			if _, seen := rb[k]; !seen {
 				rb[k] = r
 				if _, inA := ra[k]; !inA {
@@ -196,6 +197,28 @@ func (cf *claimFrame) pairs(c *decl.Claim, exclude ...string) (keys []string, ra
 		}
 	}
 	return keys, ra, rb
+}
+
+// Sides of a compare claim a row belongs to.
+const (
+	sideNone = iota
+	sideA
+	sideB
+)
+
+// side tells which side of compare claim c row r of f is on: its series
+// value is c.A and it matches c.AWhere, or c.B and c.BWhere (si is the
+// series' column). A row can be on one side only: when A and B are the
+// same series value, the side filters tell them apart.
+func side(c *decl.Claim, f *results.Frame, si, r int) int {
+	v := f.CellLabel(si, r)
+	switch {
+	case v == c.A && c.AWhere.Match(f, r):
+		return sideA
+	case v == c.B && c.BWhere.Match(f, r):
+		return sideB
+	}
+	return sideNone
 }
 
 // lowerAt decides "a is lower than b" from two estimates: pass when the
@@ -223,8 +246,8 @@ func (jf *claimFrame) pairedDiffs(c *decl.Claim) (keys []string, diffs map[strin
 	if si < 0 || mi < 0 || ri < 0 {
 		return nil, nil, nil, nil
 	}
-	type side struct{ a, b map[string]float64 }
-	points := map[string]*side{}
+	type pairSides struct{ a, b map[string]float64 }
+	points := map[string]*pairSides{}
 	for _, r := range c.Where.Rows(f) {
 		if sti >= 0 && f.CellLabel(sti, r) != results.StatusOK {
 			continue
@@ -233,21 +256,21 @@ func (jf *claimFrame) pairedDiffs(c *decl.Claim) (keys []string, diffs map[strin
 		if !ok {
 			continue
 		}
-		k := jf.key(r, c.Series)
+		k := jf.key(r, append([]string{c.Series}, c.SideCols()...)...)
 		rep := f.CellLabel(ri, r)
 		if sdi >= 0 {
 			rep += "/" + f.CellLabel(sdi, r)
 		}
 		p := points[k]
 		if p == nil {
-			p = &side{map[string]float64{}, map[string]float64{}}
+			p = &pairSides{map[string]float64{}, map[string]float64{}}
 			points[k] = p
 			keys = append(keys, k)
 		}
-		switch f.CellLabel(si, r) {
-		case c.A:
+		switch side(c, f, si, r) {
+		case sideA:
 			p.a[rep] = v
-		case c.B:
+		case sideB:
 			p.b[rep] = v
 		}
 	}
@@ -301,7 +324,7 @@ func (jf *claimFrame) pairedDiffs(c *decl.Claim) (keys []string, diffs map[strin
 			diffs[k] = est{st.Mean, ci, true, st.Std / math.Sqrt(float64(len(ds))), len(ds) - 1}
 		}
 		if c.Ratio > 0 {
-			detail[k] = fmt.Sprintf("paired ratio %s/%s over %d replicates %s", c.A, c.B, len(ds), ratioOf(c, diffs[k]))
+			detail[k] = fmt.Sprintf("paired ratio %s/%s over %d replicates %s", c.SideLabel(true), c.SideLabel(false), len(ds), ratioOf(c, diffs[k]))
 		} else {
 			detail[k] = fmt.Sprintf("paired difference over %d replicates %s", len(ds), diffs[k])
 		}
@@ -357,7 +380,7 @@ func (cf *claimFrame) comparePaired(c *decl.Claim) Result {
 	keys, d, detail, signs := cf.jobs.pairedDiffs(c)
 	if len(keys) == 0 {
 		r.Verdict = Inconclusive
-		r.Numbers = fmt.Sprintf("no replicate ran both %s=%s and %s=%s", c.Series, c.A, c.Series, c.B)
+		r.Numbers = fmt.Sprintf("no replicate ran both %s=%s and %s=%s", c.Series, c.SideLabel(true), c.Series, c.SideLabel(false))
 		return r
 	}
 	zero := est{0, 0, true, 0, 0}
@@ -372,22 +395,22 @@ func (cf *claimFrame) comparePaired(c *decl.Claim) Result {
 		}
 		if c.PerInstance {
 			v = signs[k].verdict()
-			detail[k] = strings.Replace(signs[k].String(), "A better", c.A+" better", 1) + "; " + detail[k]
+			detail[k] = strings.Replace(signs[k].String(), "A better", c.SideLabel(true)+" better", 1) + "; " + detail[k]
 		}
 		total.better += signs[k].better
 		total.equal += signs[k].equal
 		total.worse += signs[k].worse
 		r.Points = append(r.Points, PointResult{k, v, detail[k]})
 	}
-	sign := c.A + "−" + c.B
+	sign := c.SideLabel(true) + "−" + c.SideLabel(false)
 	rel := "<"
 	if c.Op == "higher" {
-		sign, rel = c.B+"−"+c.A, ">"
+		sign, rel = c.SideLabel(false)+"−"+c.SideLabel(true), ">"
 	}
-	lhs, rhs, same := c.A, c.B, "paired, same instances"
+	lhs, rhs, same := c.SideLabel(true), c.SideLabel(false), "paired, same instances"
 	shown := d // what the numbers show of each point: the differences, or the ratios
 	if c.Ratio > 0 {
-		sign, lhs, rhs, same = c.A+"/"+c.B, c.A+"/"+c.B, g4(c.Ratio), "paired ratios, same instances"
+		sign, lhs, rhs, same = c.SideLabel(true)+"/"+c.SideLabel(false), c.SideLabel(true)+"/"+c.SideLabel(false), g4(c.Ratio), "paired ratios, same instances"
 		shown = map[string]est{}
 		for _, k := range keys {
 			shown[k] = ratioOf(c, d[k])
@@ -399,7 +422,7 @@ func (cf *claimFrame) comparePaired(c *decl.Claim) Result {
 	what := fmt.Sprintf("%s: %s %s %s (%s)", c.Metric, lhs, rel, rhs, same)
 	if c.PerInstance {
 		what = fmt.Sprintf("%s: %s %s %s on no instance and %s %s on some instance of every point (%s better on %d of %d instances, worse on %d)",
-			c.Metric, lhs, map[string]string{"<": ">", ">": "<"}[rel], rhs, rel, rhs, c.A, total.better, total.better+total.equal+total.worse, total.worse)
+			c.Metric, lhs, map[string]string{"<": ">", ">": "<"}[rel], rhs, rel, rhs, c.SideLabel(true), total.better, total.better+total.equal+total.worse, total.worse)
 	}
 	switch c.Over {
 	case decl.OverEveryPoint, decl.OverShare:
@@ -445,16 +468,16 @@ func (cf *claimFrame) compare(c *decl.Claim) Result {
 	keys, ra, rb := cf.pairs(c)
 	if len(keys) == 0 {
 		r.Verdict = Inconclusive
-		r.Numbers = fmt.Sprintf("no point has both %s=%s and %s=%s", c.Series, c.A, c.Series, c.B)
+		r.Numbers = fmt.Sprintf("no point has both %s=%s and %s=%s", c.Series, c.SideLabel(true), c.Series, c.SideLabel(false))
 		return r
 	}
 	rel := "<"
 	if c.Op == "higher" {
 		rel = ">"
 	}
-	bName := c.B // B, or ratio × B
+	bName := c.SideLabel(false) // B, or ratio × B
 	if c.Ratio > 0 {
-		bName = g4(c.Ratio) + " × " + c.B
+		bName = g4(c.Ratio) + " × " + c.SideLabel(false)
 	}
 	var diffs []float64
 	var ciAB []float64
@@ -478,7 +501,7 @@ func (cf *claimFrame) compare(c *decl.Claim) Result {
 		}
 		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
 		diffEsts = append(diffEsts, cf.diffSE(c, ra[k], rb[k], diffs[len(diffs)-1], ciAB[len(ciAB)-1]))
-		detail := fmt.Sprintf("%s %s vs %s %s", c.A, a, bName, b)
+		detail := fmt.Sprintf("%s %s vs %s %s", c.SideLabel(true), a, bName, b)
 		if v == Inconclusive && cf.statistic(c.Metric) && a.m == b.m && c.Ratio == 0 {
 			// Two equal statistics of the instances (a median, a
 			// minimum): exact values with no sampling interval, so
@@ -491,7 +514,7 @@ func (cf *claimFrame) compare(c *decl.Claim) Result {
 		}
 		r.Points = append(r.Points, PointResult{k, v, detail})
 	}
-	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.A, rel, bName)
+	what := fmt.Sprintf("%s: %s %s %s", c.Metric, c.SideLabel(true), rel, bName)
 	switch c.Over {
 	case decl.OverEveryPoint, decl.OverShare:
 		overPoints(c, &r, what, "overlapping CIs")
@@ -503,9 +526,9 @@ func (cf *claimFrame) compare(c *decl.Claim) Result {
 		}
 		d, how := averageOver(diffEsts)
 		r.Verdict = lowerAt(d, est{0, 0, true, 0, 0})
-		sign := c.A + "−" + bName
+		sign := c.SideLabel(true) + "−" + bName
 		if c.Op == "higher" {
-			sign = bName + "−" + c.A
+			sign = bName + "−" + c.SideLabel(true)
 		}
 		r.Numbers = fmt.Sprintf("%s on average: mean difference over %d points %s = %s (%s; want < 0)",
 			what, len(diffs), sign, d, how)

@@ -171,9 +171,9 @@ func (cf *claimFrame) seqUnpaired(c *decl.Claim, ra, rb int) (seqDiff, bool) {
 // seqSign names the claimed difference of a sequential claim: A−B (B−A for
 // "higher"), or with a ratio A/B−ratio (ratio−A/B).
 func seqSign(c *decl.Claim) string {
-	a, b := c.A, c.B
+	a, b := c.SideLabel(true), c.SideLabel(false)
 	if c.Ratio > 0 {
-		a, b = c.A+"/"+c.B, g4(c.Ratio)
+		a, b = c.SideLabel(true)+"/"+c.SideLabel(false), g4(c.Ratio)
 	}
 	if c.Op == "higher" {
 		a, b = b, a
@@ -190,9 +190,9 @@ func (cf *claimFrame) seqUnpairedPoint(c *decl.Claim, ra, rb int, means string) 
 	}
 	what := seqSign(c)
 	if c.Ratio > 0 {
-		what = c.A + "−" + g4(c.Ratio) + "×" + c.B
+		what = c.SideLabel(true) + "−" + g4(c.Ratio) + "×" + c.SideLabel(false)
 		if c.Op == "higher" {
-			what = g4(c.Ratio) + "×" + c.B + "−" + c.A
+			what = g4(c.Ratio) + "×" + c.SideLabel(false) + "−" + c.SideLabel(true)
 		}
 	}
 	v, equiv := sd.decide(c.Margin)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,14 @@ type Claim struct {
 	// Series, A and B: the column that tells the series apart and the two
 	// values compared (compare, converge; Series also splits monotone).
 	Series, A, B string
+	// AWhere and BWhere (compare, a_where: and b_where:), when set, name
+	// each side's own point: A's rows must also match AWhere, B's rows
+	// BWhere, and the columns they name are left out of the point key, so
+	// that two cells differing in more than the series are compared
+	// ("Garey & Graham with list scheduling against PSRS with EASY
+	// backfilling": series order, a_where executor=list, b_where
+	// executor=easy). Nil when unset: both sides at the same point.
+	AWhere, BWhere Filter
 	// Op is "lower" or "higher" (compare).
 	Op string
 	// Over is every_point, mean or share; Share is the required fraction.
@@ -138,7 +147,7 @@ type Claim struct {
 
 var (
 	claimKeys     = []string{"id", "source", "text", "explained_by", "loose", "share_quote", "invariant", ClaimCompare, ClaimMonotone, ClaimConverge, ClaimPublished, ClaimArgBest}
-	compareKeys   = []string{"metric", "series", "a", "b", "op", "over", "paired", "per_instance", "ratio", "alpha", "margin", "where"}
+	compareKeys   = []string{"metric", "series", "a", "b", "a_where", "b_where", "op", "over", "paired", "per_instance", "ratio", "alpha", "margin", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
 	publishedKeys = []string{"metric", "where", "value", "tol", "above", "below", "precision", "precision_quote"}
@@ -305,6 +314,7 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 	case ClaimCompare:
 		c.Series = param("series", true)
 		c.A, c.B = seriesValue("a"), seriesValue("b")
+		p.sides(c, b, bk, cs, at)
 		c.Op = "lower"
 		if e, ok := b["op"]; ok {
 			c.Op, _ = p.OneOf(e.V, sweep.Join(bk, "op"), "lower", "higher")
@@ -453,7 +463,7 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 			"the claim holds on %s, which its sentence's words must give", what)
 	}
 	if c.Kind == ClaimCompare || c.Kind == ClaimConverge {
-		if c.A != "" && c.A == c.B {
+		if c.A != "" && c.A == c.B && c.AWhere.String() == c.BWhere.String() {
 			p.Errf(at, bk, "", "a and b are the same series value %q", c.A)
 		}
 	}
@@ -461,6 +471,65 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 		return nil
 	}
 	return c
+}
+
+// sides reads a compare claim's a_where: and b_where:. Their columns must
+// be parameters, differ from the series and from where:'s columns, and each
+// must be named by both sides (a column only one side names would leave
+// the other side's value free, matching it to several points).
+func (p *declParser) sides(c *Claim, b map[string]sweep.Pair, bk string, cs *columnSet, at *yaml.Node) {
+	for _, side := range []struct {
+		name string
+		f    *Filter
+	}{{"a_where", &c.AWhere}, {"b_where", &c.BWhere}} {
+		e, ok := b[side.name]
+		if !ok {
+			continue
+		}
+		k := sweep.Join(bk, side.name)
+		*side.f = p.where(e.V, k, cs)
+		if v := sweep.Resolve(e.V); v.Kind == yaml.MappingNode && len(v.Content) == 0 {
+			p.Errf(sweep.Resolve(e.V), k, "name the parameters that tell this side's point apart, or drop "+side.name, "%s is empty", side.name)
+		}
+		for _, cond := range *side.f {
+			switch {
+			case !slices.Contains(cs.paramNames(), cond.Col):
+				p.Errf(sweep.Resolve(e.V), sweep.Join(k, cond.Col), "", "%s names points by parameters; %q is not a parameter of the model", side.name, cond.Col)
+			case cond.Col == c.Series:
+				p.Errf(sweep.Resolve(e.V), sweep.Join(k, cond.Col), "set the series' value with a: and b:", "%s must not name the series %q", side.name, c.Series)
+			case c.Where.Has(cond.Col):
+				p.Errf(sweep.Resolve(e.V), sweep.Join(k, cond.Col), "keep it in where: (both sides) or in a_where: and b_where:, not both", "%q is in where: and in %s", cond.Col, side.name)
+			case len(cond.Values) != 1:
+				p.Errf(sweep.Resolve(e.V), sweep.Join(k, cond.Col), "give one value: a side is one point", "%s gives %d values of %q", side.name, len(cond.Values), cond.Col)
+			}
+		}
+	}
+	if (c.AWhere == nil) != (c.BWhere == nil) {
+		p.Errf(at, bk, "give both a_where: and b_where:, or neither", "only one side names its own point")
+		return
+	}
+	if !slices.Equal(c.AWhere.Cols(), c.BWhere.Cols()) {
+		p.Errf(at, sweep.Join(bk, "a_where"), "name the same parameters in both, each with that side's value",
+			"a_where names %s but b_where names %s", strings.Join(c.AWhere.Cols(), ", "), strings.Join(c.BWhere.Cols(), ", "))
+	}
+}
+
+// SideCols returns the parameters a compare claim's sides name with
+// a_where: and b_where: (nil when the sides share their points).
+func (c *Claim) SideCols() []string { return c.AWhere.Cols() }
+
+// SideLabel returns the name of a compare claim's side a (or b) in
+// results: its series value, with its own point when a_where:/b_where:
+// name one ("gareygraham (executor=list)").
+func (c *Claim) SideLabel(a bool) string {
+	v, f := c.A, c.AWhere
+	if !a {
+		v, f = c.B, c.BWhere
+	}
+	if len(f) == 0 {
+		return v
+	}
+	return v + " (" + f.String() + ")"
 }
 
 // The one tolerance rule for published values, shared by validate and the

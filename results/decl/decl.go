@@ -185,6 +185,36 @@ rows:
 	return out
 }
 
+// Has reports whether the filter has a condition on col.
+func (fl Filter) Has(col string) bool {
+	for _, c := range fl {
+		if c.Col == col {
+			return true
+		}
+	}
+	return false
+}
+
+// Cols returns the columns the filter names, in its order (the schema's).
+func (fl Filter) Cols() []string {
+	var out []string
+	for _, c := range fl {
+		out = append(out, c.Col)
+	}
+	return out
+}
+
+// Match reports whether row r of f matches every condition.
+func (fl Filter) Match(f *results.Frame, r int) bool {
+	for _, c := range fl {
+		i := f.Index(c.Col)
+		if i < 0 || !slices.Contains(c.Values, f.CellLabel(i, r)) {
+			return false
+		}
+	}
+	return true
+}
+
 // String renders the filter as "a=1, b∈{x,y}".
 func (fl Filter) String() string {
 	parts := make([]string, len(fl))

@@ -50,6 +50,8 @@
 //	              op: lower, over: every_point,   # lower | higher; every_point | mean | "share >= 0.9" (or 90%)
 //	              paired: false,                  # true: decide on paired differences from jobs.parquet
 //	              ratio: 0.75}                    # optional: A against 0.75 × B ("more than 25% lower")
+//	  - compare: {metric: awrt, series: order, a: gareygraham, b: psrs,
+//	              a_where: {executor: list}, b_where: {executor: easy}}  # each side's own cell
 //	  - monotone: {metric: value, in: size, direction: increasing, series: variant, strict: false}
 //	  - converge: {metric: reject_ratio, series: algorithm, a: X, b: Y, as: dc_ratio, eps: 0.01}
 //	  - published: {metric: value, where: {size: 3}, value: 3.0, tol: 0.5}
