@@ -20,8 +20,8 @@ import (
 // drivesRounds reports whether more replicates can decide the claim: it
 // is decided point by point on intervals over replicates.
 func drivesRounds(c *decl.Claim) bool {
-	if c == nil || !c.Anytime {
-		return false
+	if c == nil || !c.Anytime || c.Spread != "" {
+		return false // a spread is one value over every point: no point to add replicates to
 	}
 	return c.Kind != decl.ClaimCompare || (c.Over != decl.OverMean && !c.PerInstance)
 }

@@ -43,6 +43,16 @@ func PublishedCells(sum *results.Frame, schema *simcore.Schema, claims []*decl.C
 		if c.Precision != nil {
 			tol = *c.Precision // the paper's own (validate requires its quote)
 		}
+		if c.Spread != "" {
+			e, _, pairs, _ := cf.spread(c)
+			cell := CellResult{Claim: c.ID, Point: SpreadPoint(c), Published: c.Value, Ours: e.m, Tol: tol}
+			if pairs == 0 {
+				cell.Ours = math.NaN()
+			}
+			cell.Within = pairs > 0 && math.Abs(e.m-c.Value) <= tol
+			out = append(out, cell)
+			continue
+		}
 		for _, row := range c.Where.Rows(cf.f) {
 			e := cf.value(c.Metric, row)
 			cell := CellResult{Claim: c.ID, Point: cf.key(row), Published: c.Value, Ours: e.m, Tol: tol}

@@ -107,6 +107,13 @@ func TestEvaluateClaims(t *testing.T) {
 		{"published/fail", `published: {metric: value, where: {size: 2}, value: 3.0, tol: 0.5}`, series("A", 0.1, 1, 2.1, 3), Fail, "deviation 0.9"},
 		{"published/inconclusive", `published: {metric: value, where: {size: 2}, value: 2.5, tol: 0.5}`, series("A", 0.3, 1, 2.1, 3), Inconclusive, "0/1"},
 		{"published/no-row", `published: {metric: value, where: {size: 9}, value: 2.5, tol: 0.5}`, series("A", 0.3, 1, 2.1, 3), Fail, "no summary row matches"},
+		// published spread: the mean |A − B| over the sizes (1, 1, 2), or
+		// over the pairs of sizes of each variant ((1, 2, 1) and (1, 3, 2))
+		{"published/spread-pass", `published: {metric: value, spread: variant, value: 1.3, tol: 0.3}`, cat(series("A", 0.1, 1, 2, 3), series("B", 0.1, 2, 3, 5)), Pass, "mean |Δ value| between two values of variant over 3 points and 3 pairs = 1.333 ± 0.2, published 1.3 ± 0.3"},
+		{"published/spread-fail", `published: {metric: value, spread: variant, value: 2, tol: 0.2}`, cat(series("A", 0.1, 1, 2, 3), series("B", 0.1, 2, 3, 5)), Fail, "deviation 0.6667"},
+		{"published/spread-size", `published: {metric: value_median, spread: size, value: 1.667, tol: 0.01}`, cat(series("A", 0.1, 1, 2, 3), series("B", 0.1, 2, 3, 5)), Pass, "over 2 points and 6 pairs = 1.667"},
+		{"published/spread-where", `published: {metric: value_median, spread: size, where: {size: [1, 2]}, value: 1, tol: 0}`, cat(series("A", 0.1, 1, 2, 3), series("B", 0.1, 2, 3, 5)), Pass, "over 2 points and 2 pairs = 1"},
+		{"published/spread-one-value", `published: {metric: value, spread: variant, value: 1, tol: 0.1}`, series("A", 0.1, 1, 2), Inconclusive, "no point has two values of variant"},
 		// published bounds
 		{"published/above-pass", `published: {metric: value, where: {size: 2}, above: 1.5}`, series("A", 0.1, 1, 2.1, 3), Pass, "1/1 points above 1.5"},
 		{"published/above-fail", `published: {metric: value, where: {size: 2}, above: 2.5}`, series("A", 0.1, 1, 2.1, 3), Fail, "value = 2.1 ± 0.1, published above 2.5"},
@@ -267,6 +274,8 @@ func TestEvaluatePairedClaims(t *testing.T) {
 		{`published: {metric: value, above: 2, below: 1}`, "above (2) must be less than below (1)"},
 		{`published: {metric: value, above: high}`, "want a finite number"},
 		{`published: {metric: value}`, "missing required key \"value\""},
+		{`published: {metric: value, spread: variant, where: {variant: A}, value: 1, tol: 0.1}`, "where: keeps one value of it"},
+		{`published: {metric: value, spread: values, value: 1, tol: 0.1}`, "\"values\" is not a parameter of the model"},
 	} {
 		if _, err := runtest.Decls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err = %v, want %q", bad.claim, err, bad.want)

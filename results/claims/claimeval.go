@@ -831,6 +831,9 @@ func (cf *claimFrame) converge(c *decl.Claim) Result {
 }
 
 func (cf *claimFrame) published(c *decl.Claim) Result {
+	if c.Spread != "" {
+		return cf.publishedSpread(c)
+	}
 	var r Result
 	for _, row := range c.Where.Rows(cf.f) {
 		e := cf.valueFor(c, row)
@@ -873,6 +876,81 @@ func (cf *claimFrame) published(c *decl.Claim) Result {
 // withinBounds decides a value against published bounds: pass when its CI
 // lies strictly inside them, fail when it lies wholly outside one of them,
 // inconclusive when it straddles a bound.
+// publishedSpread decides a published claim with spread: P on one value:
+// the mean, over the points of the other parameters and over every pair of
+// P's values at each point, of |metric(P = u) − metric(P = v)|. Its
+// interval is the mean of the pairs' bounds ci_u + ci_v, which holds
+// however the values are correlated (a statistic column, exact, has none).
+func (cf *claimFrame) publishedSpread(c *decl.Claim) Result {
+	var r Result
+	e, groups, pairs, missing := cf.spread(c)
+	what := fmt.Sprintf("mean |Δ %s| between two values of %s", c.Metric, c.Spread)
+	if pairs == 0 {
+		r.Verdict = Inconclusive
+		r.Numbers = fmt.Sprintf("%s: no point has two values of %s with a value", what, c.Spread)
+		return r
+	}
+	detail := fmt.Sprintf("%s over %d points and %d pairs = %s", what, groups, pairs, e)
+	if missing > 0 {
+		detail += fmt.Sprintf(" (%d rows without a value)", missing)
+	}
+	var v Verdict
+	if c.Above != nil || c.Below != nil {
+		v = withinBounds(e, c.Above, c.Below)
+		detail += ", published " + boundsText(c.Above, c.Below)
+	} else {
+		dev := math.Abs(e.m - c.Value)
+		v = Inconclusive
+		switch {
+		case dev+e.ci <= c.Tol:
+			v = Pass
+		case dev-e.ci > c.Tol:
+			v = Fail
+		}
+		detail += fmt.Sprintf(", published %g ± %g (deviation %s)", c.Value, c.Tol, g4(dev))
+	}
+	r.Points = []PointResult{{SpreadPoint(c), v, detail}}
+	r.Verdict = v
+	r.Numbers = detail
+	return r
+}
+
+// SpreadPoint is the point label of a spread claim's one value.
+func SpreadPoint(c *decl.Claim) string { return "spread over " + c.Spread }
+
+// spread computes a spread claim's value (see publishedSpread): the
+// estimate, the points with two or more values, the pairs, and the rows
+// without a value.
+func (cf *claimFrame) spread(c *decl.Claim) (e est, groups, pairs, missing int) {
+	keys, rows := cf.groups(c, c.Spread)
+	var sum, ciSum float64
+	for _, k := range keys {
+		var es []est
+		for _, row := range rows[k] {
+			if e := cf.valueFor(c, row); e.ok {
+				es = append(es, e)
+			} else {
+				missing++
+			}
+		}
+		if len(es) < 2 {
+			continue
+		}
+		groups++
+		for i := range es {
+			for j := i + 1; j < len(es); j++ {
+				sum += math.Abs(es[i].m - es[j].m)
+				ciSum += es[i].ci + es[j].ci
+				pairs++
+			}
+		}
+	}
+	if pairs > 0 {
+		e = est{sum / float64(pairs), ciSum / float64(pairs), true, 0, 0}
+	}
+	return e, groups, pairs, missing
+}
+
 func withinBounds(e est, above, below *float64) Verdict {
 	v := Pass
 	if above != nil {

@@ -113,6 +113,14 @@ type Claim struct {
 	// Value (its stated bound or last printed digit): the scoreboard's
 	// tolerance for the cell instead of the one rule (10%, 10 points).
 	Precision *float64
+	// Spread (published, optional) names a parameter: the value checked is
+	// then not one row's but the mean absolute difference of the metric
+	// between two values of Spread, over every pair of its values at each
+	// point of the other parameters and over those points ("the difference
+	// between median values for different populations for a single
+	// algorithm is on average 0.40": spread over the population, the
+	// points are the algorithms).
+	Spread string
 	// Of is the parameter whose best value is sought (argbest) and Goal
 	// says whether best is the lowest ("min") or highest ("max") metric.
 	Of, Goal string
@@ -150,7 +158,7 @@ var (
 	compareKeys   = []string{"metric", "series", "a", "b", "a_where", "b_where", "op", "over", "paired", "per_instance", "ratio", "alpha", "margin", "where"}
 	monotoneKeys  = []string{"metric", "in", "direction", "series", "strict", "where"}
 	convergeKeys  = []string{"metric", "series", "a", "b", "as", "eps", "where"}
-	publishedKeys = []string{"metric", "where", "value", "tol", "above", "below", "precision", "precision_quote"}
+	publishedKeys = []string{"metric", "where", "value", "tol", "above", "below", "precision", "precision_quote", "spread"}
 	argBestKeys   = []string{"metric", "of", "in", "goal", "direction", "where"}
 	shareRE       = regexp.MustCompile(`^share\s*>=\s*([0-9]*\.?[0-9]+)(%?)$`)
 )
@@ -398,6 +406,13 @@ func (p *declParser) claim(n *yaml.Node, key string, cs *columnSet, i int) *Clai
 			c.Direction, _ = p.OneOf(e.V, sweep.Join(bk, "direction"), "increasing", "decreasing")
 		}
 	case ClaimPublished:
+		if c.Spread = param("spread", false); c.Spread != "" {
+			for _, cond := range c.Where {
+				if cond.Col == c.Spread && len(cond.Values) < 2 {
+					p.Errf(at, sweep.Join(bk, "spread"), "keep two or more of its values in where:, or drop spread", "spread over %q, but where: keeps one value of it", c.Spread)
+				}
+			}
+		}
 		bound := func(name string) *float64 {
 			if e, ok := b[name]; ok {
 				if x, ok := p.Number(e.V, sweep.Join(bk, name)); ok {

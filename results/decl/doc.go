@@ -56,6 +56,7 @@
 //	  - converge: {metric: reject_ratio, series: algorithm, a: X, b: Y, as: dc_ratio, eps: 0.01}
 //	  - published: {metric: value, where: {size: 3}, value: 3.0, tol: 0.5}
 //	  - published: {metric: value_max, below: 1800}  # or above:, or both: a bound, not a value
+//	  - published: {metric: value_median, spread: variant, value: 0.4, tol: 0.04}  # mean |Δ| between two variants
 //	  - id: gap
 //	    explained_by: {sweep: alt.yaml, claim: gap-alt, reading: "the alternative reading"}
 //	                  # or {sweep: why.yaml, claim: bound, why_not: "what the bound shows"}
