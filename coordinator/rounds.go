@@ -324,7 +324,7 @@ func PlanRound(f *sweep.File, jobs []sweep.Job, dirs map[string]string, maxJobs 
 		if err != nil {
 			return nil, "", nil, err
 		}
-		res := claims.Evaluate(sum, jf, s.Schema(), decls.Claims)
+		res := claims.Evaluate(sum, jf, s.Schema(), decls.Claims, claims.Seeds(s.UsesSeed))
 		for _, cr := range res {
 			verdicts = append(verdicts, RoundClaim{Sweep: s.Name, ID: cr.ID, Verdict: cr.Verdict, Numbers: cr.Numbers, Text: cr.Text})
 		}

@@ -185,6 +185,26 @@ type DataReader interface {
 	DataFiles(p Params) []DataFile
 }
 
+// SeedUser is implemented by models that can tell, from a job's (complete)
+// parameters alone, whether its seed changes its results: a generated
+// workload, a random subset or a random tie-break use it; a whole trace, a
+// fixed set of nights or DAGs scheduled deterministically do not. A point
+// whose jobs use their seed is a sample of instances, so one replicate of
+// it decides nothing; one that does not is exact with one replicate.
+type SeedUser interface {
+	UsesSeed(p Params) bool
+}
+
+// UsesSeed reports whether a job of m with parameters p depends on its
+// seed: the model's SeedUser answer, and true for a model that does not
+// implement SeedUser.
+func UsesSeed(m Model, p Params) bool {
+	if su, ok := m.(SeedUser); ok {
+		return su.UsesSeed(p)
+	}
+	return true
+}
+
 // Registry maps model names to models. It is built once at start-up and
 // only read afterwards.
 type Registry struct {

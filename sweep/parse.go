@@ -83,6 +83,10 @@ func (s *Sweep) ParamLine(name string) (int, bool) {
 	return s.Line, false
 }
 
+// UsesSeed reports whether a job of the sweep's model with (complete)
+// parameters p depends on its seed (simcore.UsesSeed).
+func (s *Sweep) UsesSeed(p simcore.Params) bool { return simcore.UsesSeed(s.model, p) }
+
 // ModelVersion returns the version of the sweep's model, part of every job ID.
 func (s *Sweep) ModelVersion() string { return s.model.Version() }
 

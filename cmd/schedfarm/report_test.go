@@ -152,6 +152,7 @@ func TestRunSuite(t *testing.T) {
 	write("p1/a.yaml", `name: suite-a
 model: bench
 seed: 1
+replicates: 3 # one replicate of a seeded instance decides nothing
 params: {work_ms: 0, noise: 0.01}
 axes: [{name: size, values: [1, 2, 3]}]
 claims:
@@ -165,7 +166,7 @@ claims:
 	res := t.TempDir()
 	out := execute(t, "run", "--workers", "2", "--state-dir", t.TempDir(), "--results-dir", res, filepath.Join(dir, "all.yaml"))
 	mustSucceed(t, out)
-	if !strings.Contains(out.stderr, "2 sweep(s), 5 jobs") {
+	if !strings.Contains(out.stderr, "2 sweep(s), 11 jobs") {
 		t.Errorf("no job count:\n%s", out)
 	}
 	md, err := filepath.Glob(filepath.Join(res, "report-*.md"))
@@ -176,7 +177,7 @@ claims:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"2 sweeps, 5 jobs (5 ok, 0 failed)", "| bench | 2 | 5 | 0 |", "| suite-a | bench | 3 | 0 | 3 |",
+	for _, want := range []string{"2 sweeps, 11 jobs (11 ok, 0 failed)", "| bench | 2 | 11 | 0 |", "| suite-a | bench | 9 | 0 | 3 |",
 		"(suite-b/", "| suite-a | grows |", "Claims: 1 pass, 0 fail, 0 inconclusive"} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("suite report lacks %q:\n%s", want, text)

@@ -1,12 +1,14 @@
 package claims
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"schedfarm/results"
 	"schedfarm/results/internal/runtest"
+	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
 )
 
@@ -364,6 +366,56 @@ func TestCompareSidesWhere(t *testing.T) {
 	} {
 		if _, err := runtest.Decls(t, "claims:\n  - {id: c, "+bad.claim+"}\n"); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err = %v, want %q", bad.claim, err, bad.want)
+		}
+	}
+}
+
+// TestOneReplicateOfASeededInstance: one replicate of a point that draws
+// its instance from the seed decides nothing (no interval), at every kind
+// of claim that reads an interval; a point that does not use its seed (the
+// model says so through Seeds) stays exact with one replicate.
+func TestOneReplicateOfASeededInstance(t *testing.T) {
+	var size, n []int64
+	var variant []string
+	var noise, mean, ci, median []float64
+	for _, nz := range []float64{0, 1} { // here, a point uses its seed when noise > 0
+		for sz := int64(1); sz <= 3; sz++ {
+			for _, v := range []struct {
+				name string
+				m    float64
+			}{{"A", float64(sz)}, {"B", float64(sz) + 0.5}} {
+				size, variant, noise, n = append(size, sz), append(variant, v.name), append(noise, nz), append(n, 1)
+				mean, ci, median = append(mean, v.m), append(ci, math.NaN()), append(median, v.m) // one replicate: a null ci95
+			}
+		}
+	}
+	sum := runtest.FrameOf(nil, "size", size, "variant", variant, "noise", noise, "n", n,
+		"value_mean", mean, "value_ci95", ci, "value_median", median)
+	schema := bench.New().Schema()
+	seeds := Seeds(func(p simcore.Params) bool { return p.Float("noise") > 0 })
+	for _, claim := range []string{
+		`compare: {metric: value, series: variant, a: A, b: B, where: {noise: %s}}`,
+		`compare: {metric: value_median, series: variant, a: A, b: B, where: {noise: %s}}`,
+		`compare: {metric: value, series: variant, a: A, b: B, over: mean, where: {noise: %s}}`,
+		`monotone: {metric: value, in: size, series: variant, where: {noise: %s}}`,
+		`published: {metric: value, where: {size: 2, variant: A, noise: %s}, value: 2, tol: 0.1}`,
+	} {
+		for _, nz := range []struct {
+			noise string
+			want  Verdict
+		}{{"0", Pass}, {"1", Inconclusive}} {
+			d, err := runtest.Decls(t, "claims:\n  - {id: c, share_quote: \"a test fixture\", "+fmt.Sprintf(claim, nz.noise)+"}\n")
+			if err != nil {
+				t.Fatalf("%s: %v", claim, err)
+			}
+			r := Evaluate(sum, nil, &schema, d.Claims, seeds)[0]
+			if r.Verdict != nz.want {
+				t.Errorf("%s at noise %s: %s (%s), want %s", claim, nz.noise, r.Verdict, r.Numbers, nz.want)
+			}
+			// Without Seeds, every point is taken to use its seed.
+			if r := Evaluate(sum, nil, &schema, d.Claims)[0]; r.Verdict != Inconclusive {
+				t.Errorf("%s at noise %s without Seeds: %s (%s), want inconclusive", claim, nz.noise, r.Verdict, r.Numbers)
+			}
 		}
 	}
 }

@@ -46,6 +46,9 @@ type est struct {
 }
 
 func (e est) String() string {
+	if math.IsInf(e.ci, 1) {
+		return g4(e.m) + " (one replicate of an instance drawn from the seed: no interval)"
+	}
 	if e.ci == 0 {
 		return g4(e.m)
 	}
@@ -60,6 +63,65 @@ type claimFrame struct {
 	params []string // parameter columns present in the summary
 	pcol   []int
 	jobs   *claimFrame // jobs.parquet, for paired comparisons; may be nil
+	// seeded reports whether a row's point draws its instance from the
+	// seed (Seeds); nil: every point does.
+	seeded func(r int) bool
+}
+
+// Option configures Evaluate.
+type Option func(*options)
+
+type options struct {
+	usesSeed func(simcore.Params) bool
+}
+
+// Seeds tells Evaluate which points draw their instance from the seed
+// (sweep.Sweep.UsesSeed of the point's parameters). One replicate of such a
+// point is one sample of its instances: it has no interval and decides
+// nothing (inconclusive). A point whose jobs do not use their seed (a whole
+// trace, fixed nights) is exact with one replicate. Without Seeds every
+// point is taken to use its seed.
+func Seeds(usesSeed func(simcore.Params) bool) Option {
+	return func(o *options) { o.usesSeed = usesSeed }
+}
+
+// rowSeeded returns, for a frame of the schema's results, whether row r's
+// point uses its seed, from the row's parameter values (a parameter the
+// frame lacks takes its default).
+func rowSeeded(f *results.Frame, schema *simcore.Schema, usesSeed func(simcore.Params) bool) func(int) bool {
+	if usesSeed == nil {
+		return nil
+	}
+	cache := map[int]bool{}
+	return func(r int) bool {
+		if v, ok := cache[r]; ok {
+			return v
+		}
+		p := simcore.Params{}
+		for _, prm := range schema.Params {
+			if i := f.Index(prm.Name); i >= 0 {
+				if v := f.Value(i, r); v != nil {
+					p[prm.Name] = v
+				}
+			}
+		}
+		v := true
+		if full, err := schema.Complete(p); err == nil {
+			v = usesSeed(full)
+		}
+		cache[r] = v
+		return v
+	}
+}
+
+// oneSample reports whether row r of the claim frame is one replicate of a
+// point whose instance is drawn from the seed: its value has no interval.
+func (cf *claimFrame) oneSample(r int) bool {
+	n, ok := cf.f.CellFloat(cf.f.Index(results.ColN), r)
+	if !ok || n != 1 {
+		return false
+	}
+	return cf.seeded == nil || cf.seeded(r)
 }
 
 func newClaimFrame(sum *results.Frame, schema *simcore.Schema) *claimFrame {
@@ -111,11 +173,28 @@ func (cf *claimFrame) value(metric string, r int) est {
 		ci, ok := cf.f.CellFloat(cf.f.Index(metric+"_ci95"), r)
 		if !ok {
 			ci = 0
+			if cf.oneSample(r) {
+				ci = math.Inf(1)
+			}
 		}
 		return est{m, ci, true, 0, 0}
 	}
 	m, ok := cf.f.CellFloat(cf.f.Index(metric), r)
+	if ok && cf.oneSample(r) && cf.statisticOfMetric(metric) {
+		return est{m, math.Inf(1), true, 0, 0} // a median of one sampled instance
+	}
 	return est{m, 0, ok, 0, 0}
+}
+
+// statisticOfMetric reports whether col is a statistic of a metric over
+// the instances (m_median, m_min, …), not a column of its own.
+func (cf *claimFrame) statisticOfMetric(col string) bool {
+	for _, st := range results.SummaryStats() {
+		if base, ok := strings.CutSuffix(col, "_"+st); ok && cf.f.Index(base+"_mean") >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // statistic reports whether metric is a statistic column of the summary
@@ -128,10 +207,16 @@ func (cf *claimFrame) statistic(metric string) bool {
 // Evaluate evaluates claims on a summary (summary.parquet of the
 // sweep the claims belong to). jobs (jobs.parquet, may be nil) serves the
 // paired comparisons.
-func Evaluate(sum, jobs *results.Frame, schema *simcore.Schema, claims []*decl.Claim) []Result {
+func Evaluate(sum, jobs *results.Frame, schema *simcore.Schema, claims []*decl.Claim, opts ...Option) []Result {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	cf := newClaimFrame(sum, schema)
+	cf.seeded = rowSeeded(sum, schema, o.usesSeed)
 	if jobs != nil {
 		cf.jobs = newClaimFrame(jobs, schema)
+		cf.jobs.seeded = rowSeeded(jobs, schema, o.usesSeed)
 	}
 	out := make([]Result, 0, len(claims))
 	for _, c := range claims {
@@ -248,6 +333,7 @@ func (jf *claimFrame) pairedDiffs(c *decl.Claim) (keys []string, diffs map[strin
 	}
 	type pairSides struct{ a, b map[string]float64 }
 	points := map[string]*pairSides{}
+	rowOf := map[string]int{} // a row of each point, to tell whether it uses its seed
 	for _, r := range c.Where.Rows(f) {
 		if sti >= 0 && f.CellLabel(sti, r) != results.StatusOK {
 			continue
@@ -257,6 +343,9 @@ func (jf *claimFrame) pairedDiffs(c *decl.Claim) (keys []string, diffs map[strin
 			continue
 		}
 		k := jf.key(r, append([]string{c.Series}, c.SideCols()...)...)
+		if _, seen := rowOf[k]; !seen {
+			rowOf[k] = r
+		}
 		rep := f.CellLabel(ri, r)
 		if sdi >= 0 {
 			rep += "/" + f.CellLabel(sdi, r)
@@ -318,6 +407,9 @@ func (jf *claimFrame) pairedDiffs(c *decl.Claim) (keys []string, diffs map[strin
 		}
 		if c.Sequential() {
 			ci = csHalfWidth(len(ds), st.Std, c.EffectiveAlpha())
+		}
+		if len(ds) == 1 && (jf.seeded == nil || jf.seeded(rowOf[k])) {
+			ci = math.Inf(1) // one sampled instance: no interval
 		}
 		diffs[k] = est{st.Mean, ci, true, 0, 0}
 		if len(ds) >= 2 && !math.IsNaN(st.Std) {
@@ -502,7 +594,7 @@ func (cf *claimFrame) compare(c *decl.Claim) Result {
 		ciAB = append(ciAB, math.Hypot(a.ci, b.ci))
 		diffEsts = append(diffEsts, cf.diffSE(c, ra[k], rb[k], diffs[len(diffs)-1], ciAB[len(ciAB)-1]))
 		detail := fmt.Sprintf("%s %s vs %s %s", c.SideLabel(true), a, bName, b)
-		if v == Inconclusive && cf.statistic(c.Metric) && a.m == b.m && c.Ratio == 0 {
+		if v == Inconclusive && cf.statistic(c.Metric) && a.m == b.m && c.Ratio == 0 && !math.IsInf(a.ci, 1) && !math.IsInf(b.ci, 1) {
 			// Two equal statistics of the instances (a median, a
 			// minimum): exact values with no sampling interval, so
 			// "strictly lower" (or higher) is decided: it does not hold.
@@ -555,7 +647,17 @@ func averageOver(ps []est) (est, string) {
 		dof += p.dof
 		design = design && p.dof > 0
 	}
+	sampled := 0
+	for _, p := range ps {
+		if math.IsInf(p.ci, 1) {
+			sampled++
+		}
+	}
 	switch {
+	case sampled > 0:
+		// The points' scatter is the design's, not sampling noise: one
+		// sampled instance at a point leaves the average without interval.
+		return est{sum / k, math.Inf(1), true, 0, 0}, fmt.Sprintf("%d of %d points have one replicate of an instance drawn from the seed: no interval", sampled, len(ps))
 	case design:
 		se := math.Sqrt(v) / k
 		return est{sum / k, results.TQuantile975(max(dof, 1)) * se, true, se, dof}, "95% CI from the points' replicates"

@@ -17,8 +17,12 @@
 //
 // Every claim has one of the four operators and an optional where:. Claims
 // read the summary: metric is a bare metric (its mean, uncertain by its
-// ci95; a null ci95 — one replicate — counts as 0, the value taken as
-// exact) or any numeric summary column (value_median: no uncertainty).
+// ci95) or any numeric summary column (value_median: no uncertainty). A
+// null ci95 — one replicate — counts as 0, the value taken as exact, only
+// where the point's jobs do not use their seed (a whole trace, fixed
+// nights: simcore.SeedUser, given to Evaluate by Seeds); one replicate of
+// an instance drawn from the seed has no interval and decides nothing
+// (inconclusive), its statistics (value_median) neither.
 // Points are matched on every parameter but series (and in/as). Verdicts:
 //
 //   - compare at a point: pass when the CIs separate the claimed way

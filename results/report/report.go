@@ -165,7 +165,7 @@ func Write(dir string, reg *simcore.Registry) (*Report, error) {
 		}
 		r.Figures = append(r.Figures, ff)
 	}
-	r.Claims = claims.Evaluate(sum, jobs, s.Schema(), decls.Claims)
+	r.Claims = claims.Evaluate(sum, jobs, s.Schema(), decls.Claims, claims.Seeds(s.UsesSeed))
 	r.SweepPath, r.Calibrations, r.Sensitivity = s.File, decls.Calibrations, decls.Sensitivity
 	r.Cells = claims.PublishedCells(sum, s.Schema(), decls.Claims)
 	if err := r.write(); err != nil {

@@ -223,3 +223,11 @@ func Measure(jobs []workload.Job, o *Outcome, nodes int) Metrics {
 	}
 	return m
 }
+
+// UsesSeed implements simcore.SeedUser: only a generated workload
+// (randomized, synthetic, or drawn from a model fitted on a trace) uses the
+// seed; a trace replayed as it is, scheduled deterministically, does not.
+func (*Model) UsesSeed(p simcore.Params) bool {
+	w, ok := p["workload"].(string)
+	return !ok || w != "trace"
+}

@@ -632,3 +632,16 @@ func TraceGenerator(p simcore.Params, runSeed uint64) (Generator, uint64, error)
 	}
 	return c.Gen.generator(), seed, nil
 }
+
+// UsesSeed implements simcore.SeedUser: a job uses its seed when its trace
+// is generated from it (trace_from_seed), when its night is a random subset
+// (workload subsets) or when it dispatches in random order (RANDOM); the
+// fixed nights of one trace or file, scheduled by a deterministic policy,
+// do not.
+func (*Model) UsesSeed(p simcore.Params) bool {
+	c, err := Decode(p)
+	if err != nil {
+		return true
+	}
+	return c.TraceFromSeed || c.Workload == "subsets" || c.Policy == Random
+}

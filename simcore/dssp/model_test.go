@@ -287,3 +287,36 @@ func TestPooledGap(t *testing.T) {
 		t.Fatalf("pooled gap %v, largest nightly gap %v (run: %v): want 0 < pooled ≤ largest", pooled, largest, all.Metrics["selection_gap"])
 	}
 }
+
+// TestUsesSeed: a job the model says ignores its seed gives the same
+// results under two seeds (the fixed nights of a file, a deterministic
+// dispatcher); RANDOM dispatch, a random subset and a trace generated from
+// the seed use it.
+func TestUsesSeed(t *testing.T) {
+	m := New(simcore.Dirs{"testdata"})
+	schema := m.Schema()
+	for _, c := range []struct {
+		params simcore.Params
+		uses   bool
+	}{
+		{simcore.Params{"workload": "file", "nights_file": "two_nights.csv", "dispatcher": "LCPF"}, false},
+		{simcore.Params{"workload": "file", "nights_file": "two_nights.csv", "dispatcher": "CPA", "selector": "greedy"}, false},
+		{simcore.Params{"workload": "file", "nights_file": "two_nights.csv", "dispatcher": "RANDOM"}, true},
+		{simcore.Params{"workload": "subsets"}, true},
+		{simcore.Params{"trace_from_seed": true}, true},
+	} {
+		p, err := schema.Complete(c.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.UsesSeed(p); got != c.uses {
+			t.Errorf("%v: UsesSeed = %v, want %v", c.params, got, c.uses)
+		}
+		if !c.uses {
+			a, b := modeltest.Run(t, m, p, 1), modeltest.Run(t, m, p, 987654321)
+			if err := modeltest.Same(schema, a, b); err != nil {
+				t.Errorf("%v: said not to use its seed, but seeds 1 and 987654321 differ: %v", c.params, err)
+			}
+		}
+	}
+}
