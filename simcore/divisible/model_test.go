@@ -267,3 +267,145 @@ func TestIITShare(t *testing.T) {
 		}
 	})
 }
+
+// TestMeanExecTimeByHand pins mean_exec_time on two tasks, Cms = 1,
+// Cps = 3, N = 2 (β = 3/4). The execution time is counted as seed 001
+// does: from r_n, the available time of the task's last node (the start
+// time of Eq. 7, C(n) = r_n + Ê), to the task's actual completion.
+//
+// Task 0 (A = 0, σ = 1, D = 6): γ = 5/6, ñ_min = 1; one node from 0,
+// E(1, 1) = 4, so it completes at 4 and its execution time is 4. The head
+// node is free at 1, node 0 at 4 (the estimate).
+//
+// Task 1 (A = 2, σ = 4, D = 12, deadline 14): at τ = 2 one node is free
+// and ñ_min = ⌈ln(2/3)/ln(3/4)⌉ = 2, so it waits for τ = 4 (γ = 0.6,
+// ñ_min = 2) with r = (2, 4). DLT: the two-node case of
+// TestDLTPartitionByHand shifted by 2, α = (13/21, 8/21), Ê = 60/7,
+// estimate 88/7 <= 14; the chunks end at 2 + 208/21 and 2 + 180/21, so it
+// completes at 250/21 and its execution time is 250/21 − 4 = 166/21 < Ê.
+// OPR-MN: both nodes from 4, E(4, 2) = 64/7, completion 4 + 64/7 <= 14,
+// execution time 64/7.
+//
+// mean_exec_time: DLT (4 + 166/21)/2 = 125/21, OPR-MN (4 + 64/7)/2 = 46/7.
+// Counted from the first transmission instead, task 1 would take
+// 250/21 − 2 = 208/21 under DLT, longer than OPR-MN's 64/7: the IIT's early
+// node works before r_n, which the paper's count leaves out.
+func TestMeanExecTimeByHand(t *testing.T) {
+	c := Cluster{N: 2, Cms: 1, Cps: 3}
+	tasks := []Task{{ID: 0, A: 0, Sigma: 1, D: 6}, {ID: 1, A: 2, Sigma: 4, D: 12}}
+	cfg := Config{Cluster: c, Workload: Workload{TotalTime: 20}}
+	for _, tc := range []struct {
+		alg         string
+		start, exec []float64 // per task: r_n, completion − r_n
+		mean        float64
+	}{
+		{"EDF-DLT", []float64{0, 4}, []float64{4, 166.0 / 21}, 125.0 / 21},
+		{"FIFO-DLT", []float64{0, 4}, []float64{4, 166.0 / 21}, 125.0 / 21},
+		{"EDF-OPR-MN", []float64{0, 4}, []float64{4, 64.0 / 7}, 46.0 / 7},
+	} {
+		t.Run(tc.alg, func(t *testing.T) {
+			alg, err := ParseAlgorithm(tc.alg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := Simulate(context.Background(), c, alg, Options{}, tasks, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, o := range run.Outcomes {
+				if !o.Accepted || o.Nodes != i+1 {
+					t.Fatalf("task %d: accepted %v on %d nodes, want %d nodes", i, o.Accepted, o.Nodes, i+1)
+				}
+				approx(t, fmt.Sprintf("task %d r_n", i), o.Start, tc.start[i], 1e-12)
+				approx(t, fmt.Sprintf("task %d execution time", i), o.Act-o.Start, tc.exec[i], 1e-12)
+			}
+			if alg.Part == DLT {
+				approx(t, "task 1 estimate r_n + Ê", run.Outcomes[1].Est, 4+60.0/7, 1e-12)
+			}
+			got := result(cfg, tasks, run).Metrics["mean_exec_time"].(float64)
+			approx(t, "mean_exec_time", got, tc.mean, 1e-12)
+		})
+	}
+}
+
+// TestMeanExecTimeBounds checks mean_exec_time on random instances
+// against the schedule table and the paper's bounds. It is the mean over
+// the accepted tasks of completion − r_n, r_n the latest reserved start of
+// the task's sub-tasks. Per task, an OPR task's execution time is
+// E(σ, n) (its nodes start together at r_n, Eq. 9), at least E(σ, N), the
+// minimum execution time of §5; a DLT task's is positive and at most its
+// estimate's Ê, hence at most E(σ, n) (Theorem 4, Eq. 9). Every algorithm,
+// every reading.
+func TestMeanExecTimeBounds(t *testing.T) {
+	m := New()
+	for _, inst := range []simcore.Params{
+		{"load": 1.0, "total_time": 300_000.0},
+		{"load": 0.5, "dc_ratio": 10.0, "cms": 2.0, "cps": 500.0, "total_time": 2_000_000.0},
+		{"load": 0.9, "avg_sigma": 400.0, "planning": "per_task", "node_release": "actual", "total_time": 300_000.0},
+		{"load": 0.8, "user_split": "code", "node_release": "rtgrid", "sigma_dist": "uniform",
+			"deadline_rule": "per_task", "total_time": 300_000.0},
+		{"load": 1.0, "integer_time": true, "n_nodes": int64(32), "cps": 50.0, "total_time": 300_000.0},
+	} {
+		for _, name := range AlgorithmNames() {
+			p := simcore.Params{"algorithm": name, "schedule": true, "task_table": true}
+			for k, v := range inst {
+				p[k] = v
+			}
+			full := complete(t, p)
+			cfg, err := Decode(full)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := m.Run(context.Background(), full, 17)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sch, tab := r.Tables["schedule"].Columns, r.Tables["tasks"].Columns
+			task, from := sch["task"].([]int64), sch["reserved_from"].([]float64)
+			rn := make([]float64, len(tab["task"].([]int64)))
+			for i := range rn {
+				rn[i] = math.Inf(-1)
+			}
+			for i, id := range task {
+				rn[id] = max(rn[id], from[i])
+			}
+			sigma, nodes := tab["sigma"].([]float64), tab["nodes"].([]int64)
+			est, act := tab["est_completion"].([]float64), tab["act_completion"].([]float64)
+			c := cfg.Cluster
+			sum, accepted := 0.0, 0
+			for i, ok := range tab["admitted"].([]bool) {
+				if !ok {
+					continue
+				}
+				exec, n := act[i]-rn[i], int(nodes[i])
+				sum += exec
+				accepted++
+				e := c.E(sigma[i], n)
+				switch cfg.Algorithm.Part {
+				case OPRMN, OPRAN:
+					if math.Abs(exec-e) > 1e-9*e || exec < c.E(sigma[i], c.N)*(1-1e-12) {
+						t.Fatalf("%s %v: task %d on %d nodes: execution time %v, E(σ, n) = %v, E(σ, N) = %v",
+							name, inst, i, n, exec, e, c.E(sigma[i], c.N))
+					}
+				case DLT:
+					ehat := est[i] - rn[i]
+					if exec <= 0 || exec > ehat+1e-9*ehat || !cfg.Options.IntegerTime && ehat > e*(1+1e-9) {
+						t.Fatalf("%s %v: task %d on %d nodes: execution time %v, Ê = %v, E(σ, n) = %v",
+							name, inst, i, n, exec, ehat, e)
+					}
+				default:
+					if exec <= 0 {
+						t.Fatalf("%s %v: task %d: execution time %v", name, inst, i, exec)
+					}
+				}
+			}
+			if accepted == 0 {
+				t.Fatalf("%s %v: no task accepted", name, inst)
+			}
+			got, want := r.Metrics["mean_exec_time"].(float64), sum/float64(accepted)
+			if math.Abs(got-want) > 1e-9*want {
+				t.Errorf("%s %v: mean_exec_time %v, the tables give %v", name, inst, got, want)
+			}
+		}
+	}
+}

@@ -15,6 +15,11 @@ type Outcome struct {
 	Nodes    int
 	Est      float64 // estimated completion (planned at the last test)
 	Act      float64 // actual completion on the homogeneous cluster
+	// Start is r_n, the available time of the last of the task's nodes
+	// (its reserved start): the task's start time of Eq. 7 of seed 001
+	// (C(n) = r_n + Ê), from which the paper counts its execution time.
+	// All nodes of an OPR task share it.
+	Start float64
 	// IIT: the task was dispatched with an inserted idle time, its nodes'
 	// reserved starts differ (r_1 < r_n); never for OPR-MN and OPR-AN,
 	// whose nodes start together.
@@ -197,6 +202,7 @@ func (s *simulator) dispatch(j *job) error {
 	}
 	out := &s.run.Outcomes[t.ID]
 	out.Accepted, out.Nodes, out.Est, out.IIT = true, n, pl.est, pl.r[0] < pl.r[n-1]
+	out.Start = pl.r[n-1]
 	dl := t.Deadline()
 	for k := 0; k < n; k++ {
 		node := s.order[k]
