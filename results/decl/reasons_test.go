@@ -44,6 +44,8 @@ var staleReasons = map[string][]staleReason{
 		{regexp.MustCompile(`(?i)no\s+claim\s+kind\s+(\w+\s+){0,4}share\s+of\s+(the\s+)?points`), "compare's over: share >= p", always},
 		{regexp.MustCompile(`(?i)no\s+claim\s+kind\s+(\w+\s+){0,4}(paired|on\s+the\s+same\s+instances)`), "compare's paired: true", always},
 		{regexp.MustCompile(`(?i)no\s+claim\s+kind\s+(\w+\s+){0,4}(best\s+value|which\s+value\s+of)`), "argbest", always},
+		{regexp.MustCompile(`(?i)differ(s)?\s+in\s+(two|more\s+than\s+(the|one))\s+param|claim\s+compares\s+two\s+values\s+of\s+one\s+parameter|compare\s+pairs\s+(only\s+)?points\s+equal\s+in\s+every\s+parameter`), "compare's a_where: and b_where: (each side its own cell)", always},
+		{regexp.MustCompile(`(?i)computed\s+across\s+summary\s+rows|mean\s+(absolute\s+)?difference\s+(\w+\s+){0,4}cannot\s+be\s+compared`), "published's spread: (the mean absolute difference between two values of a parameter)", always},
 	},
 	"lin2007": {
 		{regexp.MustCompile(`(?i)no\s+metric\s+(\w+\s+){0,8}(inserted\s+idle|IITs?\b)`), "the metric iit_share (the share of tasks dispatched with an inserted idle time)", metric("iit_share")},
@@ -123,6 +125,8 @@ func TestStaleReasonPhrases(t *testing.T) {
 		{"", "a ratio between two runs, and no claim kind bounds a ratio or a relative difference"},
 		{"", "a published claim checks a value within a symmetric tolerance, not a one-sided bound on an unbounded stretch"},
 		{"", "no claim kind tests a ratio"},
+		{"", "the two cells differ in two parameters, and a claim compares two values of one parameter"},
+		{"", "compare pairs only points equal in every parameter but its series"},
 		{"lin2007", "no metric of the model measures inserted idle time"},
 		{"lin2007", "no metric of the model measures how much inserted idle time a schedule uses"},
 	} {
