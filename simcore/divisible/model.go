@@ -18,7 +18,7 @@ func New() *Model { return &Model{} }
 func (*Model) Name() string { return "divisible" }
 
 // Version implements simcore.Model.
-func (*Model) Version() string { return "2" }
+func (*Model) Version() string { return "3" }
 
 // Doc implements simcore.Model.
 func (*Model) Doc() string {
