@@ -291,7 +291,8 @@ func label(v any) string {
 }
 
 // derive parses the derived parameters and orders them so that each is
-// evaluated after those it reads.
+// evaluated after those it reads. Each expression is compiled here, once
+// per sweep, within maxExprBytes and, all together, maxDeriveNodes.
 func (p *parser) derive(s *Sweep, n *yaml.Node, key string, scope map[int]origin) {
 	pairs, ok := p.Mapping(n, key, nil, nil)
 	if !ok {
@@ -299,6 +300,7 @@ func (p *parser) derive(s *Sweep, n *yaml.Node, key string, scope map[int]origin
 	}
 	env := &exprEnv{schema: &s.schema, funcs: exprFuncs()}
 	var ds []*derivation
+	nodes, over := 0, false // nodes of the expressions so far, against maxDeriveNodes
 	for _, kv := range pairs {
 		k := Join(key, kv.Name)
 		slot, ok := p.param(s, kv.K, k)
@@ -311,6 +313,10 @@ func (p *parser) derive(s *Sweep, n *yaml.Node, key string, scope map[int]origin
 		v := p.Resolve(kv.V)
 		if v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
 			p.Errf(v, k, "", "want an expression, got %s", Describe(v))
+			continue
+		}
+		if len(v.Value) > maxExprBytes {
+			p.Errf(v, k, deriveHint, "expression of %d bytes, over the limit of %d bytes (%d KiB) per expression", len(v.Value), maxExprBytes, maxExprBytes>>10)
 			continue
 		}
 		d := &derivation{key: k, line: kv.K.Line, col: kv.K.Column, name: kv.Name, slot: slot, src: v.Value}
@@ -331,12 +337,22 @@ func (p *parser) derive(s *Sweep, n *yaml.Node, key string, scope map[int]origin
 			p.Errf(v, k, "", "expression gives a %s, parameter %q is %s", expr.typ, prm.Name, prm.Kind)
 			continue
 		}
+		if nodes += expr.size(); nodes > maxDeriveNodes {
+			if !over {
+				p.Errf(v, k, deriveHint, "the sweep's derive expressions hold %d nodes up to this one, over the limit of %d in all (each is evaluated at every point)", nodes, maxDeriveNodes)
+			}
+			over = true
+			continue
+		}
 		d.expr = expr
 		d.deps = expr.refs(nil)
 		ds = append(ds, d)
 	}
 	s.derived = p.order(ds)
 }
+
+// deriveHint is the advice of the errors of an expression over its caps.
+const deriveHint = "derive is for short formulas: list long computations' values on an axis (zip them with the parameters they follow), or compute them in the model"
 
 // exprPos maps a byte offset in an expression to a file position. It is
 // exact when the scalar is on one line and its source text is the value
@@ -420,7 +436,8 @@ func (p *parser) order(ds []*derivation) []*derivation {
 	return out
 }
 
-// exclusions parses the exclude list.
+// exclusions parses the exclude list and indexes it (s.excl), refusing
+// entries beyond maxExcludeKeySets distinct sets of parameters.
 func (p *parser) exclusions(s *Sweep, n *yaml.Node, key string) {
 	items, ok := p.Sequence(n, key)
 	if !ok {
@@ -453,8 +470,13 @@ func (p *parser) exclusions(s *Sweep, n *yaml.Node, key string) {
 			e.slots = append(e.slots, slot)
 			e.vals = append(e.vals, v)
 		}
-		if good {
-			s.exclude = append(s.exclude, e)
+		if !good {
+			continue
 		}
+		if !s.excl.add(len(s.exclude), e) {
+			p.keySetError(s, e)
+			continue
+		}
+		s.exclude = append(s.exclude, e)
 	}
 }

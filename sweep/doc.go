@@ -60,7 +60,9 @@
 //   - axes: a non-empty list of axes (below).
 //   - derive: parameter → expression (below).
 //   - exclude: a list of mappings parameter → value; a point whose
-//     parameters match every entry of one mapping is dropped.
+//     parameters match every entry of one mapping is dropped. The
+//     mappings may name at most 16 distinct sets of parameters: a point
+//     is checked with one lookup per set, however many mappings there are.
 //   - figures, claims, verify: not read by this package; kept as raw YAML
 //     nodes (go doc schedfarm/results: figures, claims, verify).
 //
@@ -175,6 +177,12 @@
 // within a relative 1e-9 of an integer and refuses any other (use round,
 // floor or ceil); a non-finite result is an error. These checks run per
 // point, when the sweep is expanded.
+//
+// Limits. An expression is at most 4 KiB, and the expressions of one sweep
+// hold at most 1,000 nodes in all (each number, string, name, operator and
+// call is a node), so that a point costs at most 1,000 evaluation steps;
+// expressions are compiled once, when the file is parsed. A file past
+// either limit is refused at the expression.
 //
 // # Expansion, identity and limits
 //

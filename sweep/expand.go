@@ -291,6 +291,15 @@ type walker struct {
 	path    []step
 	ordinal int // the current point's position, counting excluded points
 	matched []bool
+	key     []byte    // scratch for exclude lookups
+	work    workCount // what this walk has done, for tests
+}
+
+// workCount counts a walk's work, for tests that bound it per point (by
+// counting, never by time).
+type workCount struct {
+	excludeProbes int // exclude lookups: one per set of parameters per point
+	evalSteps     int // derive expression nodes evaluated
 }
 
 type step struct {
@@ -306,15 +315,19 @@ func (s *Sweep) newWalker() *walker {
 
 // run calls visit with the complete parameter values of every point that
 // no exclusion drops, in expansion order. An exclusion that drops nothing
-// is an error: it is almost always a typo in a value.
+// is an error: it is almost always a typo in a value. A point that several
+// entries match counts for the first of them in file order. Checking a
+// point takes one lookup per distinct set of parameters the entries name
+// (at most maxExcludeKeySets), whatever the number of entries.
 // A budget > 0 stops the walk with errStop after that many points.
 func (w *walker) run(visit func(w *walker, vals []any) error, budget int) error {
 	err := w.runAll(func(w *walker, vals []any) error {
 		if budget > 0 && w.ordinal >= budget {
 			return errStop
 		}
-		for i, e := range w.s.exclude {
-			if e.matches(vals) {
+		if len(w.s.exclude) > 0 {
+			var i int
+			if i, w.key = w.s.excl.match(vals, w.key, &w.work); i >= 0 {
 				w.matched[i] = true
 				return nil
 			}
@@ -389,7 +402,7 @@ func (w *walker) complete() error {
 				return w.pointError(d, fmt.Sprintf("reads %q, which has no value at this point and no default", s.schema.Params[dep].Name))
 			}
 		}
-		v, err := d.value(s.schema.Params[d.slot], d.expr.eval(w.out))
+		v, err := d.value(s.schema.Params[d.slot], d.expr.eval(w.out, &w.work.evalSteps))
 		if err != nil {
 			return w.pointError(d, err.Error())
 		}
@@ -456,13 +469,4 @@ func (w *walker) describe() string {
 		parts[len(parts)-1] += fmt.Sprintf(" (line %d, value #%d)", st.a.line, st.i+1)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func (e *exclusion) matches(vals []any) bool {
-	for i, slot := range e.slots {
-		if vals[slot] != e.vals[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -204,6 +204,20 @@ func (t token) describe() string {
 // the stack.
 const maxExprDepth = 100
 
+// Caps on derive expressions, so that the work of a sweep is bounded per
+// byte of its file. An expression is compiled once per sweep, when the file
+// is parsed, and evaluated once per point, visiting each node at most once:
+//
+//   - maxExprBytes bounds one expression's source (and so its parse, and
+//     the text an error quotes): 4 KiB, some 40 times a long formula;
+//   - maxDeriveNodes bounds the nodes of all of a sweep's derive
+//     expressions together, and so the evaluation steps per point: 1,000,
+//     a few microseconds per point, beside the job's own ID and seed.
+const (
+	maxExprBytes   = 4 << 10
+	maxDeriveNodes = 1_000
+)
+
 type exprParser struct {
 	src string
 	off int
@@ -580,9 +594,21 @@ type exprValue struct {
 	b   bool
 }
 
+// size returns the number of nodes of n: a bound on the steps of one
+// evaluation.
+func (n *exprNode) size() int {
+	k := 1
+	for _, a := range n.args {
+		k += a.size()
+	}
+	return k
+}
+
 // eval evaluates n over the parameter values of one point, indexed like the
-// schema's parameters (int64, float64, string or bool each).
-func (n *exprNode) eval(vals []any) exprValue {
+// schema's parameters (int64, float64, string or bool each), adding the
+// nodes it visits (at most n.size()) to *steps.
+func (n *exprNode) eval(vals []any, steps *int) exprValue {
+	*steps++
 	switch n.op {
 	case opNum:
 		return exprValue{num: n.num}
@@ -606,27 +632,27 @@ func (n *exprNode) eval(vals []any) exprValue {
 		var buf [4]float64
 		args := buf[:0]
 		for _, a := range n.args {
-			args = append(args, a.eval(vals).num)
+			args = append(args, a.eval(vals, steps).num)
 		}
 		return exprValue{num: n.fn.f(args)}
 	case opNeg:
-		return exprValue{num: -n.args[0].eval(vals).num}
+		return exprValue{num: -n.args[0].eval(vals, steps).num}
 	case opNot:
-		return exprValue{b: !n.args[0].eval(vals).b}
+		return exprValue{b: !n.args[0].eval(vals, steps).b}
 	case opCond:
-		if n.args[0].eval(vals).b {
-			return n.args[1].eval(vals)
+		if n.args[0].eval(vals, steps).b {
+			return n.args[1].eval(vals, steps)
 		}
-		return n.args[2].eval(vals)
+		return n.args[2].eval(vals, steps)
 	case opBinary:
-		l := n.args[0].eval(vals)
+		l := n.args[0].eval(vals, steps)
 		switch n.name {
 		case "&&":
-			return exprValue{b: l.b && n.args[1].eval(vals).b}
+			return exprValue{b: l.b && n.args[1].eval(vals, steps).b}
 		case "||":
-			return exprValue{b: l.b || n.args[1].eval(vals).b}
+			return exprValue{b: l.b || n.args[1].eval(vals, steps).b}
 		}
-		r := n.args[1].eval(vals)
+		r := n.args[1].eval(vals, steps)
 		switch n.name {
 		case "==":
 			return exprValue{b: l == r}

@@ -47,7 +47,11 @@ func TestExprEval(t *testing.T) {
 			t.Errorf("%s: %v", tt.src, err)
 			continue
 		}
-		v := n.eval(vals)
+		steps := 0
+		v := n.eval(vals, &steps)
+		if steps < 1 || steps > n.size() {
+			t.Errorf("%s: %d evaluation steps, %d nodes", tt.src, steps, n.size())
+		}
 		var got any
 		switch n.typ {
 		case tNum:

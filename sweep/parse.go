@@ -64,6 +64,7 @@ type Sweep struct {
 	axes    []*axis
 	derived []*derivation // in evaluation order
 	exclude []*exclusion
+	excl    excludeIndex // exclude, indexed by the parameters each entry names
 }
 
 // Schema returns the parameter schema of the sweep's model.
