@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,10 +71,38 @@ type exprNode struct {
 	str  string
 	b    bool
 	name string // parameter or function name; operator for opBinary
+	bin  binOp  // the operator of an opBinary, resolved by check
 	slot int    // parameter index in the schema, for opName
 	fn   *exprFunc
 	args []*exprNode
 	typ  exprType
+}
+
+// binOp is a binary operator, resolved from its text once (by check) so
+// that evaluation does not compare strings at every point.
+type binOp uint8
+
+const (
+	binOther binOp = iota
+	binAnd
+	binOr
+	binEq
+	binNe
+	binLt
+	binLe
+	binGt
+	binGe
+	binAdd
+	binSub
+	binMul
+	binDiv
+	binMod
+	binPow
+)
+
+// binOps lists the binary operators' texts, indexed by binOp.
+func binOps() []string {
+	return []string{"", "&&", "||", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "^"}
 }
 
 // exprFunc is a built-in numeric function.
@@ -538,6 +567,7 @@ func (env *exprEnv) check(n *exprNode) *exprError {
 		return want(n.args[0], tBool, "!")
 	case opBinary:
 		l, r := n.args[0], n.args[1]
+		n.bin = binOp(max(0, slices.Index(binOps(), n.name)))
 		switch n.name {
 		case "==", "!=":
 			n.typ = tBool
@@ -646,37 +676,37 @@ func (n *exprNode) eval(vals []any, steps *int) exprValue {
 		return n.args[2].eval(vals, steps)
 	case opBinary:
 		l := n.args[0].eval(vals, steps)
-		switch n.name {
-		case "&&":
+		switch n.bin {
+		case binAnd:
 			return exprValue{b: l.b && n.args[1].eval(vals, steps).b}
-		case "||":
+		case binOr:
 			return exprValue{b: l.b || n.args[1].eval(vals, steps).b}
 		}
 		r := n.args[1].eval(vals, steps)
-		switch n.name {
-		case "==":
+		switch n.bin {
+		case binEq:
 			return exprValue{b: l == r}
-		case "!=":
+		case binNe:
 			return exprValue{b: l != r}
-		case "<":
+		case binLt:
 			return exprValue{b: l.num < r.num}
-		case "<=":
+		case binLe:
 			return exprValue{b: l.num <= r.num}
-		case ">":
+		case binGt:
 			return exprValue{b: l.num > r.num}
-		case ">=":
+		case binGe:
 			return exprValue{b: l.num >= r.num}
-		case "+":
+		case binAdd:
 			return exprValue{num: l.num + r.num}
-		case "-":
+		case binSub:
 			return exprValue{num: l.num - r.num}
-		case "*":
+		case binMul:
 			return exprValue{num: l.num * r.num}
-		case "/":
+		case binDiv:
 			return exprValue{num: l.num / r.num}
-		case "%":
+		case binMod:
 			return exprValue{num: math.Mod(l.num, r.num)}
-		case "^":
+		case binPow:
 			return exprValue{num: math.Pow(l.num, r.num)}
 		}
 	}
