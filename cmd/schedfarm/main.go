@@ -103,7 +103,8 @@ func newApp() *app {
 	pf.StringSlice("data-dir", simcore.DefaultDataDirs(), "directories searched, in order, for models' input files (traces); traces fetch writes into the first")
 	pf.String("results-dir", "runs", "where collected results go: <results-dir>/<sweep>/<run-id>/")
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
-	pf.String("pprof", "", "serve this process's runtime profiles (net/http/pprof: heap, CPU, goroutines, execution trace; not the command line) without authentication on HOST:PORT; \":6060\" binds to loopback only")
+	pf.String("pprof", "", "serve this process's runtime profiles (net/http/pprof: heap, CPU, goroutines, execution trace; not the command line) without authentication on HOST:PORT; \":6060\" binds to loopback only, another interface is refused without --pprof-any-address")
+	pf.Bool("pprof-any-address", false, "allow --pprof on an address off loopback: whoever reaches it reads this process's memory profiles")
 	// The commands in the groups people use them in: on one machine, on a
 	// farm, with data.
 	a.root.AddGroup(
@@ -183,7 +184,7 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	if addr := v.GetString("pprof"); addr != "" {
-		if _, err := servePprof(addr); err != nil {
+		if _, err := servePprof(addr, v.GetBool("pprof-any-address")); err != nil {
 			return &exitError{exitUsage, err}
 		}
 	}
