@@ -23,6 +23,7 @@ import (
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
+	"schedfarm/results/collect"
 	"schedfarm/simcore"
 	"schedfarm/simcore/models"
 	"schedfarm/simcore/workload"
@@ -37,11 +38,16 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// Exit statuses.
+// Exit statuses. The Go runtime exits 2 on a crash (a panic or a fatal
+// error such as running out of memory, with "panic:" or "fatal error:" and
+// the goroutines on stderr) and no program can change that; every error
+// of schedfarm's own is printed after "schedfarm:", so the two exits 2
+// are told apart by the text (docs/commands.md).
 const (
 	exitFailures = 1 // the run finished with failed jobs (or a failed claim under --strict)
 	exitUsage    = 2 // bad input: flags, sweep file, unknown run
 	exitNoAnswer = 3 // the farm did not answer in time: a request's deadline expired, or no coordinator answered within --coordinator-timeout
+	exitPartLost = 4 // a stored result part could not be read or decoded (lost or damaged in the object store)
 )
 
 func main() {
@@ -61,6 +67,12 @@ func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	// Before the timeouts: a part whose read times out is lost or damaged,
+	// not a farm that does not answer.
+	var pe *collect.PartError
+	if errors.As(err, &pe) {
+		return exitPartLost
 	}
 	var na *coordinator.NoAnswerError
 	if errors.As(err, &na) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
