@@ -439,6 +439,9 @@ func (a *app) collectCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if err := coordinator.CheckRunID(args[0]); err != nil {
+				return &exitError{exitUsage, err}
+			}
 			farm, err := a.connect(ctx, "schedfarm-collect", false)
 			if err != nil {
 				return err
