@@ -222,8 +222,8 @@ func addNATSFlags(fs *pflag.FlagSet) {
 // server requires of its clients.
 func addAuthFlags(fs *pflag.FlagSet, whose string) {
 	fs.String("user", "", whose+" user")
-	fs.String("password", "", whose+" password")
-	fs.String("token", "", whose+" token")
+	fs.String("password", "", whose+" password (a flag shows in ps: prefer SCHEDFARM_PASSWORD or the config file)")
+	fs.String("token", "", whose+" token (a flag shows in ps: prefer SCHEDFARM_TOKEN or the config file)")
 }
 
 // addPackingFlag adds --packing to a command that runs a coordinator.
