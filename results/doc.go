@@ -89,7 +89,9 @@
 // as null. String and bool metrics are not summarized. The CSV has a header
 // row, CRLF line ends and RFC 4180 quoting; floats are written with
 // strconv 'g' and the shortest precision that round-trips, nulls as empty
-// fields. Identical input gives byte-identical files: summary.parquet,
+// fields; a text cell that starts with =, +, -, @, a tab or a carriage
+// return, which a spreadsheet would read as a formula, gets a leading
+// single quote (OWASP's CSV-injection rule). Identical input gives byte-identical files: summary.parquet,
 // summary.csv and the extra tables of two runs of one sweep are identical
 // when collected by the same build (the build's provenance is in their
 // metadata; the run ID is not).

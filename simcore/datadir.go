@@ -32,19 +32,19 @@ func DefaultDataDirs() Dirs {
 
 // Open opens name from the first directory that has it. Absolute names and
 // names that climb out of the directory ("..") are refused so that a sweep
-// file cannot read arbitrary files on a worker.
+// file cannot read arbitrary files on a worker; so is a name that is not a
+// regular file there (a folder, a FIFO, a device), by its kind, before it
+// is opened.
 func (d Dirs) Open(name string) (io.ReadCloser, error) {
 	clean := filepath.Clean(filepath.FromSlash(name))
 	if name == "" || clean == "." || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return nil, fmt.Errorf("data file %q: must be a file path relative to the data directory", name)
 	}
 	for _, dir := range d {
-		f, err := os.Open(filepath.Join(dir, clean))
+		// Regular files only: a FIFO or a link to /dev/zero would block
+		// or flood the model (OpenRegular).
+		f, err := OpenRegular(filepath.Join(dir, clean))
 		if err == nil {
-			if st, err := f.Stat(); err == nil && st.IsDir() {
-				f.Close()
-				return nil, fmt.Errorf("data file %q in %s is a directory", name, dir)
-			}
 			return f, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {

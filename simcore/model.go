@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 )
 
@@ -81,7 +82,7 @@ func sliceKind(c any) Kind {
 }
 
 // Validate checks a result against the schema: every metric present with its
-// declared type, no undeclared metric, and every table declared with all its
+// declared type (a float metric finite), no undeclared metric, and every table declared with all its
 // columns of the declared type and of equal length.
 func (s *Schema) Validate(r *Result) error {
 	if r == nil {
@@ -92,8 +93,15 @@ func (s *Schema) Validate(r *Result) error {
 		if !ok {
 			return fmt.Errorf("metric %q missing from result", m.Name)
 		}
-		if _, err := Coerce(m.Kind, v); err != nil || kindOf(v) != m.Kind {
+		if kindOf(v) != m.Kind {
 			return fmt.Errorf("metric %q: want %s, got %T", m.Name, m.Kind, v)
+		}
+		if x, ok := v.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			// Formatted "NaN", "+Inf", "-Inf".
+			return fmt.Errorf("metric %q is %v: want a finite float", m.Name, x)
+		}
+		if _, err := Coerce(m.Kind, v); err != nil {
+			return fmt.Errorf("metric %q: %w", m.Name, err)
 		}
 	}
 	if len(r.Metrics) != len(s.Metrics) {

@@ -378,7 +378,9 @@ func TestSchemaValidate(t *testing.T) {
 		{"int metric as float", func(r *simcore.Result) *simcore.Result { r.Metrics["jobs"] = 3.0; return r }, `metric "jobs": want int, got float64`},
 		{"int metric as Go int", func(r *simcore.Result) *simcore.Result { r.Metrics["jobs"] = 3; return r }, `metric "jobs": want int, got int`},
 		{"float metric as int64", func(r *simcore.Result) *simcore.Result { r.Metrics["makespan"] = int64(12); return r }, `metric "makespan": want float, got int64`},
-		{"float metric NaN", func(r *simcore.Result) *simcore.Result { r.Metrics["makespan"] = math.NaN(); return r }, `metric "makespan": want float, got float64`},
+		{"float metric NaN", func(r *simcore.Result) *simcore.Result { r.Metrics["makespan"] = math.NaN(); return r }, `metric "makespan" is NaN: want a finite float`},
+		{"float metric +Inf", func(r *simcore.Result) *simcore.Result { r.Metrics["makespan"] = math.Inf(1); return r }, `metric "makespan" is +Inf: want a finite float`},
+		{"float metric -Inf", func(r *simcore.Result) *simcore.Result { r.Metrics["makespan"] = math.Inf(-1); return r }, `metric "makespan" is -Inf: want a finite float`},
 		{"metric as string", func(r *simcore.Result) *simcore.Result { r.Metrics["makespan"] = "12.5"; return r }, `metric "makespan": want float, got string`},
 		{"undeclared metric", func(r *simcore.Result) *simcore.Result { r.Metrics["extra"] = 1.0; return r }, `undeclared metric "extra" in result`},
 		{"undeclared table", func(r *simcore.Result) *simcore.Result {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"schedfarm/simcore"
 )
 
 // A suite is a sweep file with a top-level "include" list: the sweeps of
@@ -58,24 +60,21 @@ func (diskSource) read(path string) ([]byte, error) { return ReadRegular(path, M
 
 // ReadRegular reads a regular file of at most limit bytes. A FIFO, a
 // device (/dev/zero), a folder or a larger file is refused by its kind or
-// size before anything is read, so a path given by mistake or by an
-// attacker neither blocks nor exhausts memory.
+// size before anything is read (simcore.OpenRegular), so a path given by
+// mistake or by an attacker neither blocks nor exhausts memory.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, kindOf(st.Mode()))
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a sweep file may have", path, st.Size(), limit)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscallNonblock, 0)
+	f, err := simcore.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a sweep file may have", path, st.Size(), limit)
+	}
 	// A file that grew after Stat is still read up to the limit only.
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -87,20 +86,6 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// kindOf names a file mode's kind for an error.
-func kindOf(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeDevice != 0, m&os.ModeCharDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
-}
 func (diskSource) glob(pattern string) ([]string, error) {
 	m, err := filepath.Glob(pattern)
 	slices.Sort(m)

@@ -6,7 +6,9 @@
 // traces/ is always complete and verified. A broken transfer (connection
 // dropped, short body, no bytes for the stall timeout) is retried, resuming
 // the .part with an HTTP Range request; a .part left by an interrupted run
-// is resumed the same way. A log the archive serves gzipped while the farm
+// is resumed the same way. A file not complete by its deadline (every
+// attempt and wait included; by default 1 min + 1 s per 10 kB of its known
+// size) is given up, its .part kept, however steadily bytes trickle in. A log the archive serves gzipped while the farm
 // keeps it uncompressed (NASA-iPSC) is gunzipped as it arrives and its
 // decompressed bytes are checked; its retries start from zero. A log
 // fetched from a mirror (a directory or an http(s) base URL) goes through
@@ -37,6 +39,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"schedfarm/simcore"
 	"schedfarm/simcore/workload"
 )
 
@@ -45,6 +48,9 @@ const (
 	DefaultStallTimeout = 60 * time.Second // no bytes for this long aborts an attempt
 	DefaultBackoff      = time.Second      // wait before the first retry, doubled at each next one
 	maxBackoff          = 30 * time.Second
+	// A file's default deadline is DeadlineBase + its size / DefaultMinRate.
+	DeadlineBase   = time.Minute
+	DefaultMinRate = 10_000 // bytes per second
 )
 
 // Errors a fetch wraps (test them with errors.Is).
@@ -58,6 +64,8 @@ var (
 	ErrTooLarge = errors.New("larger than the known size")
 	// ErrStalled: no bytes arrived for the stall timeout.
 	ErrStalled = errors.New("stalled")
+	// ErrTooSlow: the file was not complete by its deadline.
+	ErrTooSlow = errors.New("too slow")
 	// ErrNotFound: the source does not have the file (HTTP 404 or 410,
 	// or no such file in a mirror directory).
 	ErrNotFound = errors.New("not found")
@@ -176,6 +184,13 @@ type Fetcher struct {
 	// StallTimeout aborts an attempt that receives no bytes for this
 	// long (0: DefaultStallTimeout).
 	StallTimeout time.Duration
+	// Deadline gives a file up (ErrTooSlow, the .part kept) when it is not
+	// complete this long after its transfer began, every attempt and wait
+	// included, so that a source trickling bytes just often enough to
+	// escape the stall timeout cannot hold a fetch for days (0:
+	// DeadlineBase + 1 s per DefaultMinRate bytes of the file's known
+	// size).
+	Deadline time.Duration
 	// Progress, if set, is told how each transfer goes.
 	Progress Progress
 	// Logger receives retries and the like at Info (nil: discarded).
@@ -231,13 +246,24 @@ func (f *Fetcher) Fetch(ctx context.Context, k workload.KnownTrace) (Result, err
 		return fail("", err)
 	}
 	part := final + ".part"
+	// The .part is ours: a regular file or nothing, never a link, a FIFO
+	// (its open for writing would block) or a device.
+	if st, err := os.Lstat(part); err == nil && !st.Mode().IsRegular() {
+		return fail("", fmt.Errorf("%s: not a regular file (%s); remove it", part, simcore.KindOf(st.Mode())))
+	}
+	deadline := f.deadline(k)
+	dctx, cancel := context.WithTimeoutCause(ctx, deadline, fmt.Errorf("%w: not complete after %s", ErrTooSlow, deadline))
+	defer cancel()
 	var notFound []string
 	for i, src := range sources {
 		var err error
 		if src.local {
-			err = f.fromFile(ctx, k, src, part, &res)
+			err = f.fromFile(dctx, k, src, part, &res)
 		} else {
-			err = f.fromHTTP(ctx, k, src, part, &res)
+			err = f.fromHTTP(dctx, k, src, part, &res)
+		}
+		if err != nil && ctx.Err() == nil && dctx.Err() != nil {
+			err = context.Cause(dctx) // the deadline, not the user, ended it
 		}
 		if errors.Is(err, ErrNotFound) && i+1 < len(sources) {
 			f.logger().Info("not in the mirror, trying the next name", "file", k.File, "source", src.name, "err", err)
@@ -253,7 +279,7 @@ func (f *Fetcher) Fetch(ctx context.Context, k workload.KnownTrace) (Result, err
 			// Keep what a broken or interrupted download got, for the
 			// next run to resume.
 			var t *transient
-			if !src.local && !src.gunzip && (errors.As(err, &t) || ctx.Err() != nil) {
+			if !src.local && !src.gunzip && (errors.As(err, &t) || dctx.Err() != nil) {
 				if n := sizeOf(part); n > 0 {
 					e.Part, e.PartBytes = part, n
 				}
@@ -371,9 +397,11 @@ func (f *Fetcher) sources(k workload.KnownTrace) ([]source, error) {
 	}
 }
 
-// fromFile copies a mirror directory's file into part and verifies it.
+// fromFile copies a mirror directory's file into part and verifies it. A
+// file that is not regular (a FIFO, a link to /dev/zero) is refused by its
+// kind before it is opened.
 func (f *Fetcher) fromFile(ctx context.Context, k workload.KnownTrace, src source, part string, res *Result) error {
-	in, err := os.Open(src.name)
+	in, err := simcore.OpenRegular(src.name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ErrNotFound
 	}
@@ -381,11 +409,6 @@ func (f *Fetcher) fromFile(ctx context.Context, k workload.KnownTrace, src sourc
 		return err
 	}
 	defer in.Close()
-	if st, err := in.Stat(); err != nil {
-		return err
-	} else if !st.Mode().IsRegular() {
-		return errors.New("not a regular file")
-	}
 	res.Attempts++
 	w, err := os.OpenFile(part, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -716,9 +739,10 @@ func verify(k workload.KnownTrace, part string) error {
 	return nil
 }
 
-// fileSHA256 returns the SHA-256 and size of a file.
+// fileSHA256 returns the SHA-256 and size of a regular file; any other
+// kind is refused before it is opened (simcore.OpenRegular).
 func fileSHA256(name string) (string, int64, error) {
-	in, err := os.Open(name)
+	in, err := simcore.OpenRegular(name)
 	if err != nil {
 		return "", 0, err
 	}
@@ -813,6 +837,15 @@ func (f *Fetcher) logger() *slog.Logger {
 		return f.Logger
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// deadline is the time k's fetch is given: Deadline, else DeadlineBase +
+// 1 s per DefaultMinRate bytes of its known size.
+func (f *Fetcher) deadline(k workload.KnownTrace) time.Duration {
+	if f.Deadline > 0 {
+		return f.Deadline
+	}
+	return DeadlineBase + time.Duration(k.Size)*time.Second/DefaultMinRate
 }
 
 func (f *Fetcher) stallTimeout() time.Duration {

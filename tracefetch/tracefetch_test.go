@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -873,5 +874,128 @@ func TestFind(t *testing.T) {
 		if k.File != want || ok != (want != "") {
 			t.Errorf("Find(%q) = %s, %v; want %q", name, k.File, ok, want)
 		}
+	}
+}
+
+// TestFetchDeadline: a source that sends a byte whenever the last one has
+// been written (so the stall timeout never fires) is given up at the
+// file's deadline, with ErrTooSlow and the .part kept; a retry does not
+// start after the deadline.
+func TestFetchDeadline(t *testing.T) {
+	t.Parallel()
+	data := content(1_000_000, 22)
+	next := make(chan struct{}, 1)
+	release := make(chan struct{})
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		w.WriteHeader(http.StatusOK)
+		for i := 0; i < len(data)-1; i++ { // never the last byte
+			w.Write(data[i : i+1])
+			w.(http.Flusher).Flush()
+			select {
+			case <-next:
+			case <-r.Context().Done():
+				return
+			case <-release:
+				return
+			}
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	t.Cleanup(func() { close(release) }) // before the server closes
+	k := known("trickle.swf.gz", s.URL+"/trickle.swf.gz", data)
+	f := s.fetcher(t)
+	f.StallTimeout = time.Hour
+	f.Deadline = 200 * time.Millisecond
+	f.Progress = onAdd(func() {
+		select {
+		case next <- struct{}{}:
+		default:
+		}
+	})
+	c, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	_, err := f.Fetch(c, k)
+	e := wantErr(t, err, ErrTooSlow, final(f, k), k.URL, "not complete after 200ms", "run the same command again to resume")
+	if c.Err() != nil || errors.Is(err, ErrStalled) {
+		t.Fatalf("the deadline did not end the fetch (%v)", err)
+	}
+	if e.PartBytes == 0 || sizeOf(e.Part) != e.PartBytes {
+		t.Errorf("kept %q (%d bytes), want the .part", e.Part, e.PartBytes)
+	}
+	if n := len(s.requests()); n != 1 {
+		t.Errorf("%d requests, want 1: no retry after the deadline", n)
+	}
+}
+
+// onAdd is a Progress that calls its function at every write.
+type onAdd func()
+
+func (o onAdd) Start(string, string, int64, int64) {}
+func (o onAdd) Add(int64)                          { o() }
+func (o onAdd) Stop()                              {}
+
+// TestFetchDefaultDeadline: without Deadline, a file gets DeadlineBase and
+// 1 s per DefaultMinRate bytes.
+func TestFetchDefaultDeadline(t *testing.T) {
+	f := &Fetcher{}
+	for size, want := range map[int64]time.Duration{1000: time.Minute + 100*time.Millisecond, 4_000_000: time.Minute + 400*time.Second} {
+		if got := f.deadline(workload.KnownTrace{Size: size}); got != want {
+			t.Errorf("deadline of %d bytes: %s, want %s", size, got, want)
+		}
+	}
+	f.Deadline = time.Second
+	if got := f.deadline(workload.KnownTrace{Size: 4_000_000}); got != time.Second {
+		t.Errorf("deadline with Deadline set: %s", got)
+	}
+}
+
+// TestFetchRefusesNonRegular: a FIFO or a link to /dev/zero, in a mirror
+// directory, in the data directory's traces/ or as the .part, is refused
+// by its kind without blocking on it or reading it.
+func TestFetchRefusesNonRegular(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) { http.NotFound(w, r) })
+	data := content(10_000, 23)
+	fifo := func(path string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zero := func(path string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("/dev/zero", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name, want string
+		plant      func(f *Fetcher, k workload.KnownTrace)
+	}{
+		{"mirror-fifo", "not a regular file (a named pipe)", func(f *Fetcher, k workload.KnownTrace) { fifo(filepath.Join(f.Mirror, k.File)) }},
+		{"mirror-zero", "not a regular file (a device)", func(f *Fetcher, k workload.KnownTrace) { zero(filepath.Join(f.Mirror, k.File)) }},
+		{"data-fifo", "not a regular file (a named pipe)", func(f *Fetcher, k workload.KnownTrace) { fifo(final(f, k)) }},
+		{"data-zero", "not a regular file (a device)", func(f *Fetcher, k workload.KnownTrace) { zero(final(f, k)) }},
+		{"part-fifo", "not a regular file (a named pipe)", func(f *Fetcher, k workload.KnownTrace) { fifo(final(f, k) + ".part") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := s.fetcher(t)
+			f.Mirror = t.TempDir()
+			k := known(c.name+".swf.gz", s.URL+"/"+c.name+".swf.gz", data)
+			write(t, filepath.Join(f.Mirror, "unused"), nil)
+			c.plant(f, k)
+			_, err := f.Fetch(ctx(t), k)
+			wantErr(t, err, nil, c.want)
+		})
 	}
 }

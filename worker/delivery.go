@@ -150,7 +150,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	msgCtx := ctx
 	if w.cfg.JobTimeout > 0 {
 		var cancel context.CancelFunc
-		msgCtx, cancel = context.WithTimeout(ctx, w.cfg.JobTimeout)
+		msgCtx, cancel = context.WithTimeoutCause(ctx, w.cfg.JobTimeout,
+			fmt.Errorf("the job exceeded the worker's job timeout of %s (counted from the start of its message)", w.cfg.JobTimeout))
 		defer cancel()
 	}
 	stopKeepAlive := w.keepAlive(msgCtx, msg)
@@ -183,6 +184,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 				stopKeepAlive()
 				d.giveBack()
 				return
+			}
+			if msgCtx.Err() != nil {
+				// The job timeout ended it: the record says so.
+				runErr = fmt.Errorf("%w: %v", context.Cause(msgCtx), runErr)
 			}
 			w.fail(ctx, d, job, runErr)
 			continue

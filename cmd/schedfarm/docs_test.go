@@ -432,3 +432,46 @@ func goDecls(t *testing.T, dir, suffix, pattern string) (names []string, ok bool
 	}
 	return names, ok
 }
+
+// secretFlags are the flags whose value is a secret: on a command line it
+// shows in `ps` to every user of the machine, and in the shell's history.
+var secretFlags = []string{"--token", "--password"}
+
+// TestDocNoSecretOnCommandLine: no command shown in README.md, docs/ or a
+// command's --help examples gives a secret flag a value: they show the
+// environment variable (SCHEDFARM_TOKEN=…) or the config file instead.
+func TestDocNoSecretOnCommandLine(t *testing.T) {
+	check := func(where, text string) {
+		fields := strings.Fields(text)
+		for i, f := range fields {
+			for _, s := range secretFlags {
+				if (f == s && i+1 < len(fields) && !strings.HasPrefix(fields[i+1], "-")) || strings.HasPrefix(f, s+"=") {
+					t.Errorf("%s: %s given on the command line (it shows in ps; use SCHEDFARM_%s or the config file): %q",
+						where, s, strings.ToUpper(strings.TrimPrefix(s, "--")), strings.TrimSpace(text))
+				}
+			}
+		}
+	}
+	for _, rel := range docFiles(t) {
+		for _, l := range readDoc(t, rel) {
+			for _, text := range commandTexts(l) {
+				fields := strings.Fields(text)
+				for i := range fields {
+					if invocationAt(fields, i) {
+						check(fmt.Sprintf("%s:%d", rel, l.n), strings.Join(fields[i:], " "))
+					}
+				}
+			}
+		}
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, line := range strings.Split(c.Example, "\n") {
+			check(c.CommandPath()+" example", line)
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newApp().root)
+}

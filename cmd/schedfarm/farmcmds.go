@@ -33,7 +33,7 @@ func (a *app) serverCmd() *cobra.Command {
 		Long: "Runs an embedded NATS server with JetStream and file storage until interrupted. Clients authenticate\n" +
 			"with --user/--password or --token when those are set, and TLS is served with --server-cert/--server-key\n" +
 			"(client certificates are required when --server-ca is also given).",
-		Example: `  schedfarm server --host 0.0.0.0 --port 4222 --store-dir /var/lib/schedfarm --token s3cret`,
+		Example: `  SCHEDFARM_TOKEN=s3cret schedfarm server --host 0.0.0.0 --port 4222 --store-dir /var/lib/schedfarm`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ns, err := broker.StartServer(broker.ServerConfig{
@@ -439,6 +439,9 @@ func (a *app) collectCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if err := coordinator.CheckRunID(args[0]); err != nil {
+				return &exitError{exitUsage, err}
+			}
 			farm, err := a.connect(ctx, "schedfarm-collect", false)
 			if err != nil {
 				return err

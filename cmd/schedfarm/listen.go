@@ -15,8 +15,8 @@ var errNotLoopback = errors.New("not a loopback address")
 // runtime profiles of --pprof, the status page of --serve) on addr,
 // HOST:PORT, for the flag named flag. An address without a host (":6060")
 // binds to loopback only. An address off loopback is refused unless
-// allowedBy is empty (always allowed) or names a flag that was given
-// (allowed); when it is served there, a warning is logged.
+// allowed, by the flag named allowedBy; when it is served there, a warning
+// is logged.
 func listenLocal(flag, addr, example, allowedBy string, allowed bool) (net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -30,7 +30,7 @@ func listenLocal(flag, addr, example, allowedBy string, allowed bool) (net.Liste
 		return nil, fmt.Errorf("--%s %s: %w", flag, addr, err)
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		if allowedBy != "" && !allowed {
+		if !allowed {
 			ln.Close()
 			return nil, fmt.Errorf("--%s %s: %w (%s): it is served without authentication; add --%s to serve it there anyway",
 				flag, addr, errNotLoopback, tcp.IP, allowedBy)

@@ -23,6 +23,7 @@ import (
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
+	"schedfarm/results/collect"
 	"schedfarm/simcore"
 	"schedfarm/simcore/models"
 	"schedfarm/simcore/workload"
@@ -37,11 +38,16 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// Exit statuses.
+// Exit statuses. The Go runtime exits 2 on a crash (a panic or a fatal
+// error such as running out of memory, with "panic:" or "fatal error:" and
+// the goroutines on stderr) and no program can change that; every error
+// of schedfarm's own is printed after "schedfarm:", so the two exits 2
+// are told apart by the text (docs/commands.md).
 const (
 	exitFailures = 1 // the run finished with failed jobs (or a failed claim under --strict)
 	exitUsage    = 2 // bad input: flags, sweep file, unknown run
 	exitNoAnswer = 3 // the farm did not answer in time: a request's deadline expired, or no coordinator answered within --coordinator-timeout
+	exitPartLost = 4 // a stored result part could not be read or decoded (lost or damaged in the object store)
 )
 
 func main() {
@@ -61,6 +67,12 @@ func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	// Before the timeouts: a part whose read times out is lost or damaged,
+	// not a farm that does not answer.
+	var pe *collect.PartError
+	if errors.As(err, &pe) {
+		return exitPartLost
 	}
 	var na *coordinator.NoAnswerError
 	if errors.As(err, &na) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
@@ -103,7 +115,8 @@ func newApp() *app {
 	pf.StringSlice("data-dir", simcore.DefaultDataDirs(), "directories searched, in order, for models' input files (traces); traces fetch writes into the first")
 	pf.String("results-dir", "runs", "where collected results go: <results-dir>/<sweep>/<run-id>/")
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
-	pf.String("pprof", "", "serve this process's runtime profiles (net/http/pprof: heap, CPU, goroutines, execution trace; not the command line) without authentication on HOST:PORT; \":6060\" binds to loopback only")
+	pf.String("pprof", "", "serve this process's runtime profiles (net/http/pprof: heap, CPU, goroutines, execution trace; not the command line) without authentication on HOST:PORT; \":6060\" binds to loopback only, another interface is refused without --pprof-any-address")
+	pf.Bool("pprof-any-address", false, "allow --pprof on an address off loopback: whoever reaches it reads this process's memory profiles")
 	// The commands in the groups people use them in: on one machine, on a
 	// farm, with data.
 	a.root.AddGroup(
@@ -183,7 +196,7 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	if addr := v.GetString("pprof"); addr != "" {
-		if _, err := servePprof(addr); err != nil {
+		if _, err := servePprof(addr, v.GetBool("pprof-any-address")); err != nil {
 			return &exitError{exitUsage, err}
 		}
 	}
@@ -209,8 +222,8 @@ func addNATSFlags(fs *pflag.FlagSet) {
 // server requires of its clients.
 func addAuthFlags(fs *pflag.FlagSet, whose string) {
 	fs.String("user", "", whose+" user")
-	fs.String("password", "", whose+" password")
-	fs.String("token", "", whose+" token")
+	fs.String("password", "", whose+" password (a flag shows in ps: prefer SCHEDFARM_PASSWORD or the config file)")
+	fs.String("token", "", whose+" token (a flag shows in ps: prefer SCHEDFARM_TOKEN or the config file)")
 }
 
 // addPackingFlag adds --packing to a command that runs a coordinator.

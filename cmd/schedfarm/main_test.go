@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,7 +19,16 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"schedfarm/coordinator"
 	"schedfarm/results"
+	"schedfarm/results/collect"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
+	"schedfarm/sweep"
 )
 
 const smokeFile = "../../configs/smoke.yaml"
@@ -892,3 +902,50 @@ func TestDataDirFromEnv(t *testing.T) {
 		t.Errorf("the second directory of SCHEDFARM_DATA_DIR was not searched:\n%s", out.stdout)
 	}
 }
+
+// TestExitCodes: each kind of failure has its documented exit status; a
+// stored part that cannot be read (lost or damaged in the object store,
+// its read timing out) is not "the farm did not answer", nor bad input.
+func TestExitCodes(t *testing.T) {
+	m := bench.New()
+	schema := m.Schema()
+	params, err := schema.Complete(simcore.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []sweep.Job{{ID: uuid.New(), Sweep: "s", Model: m.Name(), ModelVersion: m.Version(), Params: params, Seed: 1}}
+	lost := func(err error) error {
+		_, cerr := collect.Collect(context.Background(), failingSource{err},
+			collect.Input{RunID: "r", Model: schema, Jobs: jobs}, filepath.Join(t.TempDir(), "out"))
+		return cerr
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"bad input", errors.New("sweep file: no sweeps"), exitUsage},
+		{"failures", &exitError{exitFailures, errors.New("3 jobs failed")}, exitFailures},
+		{"no answer", &coordinator.NoAnswerError{Verb: "status", Subject: "x", Waited: time.Second, Deadline: time.Second}, exitNoAnswer},
+		{"request timeout", fmt.Errorf("status: %w", nats.ErrTimeout), exitNoAnswer},
+		{"part read times out", lost(nats.ErrTimeout), exitPartLost},
+		{"part not found", lost(jetstream.ErrObjectNotFound), exitPartLost},
+	} {
+		if c.err == nil {
+			t.Fatalf("%s: no error", c.name)
+		}
+		if got := exitCode(c.err); got != c.want {
+			t.Errorf("%s (%v): exit %d, want %d", c.name, c.err, got, c.want)
+		}
+	}
+}
+
+// failingSource is a PartSource of one part whose objects fail to open
+// with err.
+type failingSource struct{ err error }
+
+func (f failingSource) List(context.Context) ([]string, error) {
+	return []string{results.PartObjectName("a", results.JobsTable)}, nil
+}
+
+func (f failingSource) Open(context.Context, string) (io.ReadCloser, error) { return nil, f.err }

@@ -14,14 +14,15 @@ import (
 //	schedfarm coordinator --pprof 127.0.0.1:6060 &
 //	go tool pprof http://127.0.0.1:6060/debug/pprof/heap
 //
-// The profiles are served without authentication, so an address without a
-// host (":6060") binds to loopback only; another interface must be named
-// (and is logged as a warning). The command line (/debug/pprof/cmdline) is
-// not served: it may hold a secret (--token, --password). It returns the
-// bound address once the listener is up, so a bad address is an error of
-// the command, not a log line.
-func servePprof(addr string) (net.Addr, error) {
-	ln, err := listenLocal("pprof", addr, "127.0.0.1:6060", "", true)
+// The profiles are served without authentication, so they follow the
+// status page's (--serve's) rule: an address without a host (":6060")
+// binds to loopback only, and another interface is refused unless
+// anyAddress (--pprof-any-address; then a warning is logged). The command
+// line (/debug/pprof/cmdline) is not served: it may hold a secret
+// (--token, --password). It returns the bound address once the listener
+// is up, so a bad address is an error of the command, not a log line.
+func servePprof(addr string, anyAddress bool) (net.Addr, error) {
+	ln, err := listenLocal("pprof", addr, "127.0.0.1:6060", "pprof-any-address", anyAddress)
 	if err != nil {
 		return nil, err
 	}

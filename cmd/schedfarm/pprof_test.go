@@ -13,7 +13,7 @@ import (
 // the command line, which may carry --token; an address without a host
 // binds to loopback only.
 func TestPprofHidesCommandLine(t *testing.T) {
-	addr, err := servePprof(":0")
+	addr, err := servePprof(":0", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,19 @@ func TestPprofHidesCommandLine(t *testing.T) {
 	if code, body := get("/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
 		t.Errorf("/debug/pprof/: status %d", code)
 	}
-	if _, err := servePprof("6060"); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
+	if _, err := servePprof("6060", false); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
 		t.Errorf("--pprof 6060: %v, want an error asking for HOST:PORT", err)
 	}
+}
+
+// TestPprofOffLoopback: --pprof follows --serve's rule: an address off
+// loopback is refused (exit 2, naming the flag that allows it) unless
+// --pprof-any-address is given.
+func TestPprofOffLoopback(t *testing.T) {
+	o := execute(t, "models", "--pprof", "0.0.0.0:0")
+	wantExit(t, o, exitUsage)
+	if !strings.Contains(o.err.Error(), "--pprof-any-address") || !strings.Contains(o.err.Error(), "not a loopback address") {
+		t.Errorf("the error does not name --pprof-any-address: %s", o)
+	}
+	mustSucceed(t, execute(t, "models", "--pprof", "0.0.0.0:0", "--pprof-any-address"))
 }

@@ -378,7 +378,7 @@ func TestListenLocal(t *testing.T) {
 		{"127.0.0.1:0", "serve-any-address", false, "", true},
 		{"0.0.0.0:0", "serve-any-address", false, "add --serve-any-address", false},
 		{"0.0.0.0:0", "serve-any-address", true, "", false},
-		{"0.0.0.0:0", "", false, "", false}, // --pprof: always allowed, with a warning
+		{"0.0.0.0:0", "pprof-any-address", false, "add --pprof-any-address", false}, // --pprof: the same rule
 		{"8080", "serve-any-address", false, "want HOST:PORT, e.g. 127.0.0.1:8080", false},
 	}
 	for _, tc := range tests {

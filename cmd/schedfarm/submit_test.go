@@ -77,3 +77,22 @@ func TestRunOverEmbeddedMaxPayload(t *testing.T) {
 		t.Errorf("state dir %s created (%v): the embedded server was started", state, err)
 	}
 }
+
+// TestRunIDArgument: a RUN that is not a run ID is bad input, said as
+// such (what a run ID looks like), before any farm is reached: collect
+// "*" once gave "nats: invalid key", after a wait for the server.
+func TestRunIDArgument(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"collect", "*"},
+		{"collect", "../x"},
+		{"cancel", "*"},
+		{"status", "*"},
+	} {
+		o := execute(t, append(args, "--nats", "nats://127.0.0.1:1")...)
+		wantExit(t, o, exitUsage)
+		if !strings.Contains(o.err.Error(), "is not a run ID: run IDs are UUIDs") {
+			t.Errorf("%s: the error does not say what a run ID is", o)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func (a *app) tracesFetchCmd() *cobra.Command {
 	var mirror string
 	var sweeps []string
 	var retries, maxJobs int
-	var stall time.Duration
+	var stall, deadline time.Duration
 	cmd := &cobra.Command{
 		Use:   "fetch [NAME...]",
 		Short: "Download known traces from the Parallel Workloads Archive (or a mirror) into the first data dir, verified",
@@ -97,7 +97,8 @@ func (a *app) tracesFetchCmd() *cobra.Command {
 			"against its known SHA-256 and size, then moved into place: a checksum mismatch keeps nothing. A file\n" +
 			"already there and matching (in any data dir, the first that has it) is not fetched again; one there\n" +
 			"with another checksum is an error unless --force. A broken transfer is retried (--retries), resuming\n" +
-			"where it stopped; if retries run out the .part is kept and the same command resumes it. --mirror\n" +
+			"where it stopped; if retries run out the .part is kept and the same command resumes it; so it is\n" +
+			"when a file is not complete by its --deadline (by default 1 min + 1 s per 10 kB of the file). --mirror\n" +
 			"takes the files from a directory or an http(s) base URL holding them under the same names instead.\n" +
 			"Exit status 0 when every file asked for is there and verified at the end, 1 otherwise, 2 on bad input.",
 		Example: `  schedfarm traces fetch CTC-SP2-1996-3.1-cln
@@ -161,6 +162,9 @@ func (a *app) tracesFetchCmd() *cobra.Command {
 			if retries < 0 {
 				return &exitError{exitUsage, fmt.Errorf("--retries %d: must be 0 or more", retries)}
 			}
+			if deadline < 0 {
+				return &exitError{exitUsage, fmt.Errorf("--deadline %s: must be 0 (scaled to the file) or more", deadline)}
+			}
 			dirs := a.dataDirs()
 			if len(dirs) == 0 {
 				return &exitError{exitUsage, errors.New("no --data-dir to fetch into")}
@@ -173,6 +177,7 @@ func (a *app) tracesFetchCmd() *cobra.Command {
 				Force:        force,
 				Retries:      retries,
 				StallTimeout: stall,
+				Deadline:     deadline,
 				Logger:       a.logger(),
 			}
 			return a.fetchTraces(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f, want, others, dirs)
@@ -185,6 +190,7 @@ func (a *app) tracesFetchCmd() *cobra.Command {
 	fl.BoolVar(&force, "force", false, "replace a file present with another checksum")
 	fl.IntVar(&retries, "retries", 3, "retries of a broken transfer, each resuming where it stopped")
 	fl.DurationVar(&stall, "timeout", tracefetch.DefaultStallTimeout, "give an attempt up when no bytes arrive for this long")
+	fl.DurationVar(&deadline, "deadline", 0, "give a file up when it is not complete this long after its transfer began, every attempt included (0: 1 min + 1 s per 10 kB of the file)")
 	fl.IntVar(&maxJobs, "max-jobs", sweep.DefaultMaxJobs, "largest sweep accepted by --for")
 	return cmd
 }
@@ -249,6 +255,9 @@ func (a *app) fetchTraces(ctx context.Context, out, errw io.Writer, f *tracefetc
 			msg := err.Error()
 			if errors.Is(err, tracefetch.ErrExists) {
 				msg += "; pass --force to replace it"
+			}
+			if errors.Is(err, tracefetch.ErrTooSlow) {
+				msg += "; pass a longer --deadline to wait longer"
 			}
 			fmt.Fprintln(errw, "error:", msg)
 			continue

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -229,5 +230,50 @@ func TestTracesListMissing(t *testing.T) {
 	}
 	if w := "into " + data + "/traces/"; !strings.Contains(o.stdout, w) {
 		t.Errorf("stdout lacks %q:\n%s", w, o)
+	}
+}
+
+// TestTracesNonRegular: a FIFO or a link to /dev/zero where a known trace
+// belongs is listed by `traces` as an error naming its kind, and refused
+// by `traces fetch` (also from a mirror), without blocking on it or
+// reading it.
+func TestTracesNonRegular(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	a, b := fakeTrace(t, src, "a.swf", 3), fakeTrace(t, src, "b.swf", 3)
+	data, mirror := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(data, "traces"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(data, "traces", "a.swf"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(data, "traces", "b.swf")); err != nil {
+		t.Fatal(err)
+	}
+	o := executeWith(t, []workload.KnownTrace{a, b}, "traces", "--data-dir", data)
+	mustSucceed(t, o)
+	for _, w := range []string{"not a regular file (a named pipe)", "not a regular file (a device)"} {
+		if !strings.Contains(o.stdout, w) {
+			t.Errorf("the listing lacks %q:\n%s", w, o)
+		}
+	}
+	o = executeWith(t, []workload.KnownTrace{a, b}, "traces", "fetch", "--all", "--data-dir", data, "--mirror", mirror)
+	if o.err == nil || strings.Count(o.stderr, "not a regular file") != 2 {
+		t.Errorf("fetch over a FIFO and a device: %s", o)
+	}
+	// The same in a mirror.
+	data = t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(mirror, "a.swf"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(mirror, "b.swf")); err != nil {
+		t.Fatal(err)
+	}
+	o = executeWith(t, []workload.KnownTrace{a, b}, "traces", "fetch", "--all", "--data-dir", data, "--mirror", mirror)
+	for _, w := range []string{"not a regular file (a named pipe)", "not a regular file (a device)"} {
+		if o.err == nil || !strings.Contains(o.stderr, w) {
+			t.Errorf("fetch from a mirror lacks %q:\n%s", w, o)
+		}
 	}
 }

@@ -31,6 +31,22 @@ type PartSource interface {
 	Open(ctx context.Context, name string) (io.ReadCloser, error)
 }
 
+// PartError is a stored part object that could not be read (lost from the
+// store, damaged there, or not delivered) or decoded. Collect's error
+// wraps one for such an object, whatever the store's own error (a read
+// that times out included), so that a caller can tell it from bad input
+// and from a farm that does not answer.
+type PartError struct {
+	Object string // the object's name, as the PartSource knows it
+	Err    error
+}
+
+func (e *PartError) Error() string {
+	return fmt.Sprintf("stored part %s: %v", e.Object, e.Err)
+}
+
+func (e *PartError) Unwrap() error { return e.Err }
+
 // Failure is the coordinator's record of a job that failed for good.
 type Failure struct {
 	Error    string
@@ -289,14 +305,20 @@ func (c *collector) eachObject(ctx context.Context, names []string, fn func(i in
 		}
 		<-sem
 		if f.err != nil {
-			return fmt.Errorf("collect %s: %w", name, f.err)
+			if ctx.Err() != nil {
+				return fmt.Errorf("collect %s: %w", name, f.err) // interrupted
+			}
+			return fmt.Errorf("collect: %w", &PartError{name, f.err})
 		}
 		pf, err := parquet.OpenFile(bytes.NewReader(f.data), int64(len(f.data)), parquet.SkipBloomFilters(true))
 		if err != nil {
-			return fmt.Errorf("collect %s: %w", name, err)
+			return fmt.Errorf("collect: %w", &PartError{name, err})
 		}
 		if err := fn(i, pf); err != nil {
-			return fmt.Errorf("collect %s: %w", name, err)
+			if ctx.Err() != nil {
+				return fmt.Errorf("collect %s: %w", name, err) // interrupted
+			}
+			return fmt.Errorf("collect: %w", &PartError{name, err})
 		}
 	}
 	return nil

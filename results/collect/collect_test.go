@@ -3,6 +3,7 @@ package collect_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -389,5 +390,51 @@ func TestCollectOutputFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "res", "s", "r2")); err == nil {
 		t.Errorf("failed collect left a folder")
+	}
+}
+
+// TestSummaryCSVNeutralisesFormulas: a string cell that a spreadsheet would
+// read as a formula (= + - @, tab, CR first) is written with a leading
+// quote; a number cell is written as it is.
+func TestSummaryCSVNeutralisesFormulas(t *testing.T) {
+	schema := bench.New().Schema()
+	variants := []string{"=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\r=1+1", "plain"}
+	var pts []runtest.Point
+	for _, v := range variants {
+		pts = append(pts, runtest.Point{"variant": v, "noise": 0.5})
+	}
+	jobs := runtest.BenchJobs(t, "s", 1, pts, 1)
+	rows := runtest.RunBench(t, jobs, "w", time.Unix(0, 0))
+	dir := t.TempDir()
+	runtest.StorePart(t, filepath.Join(dir, "parts"), "p", schema, "r", rows)
+	out := filepath.Join(dir, "out")
+	if _, err := collect.Collect(context.Background(), runtest.DirSource{Dir: filepath.Join(dir, "parts")},
+		collect.Input{RunID: "r", Model: schema, Jobs: jobs}, out); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vi, ni := slices.Index(recs[0], "variant"), slices.Index(recs[0], "noise")
+	var got []string
+	for _, r := range recs[1:] {
+		got = append(got, r[vi])
+		if r[ni] != "0.5" {
+			t.Errorf("noise cell %q, want 0.5", r[ni])
+		}
+	}
+	// encoding/csv's writer (CRLF lines) drops a lone carriage return, so
+	// "\r=1+1" would reach the file as a formula.
+	want := []string{"'=cmd|' /C calc'!A0", "'+1+1", "'-2+3", "'@SUM(A1)", "'\tx", "'=1+1", "plain"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("variant cells %q, want %q", got, want)
 	}
 }

@@ -116,6 +116,35 @@ func TestCollectErrors(t *testing.T) {
 	}
 }
 
+// TestCollectPartError: an object that cannot be read or decoded is a
+// *PartError naming it; an interrupted collection is not.
+func TestCollectPartError(t *testing.T) {
+	schema := bench.New().Schema()
+	jobs := runtest.BenchJobs(t, "s", 1, []runtest.Point{{"size": 1}, {"size": 2}}, 1)
+	parts := filepath.Join(t.TempDir(), "parts")
+	runtest.StorePart(t, parts, "a", schema, "r", runtest.RunBench(t, jobs[:1], "w", time.Unix(0, 0)))
+	runtest.StorePart(t, parts, "b", schema, "r", runtest.RunBench(t, jobs[1:], "w", time.Unix(0, 0)))
+	src := runtest.DirSource{Dir: parts}
+	in := collect.Input{RunID: "r", Model: schema, Jobs: jobs}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		name, object string
+		ctx          context.Context
+		src          collect.PartSource
+	}{
+		{"lost", "a/jobs.parquet", context.Background(), faultySource{PartSource: src, openFail: "a/jobs.parquet"}},
+		{"damaged", "b/jobs.parquet", context.Background(), corruptSource{src}},
+		{"interrupted", "", cancelled, src},
+	} {
+		_, err := collect.Collect(c.ctx, c.src, in, filepath.Join(t.TempDir(), "out"))
+		var pe *collect.PartError
+		if got := errors.As(err, &pe); got != (c.object != "") || got && pe.Object != c.object {
+			t.Errorf("%s: %v (a PartError: %v), want one naming %q", c.name, err, got, c.object)
+		}
+	}
+}
+
 // corruptSource truncates part b's jobs object.
 type corruptSource struct{ collect.PartSource }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"schedfarm/results"
 	"schedfarm/simcore"
@@ -126,7 +127,8 @@ func (sum *summary) writeParquet(w io.Writer, l results.Layout, meta map[string]
 
 // formatCSV renders a value for summary.csv: integers in base 10, floats
 // with strconv 'g' and the shortest precision that round-trips, bools as
-// true/false, strings as they are, nil (null) as the empty field.
+// true/false, strings as they are but neutralised (csvText), nil (null)
+// as the empty field.
 func formatCSV(v any) string {
 	switch x := v.(type) {
 	case int64:
@@ -134,11 +136,22 @@ func formatCSV(v any) string {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
-		return x
+		return csvText(x)
 	case bool:
 		return strconv.FormatBool(x)
 	}
 	return ""
+}
+
+// csvText neutralises a text cell a spreadsheet would read as a formula
+// (CSV injection): one that starts with =, +, -, @, a tab or a carriage
+// return gets a leading single quote, as OWASP recommends. Numbers are
+// never text cells, so a negative one stays a number.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 func (sum *summary) writeCSV(w io.Writer, l results.Layout) error {

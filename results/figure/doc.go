@@ -24,5 +24,8 @@
 // width × height, sharing their axis ranges. A series value has the same colour in every figure of
 // the file: values are numbered over the whole file (the series
 // parameters' values over all its jobs, numbers in numeric order) and take
-// Tableau's ten colours, then the same colours dashed.
+// Tableau's ten colours, then the same colours dashed. Every text drawn
+// (titles, labels, legend entries, whether from the sweep file or the
+// data) has its control characters drawn as spaces, so the SVG stays
+// well-formed XML.
 package figure

@@ -340,3 +340,35 @@ func TestRenderHugeRange(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderControlCharacters: control characters in a figure's text (a
+// title from the sweep file, a series value from the data) do not make
+// the SVG ill-formed XML: they are drawn as spaces, in the PNG too.
+func TestRenderControlCharacters(t *testing.T) {
+	sum := runtest.FrameOf(nil,
+		"size", []int64{1, 2, 1, 2},
+		"variant", []string{"a\x01b", "a\x01b", "c\x1b[2J\x7fd\u0085", "c\x1b[2J\x7fd\u0085"},
+		"value_mean", []float64{1, 2, 3, 4}, "value_ci95", []float64{0.1, 0.1, 0.1, 0.1})
+	d, err := runtest.Decls(t, "figures:\n  - {id: ctl, kind: line, x: size, y: value, series: variant}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := d.Figures[0]
+	f.Title = "bad\x1b[2J\x00title\x07\v\f\r\t\xff end"
+	ff, err := Render(f, sum, NewPalette(nil, nil), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, texts := svgInfo(t, ff.SVG) // fails on ill-formed XML
+	want := map[string]bool{"bad [2J title       end": false, "a b": false, "c [2J d": false}
+	for _, s := range texts {
+		if _, ok := want[s]; ok {
+			want[s] = true
+		}
+	}
+	for s, seen := range want {
+		if !seen {
+			t.Errorf("the SVG lacks the text %q; it has %q", s, texts)
+		}
+	}
+}

@@ -10,8 +10,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -120,17 +123,41 @@ func Render(f *decl.Figure, fr *results.Frame, pal *Palette, dir string) (out *F
 	out.PNG = filepath.Join(dir, f.ID+".png")
 	out.SVG = filepath.Join(dir, f.ID+".svg")
 	png := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}
-	drawGrid(grid, draw.New(png))
+	drawGrid(grid, draw.New(plainTextCanvas{png}))
 	if err := writeTo(out.PNG, png); err != nil {
 		return nil, err
 	}
 	svg := vgsvg.New(w, h)
-	drawGrid(grid, draw.New(svg))
+	drawGrid(grid, draw.New(plainTextCanvas{svg}))
 	if err := writeTo(out.SVG, svg); err != nil {
 		return nil, err
 	}
 	out.Width, out.Height = int(math.Round(float64(w/vg.Inch)*DPI)), int(math.Round(float64(h/vg.Inch)*DPI))
 	return out, nil
+}
+
+// plainTextCanvas draws every text (titles, labels, legend entries, from
+// the sweep file or the data) as plainText makes it: a control character
+// would make the SVG ill-formed XML, which allows none but tab and line
+// breaks, and escapes none.
+type plainTextCanvas struct{ vg.CanvasSizer }
+
+// FillString draws plainText(s).
+func (c plainTextCanvas) FillString(f font.Face, pt vg.Point, s string) {
+	c.CanvasSizer.FillString(f, pt, plainText(s))
+}
+
+// plainText replaces each control character of s (C0, DEL, C1; tab and
+// carriage return too: a line of text holds no line break), each byte
+// that is not UTF-8 (and U+FFFD, which such a byte decodes to) and the
+// non-characters U+FFFE, U+FFFF by a space.
+func plainText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError || r == 0xFFFE || r == 0xFFFF {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // buildGrid makes a figure's panels (one per facet, up to three a row)

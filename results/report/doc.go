@@ -28,7 +28,10 @@
 // are listed with their errors (the first 500). The sweep file recorded in
 // the metadata supplies the declarations, so a report can be rebuilt from
 // the folder alone. Figures whose table is absent (a golden folder holds
-// only summary.parquet) are listed as errors in the report.
+// only summary.parquet) are listed as errors in the report. Text from the
+// sweep file and the jobs is text in both: report.html escapes it as HTML,
+// report.md writes "<" as "&lt;" (no raw HTML) and fences the sweep file
+// with more backticks than any run of them in it.
 //
 // # Scoreboard
 //

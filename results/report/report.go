@@ -360,10 +360,40 @@ func (r *Report) provenance() [][2]string {
 	return rows
 }
 
+// mdEscape makes text from a file or a job one line of Markdown text, as
+// report.html's template makes it text of HTML: a "<" becomes "&lt;" (no
+// raw HTML element, comment or autolink can start), a "|" is escaped (no
+// table cell ends) and line breaks become spaces (no block starts).
 func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "<", "&lt;")
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "\r", "")
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// mdParagraph is mdEscape for a paragraph of its own: trimmed, and a
+// leading fence character escaped so that it opens no code block.
+func mdParagraph(s string) string {
+	s = strings.TrimSpace(mdEscape(s))
+	if strings.HasPrefix(s, "`") || strings.HasPrefix(s, "~") {
+		s = `\` + s
+	}
+	return s
+}
+
+// codeFence returns a fence of backticks longer than any run of backticks
+// in s, and at least three, so that no line of s closes it.
+func codeFence(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '`' {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 func verdictMark(v claims.Verdict) string {
@@ -385,8 +415,8 @@ func firstLineOf(s string) string {
 
 func (r *Report) markdown(b *bytes.Buffer) {
 	fmt.Fprintf(b, "# Report: sweep %s\n\n", r.Sweep)
-	if r.Doc != "" {
-		fmt.Fprintf(b, "%s\n\n", r.Doc)
+	if d := mdParagraph(r.Doc); d != "" {
+		fmt.Fprintf(b, "%s\n\n", d)
 	}
 	b.WriteString("## Provenance\n\n| | |\n|---|---|\n")
 	for _, row := range r.provenance() {
@@ -419,9 +449,9 @@ func (r *Report) markdown(b *bytes.Buffer) {
 		b.WriteString("The sweep declares no figures.\n\n")
 	}
 	for _, f := range r.Figures {
-		fmt.Fprintf(b, "### %s\n\n![%s](%s/%s.png)\n\n[SVG](%s/%s.svg)", f.Title, f.ID, FiguresDir, f.ID, FiguresDir, f.ID)
+		fmt.Fprintf(b, "### %s\n\n![%s](%s/%s.png)\n\n[SVG](%s/%s.svg)", mdEscape(f.Title), f.ID, FiguresDir, f.ID, FiguresDir, f.ID)
 		if f.Note != "" {
-			fmt.Fprintf(b, " — %s", f.Note)
+			fmt.Fprintf(b, " — %s", mdEscape(f.Note))
 		}
 		b.WriteString("\n\n")
 	}
@@ -440,9 +470,9 @@ func (r *Report) markdown(b *bytes.Buffer) {
 			fmt.Fprintf(b, "| %d | %s | %s | %d | %s |\n", j.Index, j.JobID, mdEscape(j.Params), j.Attempts, mdEscape(firstLineOf(j.Error)))
 		}
 	}
-	b.WriteString("\n## Sweep file\n\n```yaml\n")
-	b.WriteString(strings.TrimRight(r.SweepFile, "\n"))
-	b.WriteString("\n```\n")
+	// The file verbatim in a code block, whose fence no line of it closes.
+	fence := codeFence(r.SweepFile)
+	fmt.Fprintf(b, "\n## Sweep file\n\n%syaml\n%s\n%s\n", fence, strings.TrimRight(r.SweepFile, "\n"), fence)
 }
 
 func (r *Report) claimCounts() (p, f, i int) {

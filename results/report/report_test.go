@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +95,52 @@ func BenchmarkReport_10k(b *testing.B) {
 		if _, err := report.Write(dir, reg); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestReportMarkdownNeutralisesFileText: HTML in a sweep's doc: and a
+// claim's source: reaches report.md as text, not as elements, and a fence
+// in the sweep file does not close the report's code fence around it.
+func TestReportMarkdownNeutralisesFileText(t *testing.T) {
+	file := strings.ReplaceAll(runtest.Sweep, "\n  ", "\n")
+	file = strings.Replace(file, "- name: big\n", "- name: big\n  doc: |\n   ```\n   <script>alert(1)</script> & more\n", 1)
+	file = strings.Replace(file, `source: "Fig. 1"`, `source: "<iframe src=//evil.example>"`, 1)
+	dir := filepath.Join(t.TempDir(), "big", "r1")
+	runtest.CollectRunFile(t, dir, 60, file)
+	if _, err := report.Write(dir, runtest.Registry(t)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, report.ReportMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prose, section, ok := strings.Cut(string(b), "## Sweep file\n\n")
+	if !ok {
+		t.Fatal("report.md has no sweep file section")
+	}
+	if m := regexp.MustCompile(`(?i)<(script|iframe)`).FindString(prose); m != "" {
+		t.Errorf("report.md passes %q through", m)
+	}
+	for _, s := range []string{"&lt;script>alert(1)&lt;/script> & more", "| grows | &lt;iframe src=//evil.example> |"} {
+		if !strings.Contains(prose, s) {
+			t.Errorf("report.md lacks %q", s)
+		}
+	}
+	// The sweep file's fence: the opener's backticks close it only on the
+	// last line, so every line of the file stays inside.
+	lines := strings.Split(strings.TrimRight(section, "\n"), "\n")
+	fence := strings.TrimSuffix(lines[0], "yaml")
+	if len(fence) < 3 || strings.Trim(fence, "`") != "" {
+		t.Fatalf("sweep file section opens with %q", lines[0])
+	}
+	closer := regexp.MustCompile("^ {0,3}`{" + strconv.Itoa(len(fence)) + ",}\\s*$")
+	for i, l := range lines[1:] {
+		if closer.MatchString(l) && i != len(lines)-2 {
+			t.Errorf("line %d of the sweep file (%q) closes the fence %q", i+1, l, fence)
+		}
+	}
+	if !strings.Contains(section, "<script") || !strings.Contains(section, file[:40]) {
+		// Inside the fence the file is verbatim (a code block shows it as text).
+		t.Errorf("the sweep file section does not hold the file verbatim")
 	}
 }

@@ -187,6 +187,13 @@ func SortedKeys[V any](m map[string]V) []string {
 // replicates; every 7th job of size 1 fails) into dir with a run.json.
 func CollectRun(tb testing.TB, dir string, n int) {
 	tb.Helper()
+	CollectRunFile(tb, dir, n, Sweep)
+}
+
+// CollectRunFile is CollectRun with sweepFile recorded as the run's sweep
+// file in place of Sweep; it must declare sweep big of the bench model.
+func CollectRunFile(tb testing.TB, dir string, n int, sweepFile string) {
+	tb.Helper()
 	var pts []Point
 	for i := 0; i < n/20; i++ {
 		for _, v := range []string{"a", "b"} {
@@ -209,7 +216,7 @@ func CollectRun(tb testing.TB, dir string, n int) {
 		StorePart(tb, parts, "p"+string(rune('a'+p)), schema, "r1", rows[p*5000:min(len(rows), (p+1)*5000)])
 	}
 	_, err := collect.Collect(context.Background(), DirSource{Dir: parts}, collect.Input{
-		RunID: "r1", Model: schema, Jobs: jobs, Failures: fails, SweepFile: Sweep, Provenance: Prov(),
+		RunID: "r1", Model: schema, Jobs: jobs, Failures: fails, SweepFile: sweepFile, Provenance: Prov(),
 	}, dir)
 	if err != nil {
 		tb.Fatal(err)

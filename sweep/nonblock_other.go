@@ -1,5 +1,0 @@
-//go:build !unix
-
-package sweep
-
-const syscallNonblock = 0
