@@ -21,7 +21,7 @@ import (
 // is answered with a RequestError and changes nothing.
 //
 //	submit  SubmitRequest → SubmitReply
-//	status  RunRequest (run may be empty: every run) → Status
+//	status  StatusRequest (run may be empty: a page of runs) → Status
 //	cancel  RunRequest → {"cancelled": run}
 //	ping    {} → PingReply
 
@@ -34,7 +34,8 @@ const MaxFileName = 1024
 // submission, as long as the coordinator answers its pings.
 const MaxRequestTime = 10 * time.Minute
 
-// RunRequest names a run: the body of status and cancel requests.
+// RunRequest names a run: the body of cancel requests (a status request,
+// StatusRequest, has the same "run" and more).
 type RunRequest struct {
 	Run string `json:"run"`
 }
@@ -98,7 +99,8 @@ func (r *SubmitRequest) Validate() error {
 	return nil
 }
 
-// validate checks a status (run may be empty: every run) or cancel request.
+// validate checks a cancel request (required) or a request whose run may
+// be empty.
 func (r *RunRequest) validate(verb string, required bool) error {
 	if r.Run == "" && !required {
 		return nil

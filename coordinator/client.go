@@ -222,10 +222,18 @@ func (c *Client) do(ctx context.Context, cmdVerb, verb string, req, out any) err
 	}
 }
 
-// Status returns the state of one run, or of every run when run is empty.
+// Status returns the state of one run, or of the newest runs when run is
+// empty (StatusFor).
 func (c *Client) Status(ctx context.Context, run string) (*Status, error) {
+	return c.StatusFor(ctx, StatusRequest{Run: run})
+}
+
+// StatusFor sends a status request (Coordinator.StatusFor). Only the
+// fields set are sent, so a request for one run or for the newest runs is
+// what coordinators before paging understood.
+func (c *Client) StatusFor(ctx context.Context, req StatusRequest) (*Status, error) {
 	var st Status
-	if err := c.Do(ctx, "status", RunRequest{Run: run}, &st); err != nil {
+	if err := c.Do(ctx, "status", req, &st); err != nil {
 		return nil, err
 	}
 	return &st, nil

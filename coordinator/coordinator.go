@@ -41,6 +41,13 @@ type Config struct {
 	Logger   *slog.Logger
 	// WorkerTimeout is the heartbeat age after which a worker is shown as lost.
 	WorkerTimeout time.Duration
+	// WorkerForget is the heartbeat age after which a lost worker is
+	// forgotten: no longer listed by status until it heartbeats again
+	// (default 20 × WorkerTimeout, 5 minutes).
+	WorkerForget time.Duration
+	// Now is the coordinator's clock, by which heartbeat ages are measured
+	// (nil: time.Now); a test injects its own.
+	Now func() time.Time
 	// Packing sizes job messages: tiny jobs travel several to a message
 	// (see Packing; the zero value sends one job per message).
 	Packing Packing
@@ -70,6 +77,9 @@ type Coordinator struct {
 	// submitting holds the submissions being worked on, by sweep key
 	// (submissionKey) and by "run:" and their run ID.
 	submitting map[string]*submission
+
+	// cache holds the summaries of finished runs for status (status.go).
+	cache statusCache
 
 	subs []*nats.Subscription
 	wg   sync.WaitGroup
@@ -169,6 +179,12 @@ func New(farm *broker.Farm, cfg Config) (*Coordinator, error) {
 	}
 	if cfg.WorkerTimeout == 0 {
 		cfg.WorkerTimeout = 15 * time.Second
+	}
+	if cfg.WorkerForget == 0 {
+		cfg.WorkerForget = 20 * cfg.WorkerTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	db, err := newDB()
 	if err != nil {
@@ -282,6 +298,7 @@ func (c *Coordinator) serve(ctx context.Context) error {
 				return
 			case <-t.C:
 				c.settleAll(ctx)
+				c.pruneWorkers(c.now())
 			}
 		}
 	}()
@@ -650,7 +667,7 @@ func (c *Coordinator) onHeartbeat(m *nats.Msg) {
 	}
 	txn := c.db.Txn(true)
 	_ = txn.Insert("workers", &workerState{
-		Name: hb.Worker, Host: hb.Host, PID: hb.PID, Started: hb.Started, Seen: time.Now(),
+		Name: hb.Worker, Host: hb.Host, PID: hb.PID, Started: hb.Started, Seen: c.now(),
 		Running: hb.Running, Buffered: hb.Buffered, Done: hb.Done, Errors: hb.Errors, Draining: hb.Draining,
 		StoreError: hb.StoreError, StoreRun: hb.StoreRun,
 	})

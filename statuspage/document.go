@@ -37,6 +37,12 @@ type Document struct {
 	Coordinator string                   `json:"coordinator"`
 	Runs        []Run                    `json:"runs"`
 	Workers     []coordinator.WorkerInfo `json:"workers"`
+	// TotalRuns, Older and Cut are the coordinator's (coordinator.Status):
+	// how many runs the farm has, the run before which the next page of
+	// runs starts, and what the reply leaves out to stay small.
+	TotalRuns int                    `json:"total_runs,omitempty"`
+	Older     string                 `json:"older,omitempty"`
+	Cut       *coordinator.StatusCut `json:"cut,omitempty"`
 	// ObservedAt is when the coordinator answered with this state.
 	ObservedAt time.Time `json:"observed_at"`
 	// Unreachable is set while the coordinator does not answer: the
@@ -114,7 +120,8 @@ type Event struct {
 // verdicts found under resultsDir (<resultsDir>/<sweep>/<run>/claims.json;
 // none when resultsDir is empty).
 func Build(st *coordinator.Status, resultsDir string, now time.Time) *Document {
-	d := &Document{Coordinator: st.Coordinator, Workers: st.Workers, ObservedAt: now, Runs: make([]Run, 0, len(st.Runs))}
+	d := &Document{Coordinator: st.Coordinator, Workers: st.Workers, ObservedAt: now, Runs: make([]Run, 0, len(st.Runs)),
+		TotalRuns: st.TotalRuns, Older: st.Older, Cut: st.Cut}
 	if d.Workers == nil {
 		d.Workers = []coordinator.WorkerInfo{}
 	}

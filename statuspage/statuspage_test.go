@@ -294,3 +294,30 @@ func TestServeStops(t *testing.T) {
 		t.Errorf("Serve after its context ended: %v", err)
 	}
 }
+
+// TestBuildSaysWhatWasCut: the document carries the coordinator's
+// total_runs, older and cut (what its answer leaves out), which the page
+// shows; a status with nothing cut has none of these keys.
+func TestBuildSaysWhatWasCut(t *testing.T) {
+	st := &coordinator.Status{Coordinator: "c", TotalRuns: 61, Older: runA,
+		Runs: []coordinator.RunProgress{{ID: runA, Status: broker.RunComplete, Created: t0, Total: 300, Failed: 300, FailuresCut: 295}},
+		Cut:  &coordinator.StatusCut{Runs: 11, Failures: 295, Notes: []string{"11 older runs not listed", "295 failed jobs not listed"}}}
+	b, err := json.Marshal(Build(st, "", t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"total_runs":61`, `"older":"` + runA + `"`, `"failures_cut":295`, `"cut":{"runs":11,"failures":295,"notes":["11 older runs not listed","295 failed jobs not listed"]}`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the document lacks %s:\n%s", want, b)
+		}
+	}
+	b, err = json.Marshal(Build(&coordinator.Status{Coordinator: "c"}, "", t0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"total_runs", "older", "cut"} {
+		if strings.Contains(string(b), `"`+key+`"`) {
+			t.Errorf("a status with nothing cut has %q: %s", key, b)
+		}
+	}
+}

@@ -325,15 +325,20 @@ func (a *app) follow(ctx context.Context, client *coordinator.Client, run string
 
 func (a *app) statusCmd() *cobra.Command {
 	var asJSON bool
+	var before string
+	var limit int
 	cmd := &cobra.Command{
 		Use:   "status [RUN]",
 		Short: "Show runs (or one run) with their progress and failures, and the workers' liveness",
 		Long: "Shows runs (or one run) with their progress and failures, and the workers' liveness. --json prints the\n" +
 			"document the status page polls: each run also has its percent done, mean rate, ETA and the claim verdicts\n" +
 			"of its reports under --results-dir. --serve HOST:PORT serves the live status page (docs/status.md) until\n" +
-			"interrupted; it rides out a coordinator's restart and shows the failover.",
+			"interrupted; it rides out a coordinator's restart and shows the failover. Without RUN it lists the newest\n" +
+			"--limit runs (50) and says how to list older ones (--before RUN); a reply is kept to three quarters of the\n" +
+			"NATS server's max_payload and says what it leaves out (failed jobs beyond 5 per run, 100 with RUN).",
 		Example: `  schedfarm status
   schedfarm status --json 0b6c2a8e-...
+  schedfarm status --before 0b6c2a8e-... --limit 200
   schedfarm status --serve 127.0.0.1:8080 --nats nats://queue.example:4222 --creds farm.creds`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -344,6 +349,18 @@ func (a *app) statusCmd() *cobra.Command {
 				if err := coordinator.CheckRunID(run); err != nil {
 					return &exitError{exitUsage, err}
 				}
+			}
+			req := coordinator.StatusRequest{Run: run, Before: before, Limit: limit}
+			if before != "" {
+				if run != "" {
+					return &exitError{exitUsage, errors.New("--before lists a page of runs: give RUN or --before, not both")}
+				}
+				if err := coordinator.CheckRunID(before); err != nil {
+					return &exitError{exitUsage, fmt.Errorf("--before: %w", err)}
+				}
+			}
+			if limit < 0 || limit > coordinator.MaxStatusRuns {
+				return &exitError{exitUsage, fmt.Errorf("--limit %d: give 1 to %d runs (0: the default, %d)", limit, coordinator.MaxStatusRuns, coordinator.DefaultStatusRuns)}
 			}
 			if asJSON && a.v.GetString("serve") != "" {
 				return &exitError{exitUsage, errors.New("--json and --serve: choose one (the page's JSON is at /status.json)")}
@@ -361,9 +378,9 @@ func (a *app) statusCmd() *cobra.Command {
 			}
 			defer farm.NC.Close()
 			if ln != nil {
-				return <-a.serveStatusPage(ctx, cmd, ln, a.remoteStatus(farm, run))
+				return <-a.serveStatusPage(ctx, cmd, ln, a.remoteStatus(farm, req))
 			}
-			st, err := a.client(cmd, farm).Status(ctx, run)
+			st, err := a.client(cmd, farm).StatusFor(ctx, req)
 			if err != nil {
 				return clientErr(err)
 			}
@@ -377,6 +394,8 @@ func (a *app) statusCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "machine-readable output: the status page's document")
+	cmd.Flags().StringVar(&before, "before", "", "list the runs created before this run (the older page a listing names)")
+	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("list at most this many runs, the newest (0: %d; at most %d)", coordinator.DefaultStatusRuns, coordinator.MaxStatusRuns))
 	addClientFlags(cmd.Flags())
 	addServeFlags(cmd.Flags())
 	return cmd
@@ -400,8 +419,14 @@ func printStatus(out interface{ Write([]byte) (int, error) }, st *coordinator.St
 			for _, f := range r.Failures {
 				fmt.Fprintf(out, "failed  %s sweep=%s index=%d attempts=%d worker=%s: %s\n", safe(f.Job, maxNameLen), safe(f.Sweep, maxNameLen), f.Index, f.Attempts, safe(f.Worker, maxNameLen), safeLine(f.Error))
 			}
+			if r.FailuresCut > 0 {
+				fmt.Fprintf(out, "failed  … and %d more failed jobs, not listed\n", r.FailuresCut)
+			}
 			for _, f := range r.Retrying {
 				fmt.Fprintf(out, "retrying %s sweep=%s index=%d attempts=%d worker=%s: %s\n", safe(f.Job, maxNameLen), safe(f.Sweep, maxNameLen), f.Index, f.Attempts, safe(f.Worker, maxNameLen), safeLine(f.Error))
+			}
+			if r.RetryingCut > 0 {
+				fmt.Fprintf(out, "retrying … and %d more retrying jobs, not listed\n", r.RetryingCut)
 			}
 		}
 	}
@@ -422,6 +447,12 @@ func printStatus(out interface{ Write([]byte) (int, error) }, st *coordinator.St
 			state, safe(strings.Join(w.InFlight, ","), 4*maxNameLen), w.Buffered, w.Done, w.Errors)
 	}
 	tw.Flush()
+	if st.Cut != nil && len(st.Cut.Notes) > 0 {
+		fmt.Fprintln(out)
+		for _, n := range st.Cut.Notes {
+			fmt.Fprintf(out, "not shown: %s\n", safeLine(n))
+		}
+	}
 }
 
 func firstLine(s string) string {

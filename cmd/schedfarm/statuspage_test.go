@@ -13,16 +13,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"schedfarm/broker"
 	"schedfarm/coordinator"
 	"schedfarm/farmtest"
 	"schedfarm/results/claims"
 	"schedfarm/results/report"
 	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
 	"schedfarm/statuspage"
 	"schedfarm/worker"
 )
@@ -110,30 +113,64 @@ func browserTools(t *testing.T) (node, playwright, chromium string) {
 
 var pageURL = regexp.MustCompile(`status page: (http://\S+/)`)
 
+// historyRuns is the farm's history in TestStatusPageInBrowser: finished
+// runs of historyJobs panicking jobs each (6 with -short, the race
+// detector's pass), each job failed at its first delivery (MaxDeliver 1).
+const historyRuns = 60
+
+func historyJobs() int {
+	if testing.Short() {
+		return 6
+	}
+	return 300
+}
+
 // TestStatusPageInBrowser: `schedfarm status --serve` against a real farm,
-// watched in headless Chromium (testdata/statuspage.mjs). Mid-run the page
-// shows the progress, the failed jobs' error as text (markup from the wire
-// creates no element) and a worker's current job; when the coordinator is
-// stopped the page says it is unreachable and keeps the runs; when another
-// coordinator takes over it shows the failover; at the end the run is at
-// 100 % with the claim verdicts of its report; when `status --serve`
-// itself stops, the page says so and keeps the runs, and it is live again
-// once a new one serves the same address. Screenshots mid-run and at
-// the end; SCHEDFARM_STATUS_PNG=FILE copies the last one there
-// (scripts/status-screenshot.sh makes docs/status.png so).
+// watched in headless Chromium (testdata/statuspage.mjs). The farm has
+// history: 60 finished runs of 300 panicking jobs each (MaxDeliver 1; 6 with
+// -short) on a server with nats-server's default max_payload of 1 MiB, so
+// the page lists the newest 50 runs and says what it leaves out (older runs,
+// failed jobs beyond 5 per run). Mid-run the page shows the progress, the
+// failed jobs' error as text (markup from the wire creates no element) and a
+// worker's current job; when the coordinator is stopped the page says it is
+// unreachable and keeps the runs; when another coordinator takes over it
+// shows the failover; at the end the run is at 100 % with the claim verdicts
+// of its report; when `status --serve` itself stops, the page says so and
+// keeps the runs, and it is live again once a new one serves the same
+// address. Screenshots mid-run and at the end; SCHEDFARM_STATUS_PNG=FILE
+// copies the last one there (scripts/status-screenshot.sh makes
+// docs/status.png so).
 func TestStatusPageInBrowser(t *testing.T) {
 	node, playwright, chromium := browserTools(t)
-	f := farmtest.New(t, farmtest.Settings())
+	conf := filepath.Join(t.TempDir(), "nats.conf")
+	writeFile(t, conf, "max_payload: 1048576\n") // nats-server's default
+	settings := farmtest.Settings()
+	settings.MaxDeliver = 1
+	settings.AckWait = 10 * time.Second // a waiting job is never redelivered
+	f := farmtest.NewWithServer(t, settings, broker.ServerConfig{ConfigFile: conf})
 	gate := make(chan struct{})
 	var err error
-	if f.Registry, err = simcore.NewRegistry(pageModel{gate: gate}); err != nil {
+	if f.Registry, err = simcore.NewRegistry(pageModel{gate: gate}, bench.New()); err != nil {
 		t.Fatal(err)
 	}
 	noPacking := coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackOff}}
 	c1 := f.StartCoordinatorWith("coord-one", noPacking)
 	f.StartWorkers(3, "pw", worker.Config{})
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	var history []string
+	for i := range historyRuns {
+		h, err := c1.Submit(ctx, coordinator.SubmitRequest{File: "history.yaml", Text: fmt.Sprintf(historySweep, i+1, historyJobs())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		history = append(history, h.Run)
+	}
+	for _, id := range history {
+		if p := farmtest.WaitRun(t, c1.Coordinator, id, 4*time.Minute); p.Failed != historyJobs() {
+			t.Fatalf("history run %s: %+v", id, *p)
+		}
+	}
 	rep, err := c1.Submit(ctx, coordinator.SubmitRequest{File: "page.yaml", Text: pageSweep})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +186,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, node, script, url, out, pageError)
+	cmd := exec.CommandContext(ctx, node, script, url, out, pageError, rep.Run, strconv.Itoa(historyJobs()))
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_CORE="+playwright, "CHROMIUM="+chromium)
 	var nodeErr farmtest.SyncBuffer
 	cmd.Stderr = &nodeErr
@@ -232,7 +269,32 @@ func TestStatusPageInBrowser(t *testing.T) {
 	if len(doc.Runs) != 1 || doc.Runs[0].Percent != 100 || doc.Runs[0].Failed != 2 || len(doc.Runs[0].Claims) != 1 || doc.Coordinator != "coord-two" {
 		t.Errorf("status --json: %s", o.stdout)
 	}
+	// And of every run: the newest 50, saying what it leaves out.
+	doc = statuspage.Document{}
+	o = execute(t, "status", "--json", "--nats", f.Server.ClientURL())
+	mustSucceed(t, o)
+	if err := json.Unmarshal([]byte(o.stdout), &doc); err != nil {
+		t.Fatalf("status --json: %v\n%.2000s", err, o.stdout)
+	}
+	if n := len(doc.Runs); n != coordinator.DefaultStatusRuns || doc.TotalRuns != historyRuns+1 || doc.Runs[n-1].ID != rep.Run ||
+		doc.Older != doc.Runs[0].ID || doc.Cut == nil || doc.Cut.Runs != historyRuns+1-n || doc.Cut.Failures != (n-1)*(historyJobs()-5) {
+		t.Errorf("status --json of every run: %d runs of %d, older %q, cut %+v", len(doc.Runs), doc.TotalRuns, doc.Older, doc.Cut)
+	}
 }
+
+// historySweep is a run of TestStatusPageInBrowser's history: jobs that
+// panic, with a seed per run (the first %d) so that each run has jobs of
+// its own, as many as the second %d.
+const historySweep = `sweeps:
+  - name: history
+    model: bench
+    seed: %d
+    params:
+      fail: panic
+    axes:
+      - name: size
+        range: {from: 1, to: %d, step: 1}
+`
 
 // startServe runs `schedfarm status --serve addr` against the NATS server
 // at natsURL until stop is called (or ctx ends), and returns the page's URL.

@@ -66,10 +66,10 @@ func (a *app) serveStatusPage(ctx context.Context, cmd *cobra.Command, ln net.Li
 	return done
 }
 
-// remoteStatus asks the farm's coordinator for the status of run (every
-// run if empty) once, without waiting for a coordinator: the page shows
-// one that does not answer as unreachable and asks again.
-func (a *app) remoteStatus(farm *broker.Farm, run string) func(context.Context) (*coordinator.Status, error) {
+// remoteStatus asks the farm's coordinator for the status req asks (one
+// run, or a page of runs) once, without waiting for a coordinator: the page
+// shows one that does not answer as unreachable and asks again.
+func (a *app) remoteStatus(farm *broker.Farm, req coordinator.StatusRequest) func(context.Context) (*coordinator.Status, error) {
 	timeout := a.v.GetDuration("request-timeout")
 	if timeout <= 0 || timeout > maxPollTimeout {
 		timeout = maxPollTimeout
@@ -78,7 +78,7 @@ func (a *app) remoteStatus(farm *broker.Farm, run string) func(context.Context) 
 		rctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		var st coordinator.Status
-		if err := coordinator.Request(rctx, farm, "status", coordinator.RunRequest{Run: run}, &st); err != nil {
+		if err := coordinator.Request(rctx, farm, "status", req, &st); err != nil {
 			return nil, err
 		}
 		return &st, nil

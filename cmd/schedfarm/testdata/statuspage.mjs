@@ -2,14 +2,18 @@
 // (TestStatusPageInBrowser runs it). Usage:
 //
 //   PLAYWRIGHT_CORE=<dir of the playwright-core package> CHROMIUM=/usr/bin/chromium \
-//     node statuspage.mjs URL OUT_DIR ERROR_TEXT
+//     node statuspage.mjs URL OUT_DIR ERROR_TEXT RUN JOBS
 //
-// It walks the page through the steps of the Go test, printing the name of
-// each step on stdout once the page shows it and waiting for a line "next"
-// on stdin before it goes on (the test changes the farm in between):
+// RUN is the test's run; the farm also has history (60 finished runs of
+// JOBS failed jobs each, older than RUN). It walks the page through the
+// steps of the Go test, printing the name of each step on stdout once the
+// page shows it and waiting for a line "next" on stdin before it goes on
+// (the test changes the farm in between):
 //
 //   mid   the run is in progress: the failing job's error shows, escaped;
-//         a worker shows its current job (screenshot OUT_DIR/mid.png)
+//         a worker shows its current job; the page lists the newest 50 of
+//         61 runs and says what it leaves out, a history run shows "JOBS;
+//         5 listed" failed jobs (screenshot OUT_DIR/mid.png)
 //   down  the coordinator is stopped: the page says it is unreachable
 //   up    another coordinator answers: the page shows the failover
 //   end   the run is complete at 100 %, with its claim verdicts
@@ -26,9 +30,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 
-const [url, outDir, errorText] = process.argv.slice(2);
-if (!url || !outDir || !errorText || !process.env.PLAYWRIGHT_CORE || !process.env.CHROMIUM) {
-  console.error('usage: PLAYWRIGHT_CORE=DIR CHROMIUM=PATH node statuspage.mjs URL OUT_DIR ERROR_TEXT');
+const [url, outDir, errorText, runID, jobs] = process.argv.slice(2);
+if (!url || !outDir || !errorText || !runID || !jobs || !process.env.PLAYWRIGHT_CORE || !process.env.CHROMIUM) {
+  console.error('usage: PLAYWRIGHT_CORE=DIR CHROMIUM=PATH node statuspage.mjs URL OUT_DIR ERROR_TEXT RUN JOBS');
   process.exit(2);
 }
 const { chromium } = await import(pathToFileURL(join(process.env.PLAYWRIGHT_CORE, 'index.mjs')).href);
@@ -63,6 +67,7 @@ page.on('dialog', d => { pageErrors.push('dialog opened: ' + d.message()); d.dis
 try {
   await page.goto(url);
 
+  const mine = `article.run[data-run="${runID}"]`;
   // mid: progress between 0 and 100 %, the failure listed with its error as text.
   await page.waitForFunction(err => {
     const run = document.querySelector('article.run[data-status="running"]');
@@ -73,8 +78,18 @@ try {
   }, errorText, wait);
   await page.waitForFunction(() => [...document.querySelectorAll('tr.worker td:nth-child(6)')]
     .some(td => td.textContent !== 'idle'), null, wait);
-  await page.screenshot({ path: join(outDir, 'mid.png'), fullPage: true });
-  const midError = page.locator('table.failures td.error').first();
+  // The history: the newest 50 of 61 runs, and a notice of what is left out.
+  check(await page.locator('article.run').count() === 50, `${await page.locator('article.run').count()} runs shown, want the newest 50`);
+  check(await page.locator(mine).count() === 1, 'the test\'s run is not shown');
+  check((await page.textContent('#runs-count')).includes('the newest 50 of 61'), `runs count reads ${JSON.stringify(await page.textContent('#runs-count'))}`);
+  check(await page.isVisible('#cut'), 'no notice of what the page leaves out');
+  const cut = await page.textContent('#cut');
+  check(/11 older runs not listed/.test(cut) && /\d+ failed jobs not listed/.test(cut), `the notice reads ${JSON.stringify(cut)}`);
+  const heads = await page.locator('article.run[data-status="complete"] h3.failures-head').allInnerTexts();
+  check(heads.length === 49 && heads.every(h => h === `Failed jobs (${jobs}; 5 listed)`), `history runs' failure heads: ${JSON.stringify(heads.slice(0, 3))} (${heads.length})`);
+  check(await page.locator('article.run[data-status="complete"] table.failures tr.failure').count() === 49 * 5, 'not 5 failed jobs listed per history run');
+  await page.screenshot({ path: join(outDir, 'mid.png') });
+  const midError = page.locator(`${mine} table.failures td.error`).first();
   check(await midError.isVisible(), 'the failing job\'s error is not visible');
   check(await midError.innerText() === errorText, `the error shows as ${JSON.stringify(await midError.innerText())}, want ${JSON.stringify(errorText)}`);
   await step('mid');
@@ -92,9 +107,9 @@ try {
   await step('up');
 
   // end: complete, 100 %, claim verdicts.
-  await page.waitForSelector('article.run[data-status="complete"][data-percent="100.0"] table.claims', wait);
-  await page.screenshot({ path: join(outDir, 'end.png'), fullPage: true });
-  const run = page.locator('article.run[data-status="complete"]');
+  await page.waitForSelector(`${mine}[data-status="complete"][data-percent="100.0"] table.claims`, wait);
+  await page.screenshot({ path: join(outDir, 'end.png') });
+  const run = page.locator(mine);
   check(await run.locator('.percent').innerText() === '100.0 %', 'the percentage is not "100.0 %"');
   check(await run.locator('progress').getAttribute('value') === '100', 'the progress bar is not full');
   const errors = await run.locator('table.failures td.error').allInnerTexts();
@@ -117,12 +132,13 @@ try {
   // server-down: the page's own server stopped; the page keeps the runs and asks again.
   await page.waitForSelector('#conn[data-state="server-down"]', wait);
   check((await page.textContent('#conn')).includes('status server unreachable since'), 'no "status server unreachable since" in the header');
-  check(await page.locator('article.run[data-status="complete"]').count() === 1, 'the runs vanished while the server was down');
+  check(await page.locator(`${mine}[data-status="complete"]`).count() === 1 && await page.locator('article.run').count() === 50,
+    'the runs vanished while the server was down');
   await step('server-down');
 
   // ok: a new server on the same address; the page is live again.
   await page.waitForSelector('#conn[data-state="live"]', wait);
-  check(await page.locator('article.run[data-status="complete"][data-percent="100.0"]').count() === 1, 'the run is not back at 100 %');
+  check(await page.locator(`${mine}[data-status="complete"][data-percent="100.0"]`).count() === 1, 'the run is not back at 100 %');
   console.log('ok');
 } catch (e) {
   console.error('FAIL: ' + (e && e.message ? e.message : e));
