@@ -65,7 +65,7 @@ func Collect(ctx context.Context, farm *broker.Farm, reg *simcore.Registry, run 
 	if err != nil {
 		return nil, fmt.Errorf("collect run %s: %w", run, err)
 	}
-	jobs, err := f.ExpandRun(rec.MaxJobs, rec.Rounds)
+	jobs, err := f.ExpandRunContext(ctx, rec.MaxJobs, rec.Rounds)
 	if err != nil {
 		return nil, fmt.Errorf("collect run %s: %w", run, err)
 	}

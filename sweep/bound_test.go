@@ -17,7 +17,7 @@ import (
 // returns the points enumerated (excluded ones included) and the work.
 func walkWork(t *testing.T, s *Sweep) (int, workCount, error) {
 	t.Helper()
-	w := s.newWalker()
+	w := s.newWalker(t.Context())
 	err := w.run(func(*walker, []any) error { return nil }, 0)
 	return w.ordinal, w.work, err
 }

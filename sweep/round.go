@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -31,10 +32,16 @@ type Round struct {
 // going beyond MaxReplicates; a round that does not is an error (a
 // corrupt or foreign run record).
 func (f *File) ExpandRun(maxJobs int, rounds []Round) ([]Job, error) {
+	return f.ExpandRunContext(context.Background(), maxJobs, rounds)
+}
+
+// ExpandRunContext is ExpandRun that stops when ctx ends, as
+// ExpandContext does.
+func (f *File) ExpandRunContext(ctx context.Context, maxJobs int, rounds []Round) ([]Job, error) {
 	if maxJobs <= 0 {
 		maxJobs = DefaultMaxJobs
 	}
-	jobs, err := f.Expand(maxJobs)
+	jobs, err := f.ExpandContext(ctx, maxJobs)
 	if err != nil || len(rounds) == 0 {
 		return jobs, err
 	}
@@ -75,7 +82,7 @@ func (f *File) ExpandRun(maxJobs int, rounds []Round) ([]Job, error) {
 		if len(jobs)+len(rd.Points)*(rd.To-rd.From) > maxJobs {
 			return nil, fmt.Errorf("round %d of sweep %q takes the run over its limit of %d jobs: %w", ri+1, rd.Sweep, maxJobs, ErrTooManyJobs)
 		}
-		if jobs, err = s.appendRound(jobs, rd, &st.n); err != nil {
+		if jobs, err = s.appendRound(ctx, jobs, rd, &st.n); err != nil {
 			return nil, fmt.Errorf("round %d: %w", ri+1, err)
 		}
 		for _, pt := range rd.Points {
@@ -106,11 +113,11 @@ func (f *File) sweepNamed(name string) *Sweep {
 
 // appendRound appends the jobs of one round of s; *n is the sweep's job
 // count so far (the next index), advanced.
-func (s *Sweep) appendRound(jobs []Job, rd Round, n *int) ([]Job, error) {
+func (s *Sweep) appendRound(ctx context.Context, jobs []Job, rd Round, n *int) ([]Job, error) {
 	version := s.model.Version()
 	workload := s.schema.WorkloadParams()
 	next := 0 // the next point of rd.Points to meet
-	w := s.newWalker()
+	w := s.newWalker(ctx)
 	err := w.run(func(w *walker, vals []any) error {
 		if next == len(rd.Points) {
 			return errStop

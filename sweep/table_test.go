@@ -100,7 +100,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, s := range file.Sweeps {
 			// Count without a bound could enumerate a huge sweep.
-			if _, _, err := s.countAtMost(10_000); err != nil {
+			if _, _, err := s.countAtMost(t.Context(), 10_000); err != nil {
 				return
 			}
 		}

@@ -190,7 +190,7 @@ func (a *app) submitCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			f, _, err := a.loadAndExpand(cmd.ErrOrStderr(), args[0], maxJobs, "")
+			f, _, err := a.loadAndExpand(ctx, cmd.ErrOrStderr(), args[0], maxJobs, "")
 			if err != nil {
 				return err
 			}
@@ -206,8 +206,14 @@ func (a *app) submitCmd() *cobra.Command {
 			}
 			defer farm.NC.Close()
 			client := a.client(cmd, farm)
+			a.phase("submit")
 			rep, err := client.Submit(ctx, req)
 			if err != nil {
+				if errors.Is(err, context.Canceled) {
+					// The coordinator publishes a submission it received
+					// in full, whatever becomes of the client.
+					return fmt.Errorf("submit %s interrupted: %w (if the coordinator received it, run %s goes ahead with all its jobs: `schedfarm status %s`)", args[0], err, req.Run, req.Run)
+				}
 				return clientErr(err)
 			}
 			if rep.Existing {
@@ -478,6 +484,7 @@ func (a *app) collectCmd() *cobra.Command {
 				return err
 			}
 			defer farm.NC.Close()
+			a.phase("collect")
 			_, err = a.collect(ctx, cmd, farm, args[0], partial)
 			return err
 		},

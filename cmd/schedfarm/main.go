@@ -11,9 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -42,7 +40,9 @@ func (e *exitError) Unwrap() error { return e.err }
 // error such as running out of memory, with "panic:" or "fatal error:" and
 // the goroutines on stderr) and no program can change that; every error
 // of schedfarm's own is printed after "schedfarm:", so the two exits 2
-// are told apart by the text (docs/commands.md).
+// are told apart by the text (docs/commands.md). A command that SIGINT or
+// SIGTERM stopped exits with 128 + the signal's number (signalExit: 130,
+// 143).
 const (
 	exitFailures = 1 // the run finished with failed jobs (or a failed claim under --strict)
 	exitUsage    = 2 // bad input: flags, sweep file, unknown run
@@ -50,16 +50,11 @@ const (
 	exitPartLost = 4 // a stored result part could not be read or decoded (lost or damaged in the object store)
 )
 
+// main runs the command line; the first SIGINT or SIGTERM stops the
+// command (exit status 130 or 143 once it has stopped), a second one exits
+// at once with the same status (catchSignals).
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	app := newApp()
-	err := app.root.ExecuteContext(ctx)
-	if err == nil {
-		return
-	}
-	fmt.Fprintln(os.Stderr, "schedfarm:", safeLines(err.Error()))
-	os.Exit(exitCode(err))
+	os.Exit(runMain(newApp(), os.Args[1:], os.Stderr, os.Exit))
 }
 
 // exitCode is the exit status of a command that failed with err.
@@ -96,6 +91,8 @@ type app struct {
 	// known is the table of traces `traces` lists and `traces fetch`
 	// fetches (nil: workload.Known); tests set their own.
 	known []workload.KnownTrace
+	// phases is the phase the command is in (app.phase).
+	phases phaseLog
 }
 
 func newApp() *app {
@@ -107,6 +104,7 @@ func newApp() *app {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.phases.started(cmd.CommandPath())
 			return a.loadConfig(cmd)
 		},
 	}

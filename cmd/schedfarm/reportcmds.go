@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,11 +47,16 @@ func (a *app) runDirs(run string) ([]string, error) {
 
 // report writes the report of each results folder, prints where it is and
 // the claim verdicts (on stderr), and returns the number of failed claims.
-func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
+// It stops when ctx ends, before the next sweep or figure (an error
+// wrapping ctx's); the reports already written stay.
+func (a *app) report(ctx context.Context, cmd *cobra.Command, dirs []string) (int, error) {
 	failed := 0
 	var reps []*report.Report
-	for _, d := range dirs {
-		r, err := report.Write(d, a.registry())
+	for i, d := range dirs {
+		if err := ctx.Err(); err != nil {
+			return failed, fmt.Errorf("report: %d of %d sweep(s) written: %w", i, len(dirs), err)
+		}
+		r, err := report.WriteContext(ctx, d, a.registry())
 		if err != nil {
 			return failed, err
 		}
@@ -67,6 +73,9 @@ func (a *app) report(cmd *cobra.Command, dirs []string) (int, error) {
 		slices.SortStableFunc(reps, func(a, b *report.Report) int { return cmp.Compare(a.Run.Position, b.Run.Position) })
 		// A run of several sweeps (a suite) also gets one combined report,
 		// beside the sweeps' folders.
+		if err := ctx.Err(); err != nil {
+			return failed, fmt.Errorf("report: every sweep's report written, not the suite's: %w", err)
+		}
 		s := &report.Suite{Run: reps[0].Run.Run, File: reps[0].Run.File, Sweeps: reps}
 		if f := reps[0].Run.Finished; !f.IsZero() && f.After(reps[0].Run.Created) {
 			s.Wall = f.Sub(reps[0].Run.Created)
@@ -116,7 +125,8 @@ func (a *app) reportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			failed, err := a.report(cmd, dirs)
+			a.phase("report")
+			failed, err := a.report(cmd.Context(), cmd, dirs)
 			if err != nil {
 				return err
 			}

@@ -35,14 +35,15 @@ func (a *app) runCmd() *cobra.Command {
 			"from --data-dir: a missing one is bad input, named with the sweep file's line and where to get it.\n" +
 			"Jobs whose results are already in the state dir do not run and need no data (unless --force).\n" +
 			"--serve HOST:PORT serves the live status page meanwhile (docs/status.md).\n" +
-			"Exit status 1 when jobs failed (or, with --strict, a claim failed), 2 on bad input.",
+			"Exit status 1 when jobs failed (or, with --strict, a claim failed), 2 on bad input, 130 or 143 when\n" +
+			"SIGINT or SIGTERM stopped it (finished jobs are kept: the same command resumes; a second signal exits at once).",
 		Example: `  schedfarm run configs/smoke.yaml
   schedfarm run --workers 2 --force configs/bench/overhead.yaml
   schedfarm run --serve 127.0.0.1:8080 configs/quick-all.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			f, jobs, err := a.loadAndExpand(cmd.ErrOrStderr(), args[0], maxJobs, fmt.Sprintf(", %d workers", workers))
+			f, jobs, err := a.loadAndExpand(ctx, cmd.ErrOrStderr(), args[0], maxJobs, fmt.Sprintf(", %d workers", workers))
 			if err != nil {
 				return err
 			}
@@ -178,10 +179,21 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, j
 	}
 
 	start := time.Now()
-	rep, err := coord.SubmitParsed(ctx, coordinator.SubmitRequest{File: f.Path, Text: string(f.Text), MaxJobs: maxJobs, Force: force}, f, jobs)
+	// The run ID is chosen here so that an interrupted publication can be
+	// undone by it.
+	req := coordinator.SubmitRequest{File: f.Path, Text: string(f.Text), MaxJobs: maxJobs, Force: force, Run: coordinator.NewRunID()}
+	a.phase("submit")
+	rep, err := coord.SubmitParsed(ctx, req, f, jobs)
 	if err != nil {
 		stopWorkers()
 		<-workersDone
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			// Never half a sweep published: what was published is purged
+			// and the run cancelled (a later run skips the jobs that
+			// finished meanwhile).
+			a.cancelRun(farm, coord, req.Run)
+			return fmt.Errorf("run %s interrupted while publishing its jobs (%v): %w (none of its jobs stays queued; its finished jobs are kept: run the same command again to resume)", req.Run, err, ctxErr)
+		}
 		return &exitError{exitUsage, err}
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "run %s: %d published, %d already done\n", rep.Run, rep.Published, rep.Skipped)
@@ -195,6 +207,7 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, j
 		case <-followCtx.Done():
 		}
 	}()
+	a.phase("run")
 	p, err := a.follow(followCtx, nil, rep.Run, coord)
 	stopWorkers()
 	<-workersDone
@@ -206,11 +219,7 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, j
 	if err != nil {
 		// Purge what is still queued so that the next `run` of this sweep,
 		// which skips every finished job, does not race a leftover run.
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if cErr := coord.Cancel(cctx, rep.Run); cErr != nil {
-			a.logger().Warn("cancel interrupted run", "run", rep.Run, "err", cErr)
-		}
+		a.cancelRun(farm, coord, rep.Run)
 		return fmt.Errorf("run %s interrupted: %w (its finished jobs are kept: run the same command again to resume)", rep.Run, err)
 	}
 	elapsed := time.Since(start)
@@ -218,16 +227,24 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, j
 	if p != nil && !p.Ended.IsZero() && p.Ended.After(p.Created) {
 		a.lastElapsed = p.Ended.Sub(p.Created) // as the run recorded it
 	}
+	a.phase("collect")
 	collected, err := a.collect(ctx, cmd, farm, rep.Run, false)
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("run %s: collection interrupted: %w (every result is kept in %s: run the same command again to collect it)", rep.Run, err, stateDir)
+		}
 		return err
 	}
 	dirs := make([]string, len(collected))
 	for i, c := range collected {
 		dirs[i] = c.Dir
 	}
-	failedClaims, err := a.report(cmd, dirs)
+	a.phase("report")
+	failedClaims, err := a.report(ctx, cmd, dirs)
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("run %s: report interrupted: %w (the results are collected: `schedfarm report %s` writes the report)", rep.Run, err, rep.Run)
+		}
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "run %s finished in %s\n", rep.Run, elapsed.Round(time.Millisecond))
@@ -255,6 +272,21 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, j
 		return &exitError{exitFailures, fmt.Errorf("run %s: %d claim(s) failed (--strict)", rep.Run, failedClaims)}
 	}
 	return nil
+}
+
+// cancelRun cancels an interrupted run of the embedded coordinator: its
+// queued jobs are purged and it is marked cancelled, with a deadline of
+// its own (the command's context has ended). A run that was never
+// recorded needs nothing.
+func (a *app) cancelRun(farm *broker.Farm, coord *coordinator.Coordinator, run string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := farm.Runs.Get(ctx, run); broker.IsNotFound(err) {
+		return
+	}
+	if err := coord.Cancel(ctx, run); err != nil {
+		a.logger().Warn("cancel interrupted run", "run", run, "err", err)
+	}
 }
 
 // efficiencyLine describes how busy the run kept its workers: the summed

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,13 +37,15 @@ func (a *app) loadSweep(path string) (*sweep.File, error) {
 }
 
 // loadAndExpand loads, validates and expands a sweep file and says how many
-// jobs it holds, before anything is published.
-func (a *app) loadAndExpand(w io.Writer, path string, maxJobs int, extra string) (*sweep.File, []sweep.Job, error) {
+// jobs it holds, before anything is published. The expansion stops when
+// ctx ends.
+func (a *app) loadAndExpand(ctx context.Context, w io.Writer, path string, maxJobs int, extra string) (*sweep.File, []sweep.Job, error) {
 	f, err := a.loadSweep(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	jobs, err := a.expandSweep(f, maxJobs)
+	a.phase("expand")
+	jobs, err := a.expandSweep(ctx, f, maxJobs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -92,9 +95,10 @@ func usageErr(err error) error {
 	return &exitError{exitUsage, err}
 }
 
-// expandSweep expands a sweep file within the job limit.
-func (a *app) expandSweep(f *sweep.File, maxJobs int) ([]sweep.Job, error) {
-	jobs, err := f.Expand(maxJobs)
+// expandSweep expands a sweep file within the job limit; it stops with an
+// error wrapping ctx's when ctx ends.
+func (a *app) expandSweep(ctx context.Context, f *sweep.File, maxJobs int) ([]sweep.Job, error) {
+	jobs, err := f.ExpandContext(ctx, maxJobs)
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
@@ -112,8 +116,12 @@ func (a *app) validateCmd() *cobra.Command {
   schedfarm validate --data --data-dir /srv/traces configs/krallmann1999/table3.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
 			bad := 0
-			for _, path := range args {
+			for i, path := range args {
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("validate: %d of %d file(s) checked: %w", i, len(args), err)
+				}
 				if decl.IsReadingsFile(path) {
 					// A paper folder's readings file, not a sweep.
 					rs, err := decl.LoadReadings(path, a.registry())
@@ -137,13 +145,15 @@ func (a *app) validateCmd() *cobra.Command {
 					// constant memory.
 					var n int
 					var per []int
-					if n, per, err = f.Count(maxJobs); err == nil {
+					a.phase("count")
+					if n, per, err = f.CountContext(ctx, maxJobs); err == nil {
 						fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, %d sweep(s), %d jobs%s\n", path, len(f.Sweeps), n, adaptiveCountNote(f, per))
 						continue
 					}
 				} else if err == nil {
 					var jobs []sweep.Job
-					jobs, err = a.expandSweep(f, maxJobs)
+					a.phase("expand")
+					jobs, err = a.expandSweep(ctx, f, maxJobs)
 					if err == nil {
 						err = checkData(a.registry(), a.dataDirs(), f, jobs)
 					}
@@ -151,6 +161,9 @@ func (a *app) validateCmd() *cobra.Command {
 						fmt.Fprintf(cmd.OutOrStdout(), "%s: ok, %d sweep(s), %d jobs%s\n", path, len(f.Sweeps), len(jobs), adaptiveNote(f, jobs))
 						continue
 					}
+				}
+				if errors.Is(err, context.Canceled) {
+					return fmt.Errorf("validate %s: %w", path, err)
 				}
 				if err != nil {
 					err = usageErr(err)
@@ -180,25 +193,31 @@ func (a *app) expandCmd() *cobra.Command {
   schedfarm expand --json configs/smoke.yaml | jq -s '.[0]'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
 			f, err := a.loadSweep(args[0])
 			if err != nil {
 				return err
 			}
-			out := termWriter{cmd.OutOrStdout()} // parameter values from the file, escaped
+			// Parameter values from the file, escaped; the listing stops
+			// when ctx ends.
+			out := termWriter{ctxWriter{ctx, cmd.OutOrStdout()}}
 			if countOnly {
 				// Counted from the axes, no job built: a sweep of 10^9 jobs
 				// is counted in constant memory.
-				n, _, err := f.Count(maxJobs)
+				a.phase("count")
+				n, _, err := f.CountContext(ctx, maxJobs)
 				if err != nil {
 					return &exitError{exitUsage, err}
 				}
 				fmt.Fprintln(out, n)
 				return nil
 			}
-			jobs, err := a.expandSweep(f, maxJobs)
+			a.phase("expand")
+			jobs, err := a.expandSweep(ctx, f, maxJobs)
 			if err != nil {
 				return err
 			}
+			a.phase("write")
 			switch {
 			case asJSON:
 				return sweep.WriteJSON(out, jobs)

@@ -139,7 +139,7 @@ func (a *app) tracesFetchCmd() *cobra.Command {
 			var others []sweepData
 			seenOther := map[string]bool{}
 			for _, file := range sweeps {
-				ks, rest, err := a.sweepTraces(file, maxJobs, known)
+				ks, rest, err := a.sweepTraces(cmd.Context(), file, maxJobs, known)
 				if err != nil {
 					return err
 				}
@@ -204,12 +204,12 @@ type sweepData struct {
 
 // sweepTraces loads and expands a sweep file as `validate --data` does and
 // returns the known traces its jobs read, then the other data files.
-func (a *app) sweepTraces(file string, maxJobs int, known []workload.KnownTrace) ([]workload.KnownTrace, []sweepData, error) {
+func (a *app) sweepTraces(ctx context.Context, file string, maxJobs int, known []workload.KnownTrace) ([]workload.KnownTrace, []sweepData, error) {
 	f, err := a.loadSweep(file)
 	if err != nil {
 		return nil, nil, err
 	}
-	jobs, err := a.expandSweep(f, maxJobs)
+	jobs, err := a.expandSweep(ctx, f, maxJobs)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -87,6 +88,14 @@ const maxFailedRows = 500
 // URIs) and claims.json into dir. The sweep's declarations come from the
 // sweep file recorded in the Parquet metadata; reg must know its model.
 func Write(dir string, reg *simcore.Registry) (*Report, error) {
+	return WriteContext(context.Background(), dir, reg)
+}
+
+// WriteContext is Write that stops when ctx ends: in the expansion of the
+// sweep file (for the palette), before each figure and before the claims,
+// with an error wrapping ctx.Err(). It then writes none of report.md,
+// report.html and claims.json (figures already rendered stay).
+func WriteContext(ctx context.Context, dir string, reg *simcore.Registry) (*Report, error) {
 	sum, err := results.ReadTable(filepath.Join(dir, results.SummaryTable+".parquet"))
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
@@ -146,9 +155,12 @@ func Write(dir string, reg *simcore.Registry) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	pal := FilePalette(f)
+	pal := filePalette(ctx, f)
 	figDir := filepath.Join(dir, FiguresDir)
-	for _, fig := range decls.Figures {
+	for i, fig := range decls.Figures {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("report of sweep %s: %d of %d figures rendered: %w", r.Sweep, i, len(decls.Figures), err)
+		}
 		fr, ok := tables[fig.Table]
 		if !ok {
 			fr, err = results.ReadTable(filepath.Join(dir, fig.Table+".parquet"))
@@ -165,6 +177,9 @@ func Write(dir string, reg *simcore.Registry) (*Report, error) {
 		}
 		r.Figures = append(r.Figures, ff)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("report of sweep %s: %w", r.Sweep, err)
+	}
 	r.Claims = claims.Evaluate(sum, jobs, s.Schema(), decls.Claims, claims.Seeds(s.UsesSeed))
 	r.SweepPath, r.Calibrations, r.Sensitivity = s.File, decls.Calibrations, decls.Sensitivity
 	r.Cells = claims.PublishedCells(sum, s.Schema(), decls.Claims)
@@ -178,7 +193,11 @@ func Write(dir string, reg *simcore.Registry) (*Report, error) {
 // draw as series (the values of the series parameters over the file's
 // jobs, plus Pareto baselines), so that a value has one colour in every
 // figure of the file.
-func FilePalette(f *sweep.File) *figure.Palette {
+func FilePalette(f *sweep.File) *figure.Palette { return filePalette(context.Background(), f) }
+
+// filePalette is FilePalette; its expansion of f stops when ctx ends
+// (the palette then lacks the values of the jobs).
+func filePalette(ctx context.Context, f *sweep.File) *figure.Palette {
 	series := map[string]map[string]bool{} // sweep → series params
 	var declared, extra []string
 	for _, s := range f.Sweeps {
@@ -205,7 +224,7 @@ func FilePalette(f *sweep.File) *figure.Palette {
 	}
 	seen := map[string]bool{}
 	var values []string
-	if jobs, err := f.Expand(sweep.DefaultMaxJobs); err == nil {
+	if jobs, err := f.ExpandContext(ctx, sweep.DefaultMaxJobs); err == nil {
 		for i := range jobs {
 			for p := range series[jobs[i].Sweep] {
 				if v, ok := jobs[i].Params[p]; ok {
