@@ -447,6 +447,27 @@ type FailRecord struct {
 // FailKey is the key of a failed job.
 func FailKey(run, job string) string { return run + "." + job }
 
+// CrashedError is the failure text of a job whose deliveries ran out
+// without a result or an error: every one of them ended with its worker
+// gone (a crash, such as a Go fatal error on running out of memory, or a
+// kill) or stuck past the ack wait. It names the job's parameters, so that
+// the job can be told apart and rerun alone.
+func CrashedError(deliveries int, params simcore.Params) string {
+	text := fmt.Sprintf("worker crashed while running it: no result after %d deliveries, none of them ending in an error "+
+		"(each ended with its worker process gone, as on running out of memory, or stuck past the ack wait)", deliveries)
+	if len(params) > 0 {
+		text += "; parameters: " + params.Canonical(nil)
+	}
+	return text
+}
+
+// AloneHeader marks a job message that a worker must run alone: a job of
+// a pack whose delivery ended without a result or an error (its worker
+// crashed, hung or handed it back), sent again in a message of its own.
+// A message delivered more than once is run alone too; the header carries
+// that to the new message, whose own delivery count starts again at one.
+const AloneHeader = "Schedfarm-Alone"
+
 // Heartbeat is what a worker publishes every few seconds.
 type Heartbeat struct {
 	Worker   string    `json:"worker"`

@@ -711,7 +711,7 @@ func (c *Coordinator) onMaxDeliveries(m *nats.Msg) {
 		if isDone {
 			continue
 		}
-		errText := fmt.Sprintf("no result after %d deliveries (worker crashed or hung)", adv.Deliveries)
+		errText := broker.CrashedError(int(adv.Deliveries), e.Msg.Job.Params)
 		if e.Err != nil {
 			errText = e.Err.Error()
 		}

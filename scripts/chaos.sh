@@ -9,6 +9,14 @@
 # `submit --wait` ended 0, each run's collected results hold every job exactly
 # once (N ok, 0 failed, 0 missing, N distinct job IDs in jobs.parquet), and
 # nothing of one farm is in the other's results.
+# Then the crash-neighbour case (issue 44, item 2), on a third farm (chaos-c):
+# a sweep whose n_tasks would exhaust memory is refused by validate, naming
+# the parameter and its maximum; and one worker process of two loops, under
+# `ulimit -v 3000000` and restarted after each exit, runs three good bench jobs
+# and one that crashes its process (fail: crash, a Go fatal error as running
+# out of memory is), all four in one pack. Passes when the process died
+# exactly 5 times (--max-deliver 5), the three good jobs ended ok, and the
+# crasher failed with "worker crashed while running it" and its parameters.
 #   scripts/chaos.sh [--short] [OUT_DIR]
 # --short is CI's form (about a minute on 2 cores); the default is larger.
 set -euo pipefail
@@ -160,4 +168,65 @@ fi
 # Every job exactly once: as many distinct job IDs as jobs, in each jobs.parquet.
 go run ./scripts/chaoscheck "$out/results-a/chaos-a-sweep/$run_a/jobs.parquet" "$jobs_a" \
   "$out/results-b/chaos-b-sweep/$run_b/jobs.parquet" "$jobs_b" || fail "job counts"
-echo "CHAOS PASSED: farm A $jobs_a jobs and farm B $jobs_b jobs, each exactly once, through a worker kill, a coordinator kill, a server kill and a stopped worker"
+
+# --- crash neighbours (issue 44, item 2) ---
+cat >"$out/oom.yaml" <<YAML
+sweeps:
+  - name: oom
+    model: stretch
+    seed: 1
+    params: {m: 4}
+    axes:
+      - {name: n_tasks, values: [50, 60, 70, 1000000000]}
+YAML
+if "$bin" validate "$out/oom.yaml" >"$out/oom.log" 2>&1; then
+  fail "validate accepted n_tasks: 1000000000"
+fi
+grep -q 'parameter "n_tasks": 1000000000 is above the maximum 10000000' "$out/oom.log" ||
+  fail "validate of n_tasks 1000000000: $(cat "$out/oom.log")"
+cat >"$out/c.yaml" <<YAML
+sweeps:
+  - name: chaos-c-sweep
+    model: bench
+    seed: 44
+    axes:
+      - zip:
+          size: [50, 60, 70, 1000000000]
+          fail: [never, never, never, crash]
+YAML
+"$bin" coordinator --prefix chaos-c --name "coord-c-$RANDOM" --ack-wait 2s --max-deliver 5 --packing 4 \
+  >>"$out/coordinator-c.log" 2>&1 &
+pids+=("$!")
+# A worker process restarted after each exit, as a service manager would.
+(
+  ulimit -v 3000000
+  i=0
+  while [ ! -e "$out/c.stop" ]; do
+    "$bin" worker --prefix chaos-c --workers 2 --flush-every 1m --name "c-w$i" >>"$out/worker-c.log" 2>&1 &
+    echo $! >"$out/c.pid"
+    rc=0
+    wait $! || rc=$?
+    [ -e "$out/c.stop" ] || echo "$rc" >>"$out/c.exits"
+    i=$((i + 1))
+  done
+) &
+pids+=("$!")
+rc_c=0
+timeout 180 "$bin" submit --prefix chaos-c --wait "$out/c.yaml" >"$out/submit-c.out" 2>"$out/submit-c.log" || rc_c=$?
+touch "$out/c.stop"
+kill "$(cat "$out/c.pid")" 2>/dev/null || true
+run_c=$(head -1 "$out/submit-c.out")
+exits=$(wc -l <"$out/c.exits" 2>/dev/null || echo 0)
+log "crash neighbours: submit --wait ended $rc_c; the worker process died $exits times (exit statuses: $(tr '\n' ' ' <"$out/c.exits" 2>/dev/null))"
+[ "$rc_c" -eq 1 ] || fail "submit --wait of the crash sweep exited $rc_c, want 1 (one job failed): $(tail -3 "$out/submit-c.log")"
+[ "$exits" -eq 5 ] || fail "the worker process died $exits times, want 5 (once per delivery of the crasher)"
+grep -qv '^2$' "$out/c.exits" && fail "a worker exit other than 2 (a Go fatal error): $(tr '\n' ' ' <"$out/c.exits")"
+"$bin" status --prefix chaos-c "$run_c" >"$out/status-c.log" 2>&1 || fail "status of farm C: $(cat "$out/status-c.log")"
+grep -q 'index=3 attempts=5 .*worker crashed while running it.*fail="crash".*size=1000000000' "$out/status-c.log" ||
+  fail "the crasher's failure: $(grep failed "$out/status-c.log")"
+"$bin" collect --prefix chaos-c --results-dir "$out/results-c" "$run_c" >"$out/collect-c.log" 2>&1 ||
+  fail "collect of farm C: $(cat "$out/collect-c.log")"
+grep -q "chaos-c-sweep: 3 ok, 1 failed, 0 missing" "$out/collect-c.log" || fail "farm C results: $(cat "$out/collect-c.log")"
+log "farm C: $(cat "$out/collect-c.log")"
+
+echo "CHAOS PASSED: farm A $jobs_a jobs and farm B $jobs_b jobs, each exactly once, through a worker kill, a coordinator kill, a server kill and a stopped worker; a crashing job failed alone, its 3 neighbours ok, and a sweep that would exhaust memory was refused"

@@ -282,12 +282,21 @@ func (p Param) Check(v any) (any, error) {
 
 func (p Param) checkRange(x float64) error {
 	if p.Min != nil && x < *p.Min {
-		return fmt.Errorf("%s is below the minimum %s", FormatValue(x), FormatValue(*p.Min))
+		return fmt.Errorf("%s is below the minimum %s", p.formatBound(x), p.formatBound(*p.Min))
 	}
 	if p.Max != nil && x > *p.Max {
-		return fmt.Errorf("%s is above the maximum %s", FormatValue(x), FormatValue(*p.Max))
+		return fmt.Errorf("%s is above the maximum %s", p.formatBound(x), p.formatBound(*p.Max))
 	}
 	return nil
+}
+
+// formatBound writes a value or bound of the parameter for an error: an
+// Int parameter's in base 10 (10000000, not 1e+07).
+func (p Param) formatBound(x float64) string {
+	if p.Kind == Int && x == math.Trunc(x) && math.Abs(x) < 1<<63 {
+		return strconv.FormatInt(int64(x), 10)
+	}
+	return FormatValue(x)
 }
 
 // Complete checks params against the schema and returns a full set: every

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"schedfarm/broker"
@@ -118,13 +119,15 @@ func retryDelay(attempt int) time.Duration {
 
 // handle runs one delivered message: one job, or a pack of jobs run one
 // after the other. Each job of a pack has its own result row, its own
-// error events and its own failure record.
-func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+// error events and its own failure record. A pack delivered again is
+// split instead (split); requeue sends a message that must run alone
+// again rather than run it (requeue).
+func (w *Worker) handle(ctx context.Context, msg jetstream.Msg, requeue bool) {
 	meta, err := msg.Metadata()
-	attempt := 1
+	attempt, delivered := 1, 1
 	var seq uint64
 	if err == nil {
-		attempt = int(meta.NumDelivered)
+		attempt, delivered = int(meta.NumDelivered), int(meta.NumDelivered)
 		seq = meta.Sequence.Stream
 	}
 	d := &delivery{msg: msg, attempt: attempt}
@@ -133,7 +136,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		// Deliveries of the jobs in an earlier message count too.
 		attempt += entries[0].Msg.Attempts
 		d.attempt = attempt
-		d.resend = func(jobs []*sweep.Job) error { return w.resend(msg, run, seq, attempt, jobs) }
+		d.resend = func(jobs []*sweep.Job) error { return w.resend(msg, run, seq, attempt, jobs, false) }
 	}
 	if err != nil {
 		// Not a job message at all: it will never run anywhere.
@@ -144,16 +147,27 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	if attempt > 1 {
 		w.reportDelivery(run, attempt, entries)
 	}
+	if attempt > int(w.maxDeliver.Load()) {
+		// A message sent again (after an error, or split from a pack)
+		// counts its deliveries from one: its jobs' own budget is spent,
+		// every delivery since the last error having ended without a
+		// result.
+		w.crashed(ctx, d, entries, attempt-1)
+		d.settle()
+		return
+	}
+	if delivered > 1 && len(entries) > 1 && w.split(msg, run, seq, attempt, entries) {
+		return
+	}
+	if requeue {
+		w.requeue(msg, run, seq, attempt, entries)
+		return
+	}
 	// One keep-alive for the whole message: in-progress heartbeats every
 	// AckWait/3 while its jobs run, stopped by JobTimeout (counted from
 	// the message's start) so a stuck model is redelivered elsewhere.
-	msgCtx := ctx
-	if w.cfg.JobTimeout > 0 {
-		var cancel context.CancelFunc
-		msgCtx, cancel = context.WithTimeoutCause(ctx, w.cfg.JobTimeout,
-			fmt.Errorf("the job exceeded the worker's job timeout of %s (counted from the start of its message)", w.cfg.JobTimeout))
-		defer cancel()
-	}
+	msgCtx, cancel := w.jobContext(ctx)
+	defer cancel()
 	stopKeepAlive := w.keepAlive(msgCtx, msg)
 	var rows []*finished
 	tableRows := 0
@@ -221,6 +235,15 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	w.tableRows += tableRows
 	w.mu.Unlock()
 	w.done.Add(int64(len(rows)))
+}
+
+// jobContext is ctx bounded by the job timeout (when there is one).
+func (w *Worker) jobContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if w.cfg.JobTimeout > 0 {
+		return context.WithTimeoutCause(ctx, w.cfg.JobTimeout,
+			fmt.Errorf("the job exceeded the worker's job timeout of %s (counted from the start of its message)", w.cfg.JobTimeout))
+	}
+	return ctx, func() {}
 }
 
 // reportDelivery tells the coordinator that the jobs of a message came on
@@ -382,17 +405,101 @@ func (w *Worker) fail(ctx context.Context, d *delivery, job *broker.JobMsg, err 
 // delivery as a new message of their own, after the pack's other results
 // were stored. Its message ID names the pack's stream sequence, so a
 // redelivered pack that resends them again is deduplicated by the server.
-func (w *Worker) resend(msg jetstream.Msg, run string, seq uint64, attempt int, jobs []*sweep.Job) error {
+// alone marks the message with broker.AloneHeader.
+func (w *Worker) resend(msg jetstream.Msg, run string, seq uint64, attempt int, jobs []*sweep.Job, alone bool) error {
 	data, err := broker.EncodeRetry(run, attempt, jobs)
 	if err != nil {
-		return err
+		return fmt.Errorf("resend jobs of run %s: %w", run, err)
+	}
+	out := nats.NewMsg(msg.Subject())
+	out.Data = data
+	if alone {
+		out.Header.Set(broker.AloneHeader, "1")
 	}
 	id := broker.MsgID(run, fmt.Sprintf("%s.s%d", jobs[0].ID, seq))
 	keepAlive := func() { _ = msg.InProgress() }
-	return retry(context.Background(), w.log, "resend failed jobs", keepAlive, func(ctx context.Context) error {
-		_, err := w.farm.JS.Publish(ctx, msg.Subject(), data, jetstream.WithMsgID(id))
+	return retry(context.Background(), w.log, "resend jobs", keepAlive, func(ctx context.Context) error {
+		_, err := w.farm.JS.PublishMsg(ctx, out, jetstream.WithMsgID(id))
 		return err
 	})
+}
+
+// split sends each job of a pack delivered again as a message of its own,
+// marked to run alone, and acks the pack: one of its jobs may have crashed
+// its worker, and run together the jobs after it would never run at all.
+// Each new message goes on from this delivery (its first delivery is this
+// one's attempt). It reports whether the pack was split; when a job of it
+// cannot be resent alone, or a publish fails, the pack runs as it is.
+func (w *Worker) split(msg jetstream.Msg, run string, seq uint64, attempt int, entries []broker.Entry) bool {
+	for _, e := range entries {
+		if e.Err != nil || e.Msg.Job.Model == "" {
+			return false
+		}
+	}
+	for _, e := range entries {
+		if err := w.resend(msg, run, seq, attempt-1, []*sweep.Job{&e.Msg.Job}, true); err != nil {
+			w.log.Warn("cannot split a pack delivered again; it runs whole", "run", run, "err", err)
+			return false
+		}
+	}
+	w.log.Info("split a pack delivered again into messages of one job, each to run alone", "run", run, "jobs", len(entries), "attempt", attempt)
+	w.ackNow(msg)
+	return true
+}
+
+// requeue sends the jobs of a message that must run alone, pulled while
+// another loop of the process runs alone (or waits to), again as a message
+// marked to run alone, whose deliveries go on from this one, and acks it:
+// held here meanwhile, it would lose a delivery should the other loop's
+// job crash the process. A message that cannot be sent again is handed
+// back.
+func (w *Worker) requeue(msg jetstream.Msg, run string, seq uint64, attempt int, entries []broker.Entry) {
+	jobs := make([]*sweep.Job, 0, len(entries))
+	for _, e := range entries {
+		if e.Err != nil || e.Msg.Job.Model == "" {
+			_ = msg.Nak()
+			return
+		}
+		jobs = append(jobs, &e.Msg.Job)
+	}
+	if err := w.resend(msg, run, seq, attempt-1, jobs, true); err != nil {
+		w.log.Warn("cannot send again a job that must run alone; handing it back", "run", run, "err", err)
+		_ = msg.Nak()
+		return
+	}
+	w.log.Debug("sent again a job that must run alone while another runs alone", "run", run, "jobs", len(jobs), "attempt", attempt)
+	w.ackNow(msg)
+}
+
+// ackNow acks a message and waits until the ack has reached the server,
+// so that a crash that follows does not deliver it again.
+func (w *Worker) ackNow(msg jetstream.Msg) {
+	_ = msg.Ack()
+	if err := w.farm.NC.FlushTimeout(10 * time.Second); err != nil {
+		w.log.Warn("ack not confirmed by the server", "err", fmt.Errorf("flush: %w", err))
+	}
+}
+
+// crashed records the jobs of a message whose deliveries ran out without
+// a result or an error as failed (broker.CrashedError), deliveries of
+// them being counted.
+func (w *Worker) crashed(ctx context.Context, d *delivery, entries []broker.Entry, deliveries int) {
+	for _, e := range entries {
+		job := e.Msg
+		if job.Job.ID == uuid.Nil {
+			continue
+		}
+		w.errs.Add(1)
+		text := broker.CrashedError(deliveries, job.Job.Params)
+		w.log.Error("job failed: its deliveries ran out without a result", "run", job.Run, "job", job.Job.ID, "deliveries", deliveries)
+		rec := broker.FailRecord{Run: job.Run, Job: job.Job.ID.String(), Sweep: job.Job.Sweep, Index: job.Job.Index,
+			Error: text, Attempts: deliveries, Worker: w.cfg.Name}
+		if !w.recordFailure(ctx, rec) {
+			d.mu.Lock()
+			d.hold = true
+			d.mu.Unlock()
+		}
+	}
 }
 
 func (w *Worker) recordFailure(ctx context.Context, rec broker.FailRecord) bool {

@@ -11,7 +11,12 @@
 // results are stored; a job of a pack that errors is sent again in a
 // message of its own that carries its attempt count, so it is retried and
 // recorded as failed alone while the others keep their single result.
-// Nothing a model does takes the worker down.
+// Nothing a model does takes the worker down, short of crashing its
+// process (a Go fatal error, such as running out of memory): a message
+// delivered again after such a crash runs alone in the process, after
+// every result buffered there is stored (see Process), so that a crashing
+// job harms only itself; a pack delivered again is split into messages of
+// one job each.
 package worker
 
 import (
@@ -55,6 +60,10 @@ type Config struct {
 	JobTimeout time.Duration
 	// Provenance goes into every Parquet part's metadata.
 	Provenance results.Provenance
+	// Process is shared by the workers of one OS process (NewProcess): a
+	// job that may crash the process runs alone in it. Nil: the worker
+	// has a Process of its own.
+	Process *Process
 	// StoreFullWait bounds how long the worker retries a part that the
 	// server refuses for lack of storage (JetStream's "insufficient
 	// resources", a full --max-store) before it gives the part's jobs
@@ -68,6 +77,7 @@ type Worker struct {
 	farm *broker.Farm
 	cfg  Config
 	log  *slog.Logger
+	proc *Process
 
 	started time.Time
 	// ackWait and maxDeliver are the consumer's, as the coordinator set
@@ -88,16 +98,23 @@ type Worker struct {
 	// flushFailed stops the worker when a part could not be stored even
 	// after retries (its jobs were nak'ed and will run elsewhere).
 	flushFailed atomic.Bool
-	// parts hands buffered results to the flusher goroutine (set by Run).
-	parts chan []*finished
+	// parts hands buffered results to the flusher goroutine (set by Run);
+	// sendMu makes taking the buffer and handing it over one step, so
+	// that storeNow's barrier follows every result taken before it.
+	parts  chan part
+	sendMu sync.Mutex
 	// storeErr is the last error of storing a part, until a part is
 	// stored: heartbeats carry it to `schedfarm status`.
 	storeErr atomic.Pointer[storeProblem]
 	// Used by Run's goroutine only: ahead delivers the message pulled
 	// while the last one ran (prefetch), lastMsg is how long the last
 	// message took.
-	ahead   <-chan jetstream.Msg
+	ahead   <-chan pulled
 	lastMsg time.Duration
+	// reading: the loop counts as a reader of its Process (guarded by
+	// readMu: a stuck job's timer ends it too).
+	readMu  sync.Mutex
+	reading bool
 }
 
 // GCPercent is the garbage collector's GOGC for a process that runs
@@ -163,7 +180,10 @@ func New(farm *broker.Farm, cfg Config) (*Worker, error) {
 	if cfg.StoreFullWait <= 0 {
 		cfg.StoreFullWait = 10 * time.Second
 	}
-	w := &Worker{farm: farm, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name)}
+	w := &Worker{farm: farm, cfg: cfg, log: cfg.Logger.With("worker", cfg.Name), proc: cfg.Process}
+	if w.proc == nil {
+		w.proc = NewProcess()
+	}
 	w.setDelivery(farm.Settings.AckWait, farm.Settings.MaxDeliver)
 	return w, nil
 }
@@ -262,7 +282,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	// them run again; but for half the ack wait at most, so that a store
 	// that cannot take them does not hold the shutdown past the point
 	// where the server would redeliver them anyway (they are handed back).
-	parts := make(chan []*finished, 1)
+	parts := make(chan part, 1)
 	w.parts = parts
 	flushCtx, stopFlush := context.WithCancel(context.Background())
 	defer stopFlush()
@@ -284,14 +304,18 @@ func (w *Worker) Run(ctx context.Context) error {
 	flushed := make(chan error, 1)
 	go func() {
 		var first error
-		for buf := range parts {
-			if err := w.store(flushCtx, buf); err != nil && first == nil {
+		for pt := range parts {
+			if err := w.store(flushCtx, pt.buf); err != nil && first == nil {
 				first = err
 				w.flushFailed.Store(true)
+			}
+			if pt.done != nil {
+				close(pt.done)
 			}
 		}
 		flushed <- first
 	}()
+	w.proc.join(w)
 	for ctx.Err() == nil && !w.draining.Load() && !w.flushFailed.Load() {
 		// With results buffered, ask only for a job that is already
 		// waiting: when the queue is empty the part is stored at once
@@ -306,19 +330,19 @@ func (w *Worker) Run(ctx context.Context) error {
 			continue
 		}
 		if w.flushDue() || (!got && w.bufferedLen() > 0) {
-			parts <- w.take()
+			w.handOff()
 		}
 	}
 	if w.ahead != nil {
 		// pulled but not started: another worker takes it now
-		if m, ok := <-w.ahead; ok {
-			_ = m.Nak()
+		if got, ok := <-w.ahead; ok && got.msg != nil {
+			_ = got.msg.Nak()
 		}
 		w.ahead = nil
 	}
-	if buf := w.take(); len(buf) > 0 {
-		parts <- buf
-	}
+	w.unread()
+	w.proc.leave(w)
+	w.handOff()
 	close(parts)
 	runErr := <-flushed
 	w.log.Info("worker stopped", "done", w.done.Load(), "errors", w.errs.Load())
@@ -345,7 +369,7 @@ func (w *Worker) tryHandOff() {
 		return
 	}
 	select {
-	case w.parts <- w.buffered:
+	case w.parts <- part{buf: w.buffered}:
 		w.buffered, w.tableRows = nil, 0
 	default:
 	}
@@ -364,52 +388,86 @@ func (w *Worker) take() []*finished {
 // fetchOne runs the message pulled ahead, if any, or pulls at most one
 // job message and runs it. It reports whether a message was delivered.
 // noWait returns at once when no job is waiting; otherwise it waits up to
-// a second for one.
+// a second for one. A message that may crash the process runs alone in it
+// (runAlone).
 func (w *Worker) fetchOne(ctx context.Context, noWait bool) (bool, error) {
-	var msg jetstream.Msg
+	var got pulled
 	if w.ahead != nil {
-		msg = <-w.ahead // nil: nothing was waiting, or it was handed back
+		got = <-w.ahead // none: nothing was waiting, or it was handed back
 		w.ahead = nil
+		if got.msg != nil && !w.isReading() {
+			// the job before it was stuck past the job timeout, and this
+			// loop stopped counting as a reader: hand it back rather
+			// than run it along with a message that runs alone
+			_ = got.msg.Nak()
+			got = pulled{}
+		}
 	}
-	if msg == nil {
-		var batch jetstream.MessageBatch
+	if got.msg == nil {
+		w.unread()
 		var err error
-		if noWait {
-			batch, err = w.farm.Workers.FetchNoWait(1)
-		} else {
-			fetchCtx, cancel := context.WithTimeout(ctx, time.Second)
-			defer cancel()
-			batch, err = w.farm.Workers.Fetch(1, jetstream.FetchContext(fetchCtx))
-		}
-		if err != nil {
+		if got, err = w.pull(ctx, noWait); err != nil || got.msg == nil {
 			return false, err
-		}
-		for m := range batch.Messages() {
-			msg = m
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			w.log.Debug("fetch batch", "err", err)
-		}
-		if msg == nil {
-			return false, nil
-		}
-	}
-	if w.lastMsg > 0 && w.lastMsg < prefetchShort {
-		if meta, err := msg.Metadata(); err == nil && meta.NumPending >= prefetchPending {
-			w.ahead = w.prefetch(ctx)
 		}
 	}
 	start := time.Now()
-	w.handle(ctx, msg)
+	switch {
+	case got.alone && w.proc.claim():
+		w.runAlone(ctx, got.msg)
+	case got.alone:
+		// Another loop runs alone, or waits to: send this one again
+		// rather than hold it meanwhile.
+		w.handle(ctx, got.msg, true)
+		w.unread()
+	default:
+		if w.lastMsg > 0 && w.lastMsg < prefetchShort {
+			if meta, err := got.msg.Metadata(); err == nil && meta.NumPending >= prefetchPending {
+				w.ahead = w.prefetch(ctx)
+			}
+		}
+		stop := w.unreadAfter()
+		w.handle(ctx, got.msg, false)
+		stop()
+		if w.ahead == nil {
+			w.unread()
+		}
+	}
 	w.lastMsg = max(time.Since(start), time.Nanosecond)
 	return true, nil
+}
+
+// fetchMsg pulls at most one job message (noWait: only one already
+// waiting; otherwise waiting up to a second). The caller is a reader of
+// its Process.
+func (w *Worker) fetchMsg(ctx context.Context, noWait bool) (jetstream.Msg, error) {
+	var batch jetstream.MessageBatch
+	var err error
+	if noWait {
+		batch, err = w.farm.Workers.FetchNoWait(1)
+	} else {
+		fetchCtx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		batch, err = w.farm.Workers.Fetch(1, jetstream.FetchContext(fetchCtx))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var msg jetstream.Msg
+	for m := range batch.Messages() {
+		msg = m
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		w.log.Debug("fetch batch", "err", err)
+	}
+	return msg, nil
 }
 
 // prefetch pulls the next message, if one is waiting, and holds it for
 // fetchOne: the channel delivers it, or closes without it when nothing was
 // waiting, when ctx ended, or when it was handed back to an idle worker.
-func (w *Worker) prefetch(ctx context.Context) <-chan jetstream.Msg {
-	ch := make(chan jetstream.Msg)
+// The loop stays a reader of its Process until it has run it.
+func (w *Worker) prefetch(ctx context.Context) <-chan pulled {
+	ch := make(chan pulled)
 	go func() {
 		defer close(ch)
 		batch, err := w.farm.Workers.FetchNoWait(1)
@@ -423,13 +481,15 @@ func (w *Worker) prefetch(ctx context.Context) <-chan jetstream.Msg {
 		if msg == nil {
 			return
 		}
+		got := pulled{msg: msg, alone: runsAlone(msg)}
+		handBack := func() { _ = msg.Nak() }
 		hold := time.NewTicker(prefetchHold)
 		defer hold.Stop()
 		alive := time.NewTicker(w.beat())
 		defer alive.Stop()
 		for {
 			select {
-			case ch <- msg:
+			case ch <- got:
 				return
 			case <-alive.C:
 				_ = msg.InProgress()
@@ -438,11 +498,11 @@ func (w *Worker) prefetch(ctx context.Context) <-chan jetstream.Msg {
 				info, err := w.farm.Workers.Info(ictx)
 				cancel()
 				if err == nil && info.NumWaiting > 0 {
-					_ = msg.Nak()
+					handBack()
 					return
 				}
 			case <-ctx.Done():
-				_ = msg.Nak()
+				handBack()
 				return
 			}
 		}

@@ -137,6 +137,9 @@ func (a *app) runWorkers(ctx context.Context, n int, prefix string, base worker.
 	prov := a.provenance()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
+	// The loops share one crash: a job that may crash the process runs
+	// alone in it.
+	base.Process = worker.NewProcess()
 	for i := 0; i < n; i++ {
 		farm, err := a.connect(ctx, "schedfarm-worker", true)
 		if err != nil {

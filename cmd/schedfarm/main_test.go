@@ -666,7 +666,7 @@ func TestModels(t *testing.T) {
 			t.Errorf("param types %v", types)
 		}
 		for _, p := range models[0].Params {
-			if p.Name == "fail" && strings.Join(p.Enum, ",") != "never,error,panic" {
+			if p.Name == "fail" && strings.Join(p.Enum, ",") != "never,error,panic,crash" {
 				t.Errorf("fail enum %v", p.Enum)
 			}
 			if p.Name == "variant" && !p.Algorithm {

@@ -5,6 +5,18 @@ import (
 	"schedfarm/simcore/workload"
 )
 
+// Size limits: a job's memory grows with its jobs and nodes, and a job
+// that runs out of memory crashes its worker (a Go process does not
+// survive it), so sizes past what a worker can hold are refused when the
+// sweep is checked, before anything runs. A job of the workload takes a
+// few hundred bytes (10^7 jobs, the synthetic scale of issue #32, about
+// 2 GB) and a node of the machine up to about 60 (conservative
+// backfilling: 10^7 nodes, about 600 MB).
+const (
+	MaxJobs  = 10_000_000
+	MaxNodes = 10_000_000
+)
+
 var schema = simcore.Schema{
 	Params: []simcore.Param{
 		{Name: "workload", Kind: simcore.String, Enum: []string{"trace", "probabilistic", "probabilistic-marginal", "randomized", "synthetic"}, Default: "trace",
@@ -13,7 +25,7 @@ var schema = simcore.Schema{
 				"synthetic: the probabilistic model of the log (trace) drawn for a machine of nodes nodes: jobs (0: the log's count), sizes mapped by synth_sizes, arrivals scaled to synth_load (issue #32)"},
 		{Name: "trace", Kind: simcore.String, Default: "traces/CTC-SP2-1996-3.1-cln.swf.gz",
 			Doc: "SWF log, relative to the data directory (plain or gzip)"},
-		{Name: "jobs", Kind: simcore.Int, Min: simcore.Bound(0), Default: int64(0),
+		{Name: "jobs", Kind: simcore.Int, Min: simcore.Bound(0), Max: simcore.Bound(MaxJobs), Default: int64(0),
 			Doc: "trace: keep the first N jobs (0: all); probabilistic(-marginal), synthetic: jobs generated (0: the log's count); randomized: 0 means 50,000 (Table 1)"},
 		{Name: "bin_values", Kind: simcore.String, Enum: []string{workload.BinValuesLogUniform, workload.BinValuesUniform, workload.BinValuesTrace}, Default: workload.BinValuesLogUniform,
 			Doc: "probabilistic(-marginal), synthetic: how requested and run times are drawn inside a job's bin: loguniform or uniform inside the power-of-two class (run redrawn, then clamped, to stay within the request), or trace: the (requested, run) pair of one of the log's jobs in the bin (marginal bins: a requested and a run time of the log's jobs in their classes; issue #28 §1)"},
@@ -29,7 +41,7 @@ var schema = simcore.Schema{
 			Doc: "synthetic: offered load Σ m·p / (nodes · span) the submit times are scaled to (the fitted Weibull rhythm, its mean gap set by the load); 0: the source log's on its own machine; outside the instance seed"},
 		{Name: "synth_source_nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(0), Default: int64(0), Algorithm: true,
 			Doc: "synthetic: the source log's machine size; 0: the log header's MaxProcs, else MaxNodes, else its widest job; wider jobs of the log are dropped before the fit (too_wide); outside the instance seed"},
-		{Name: "nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(1), Default: int64(256),
+		{Name: "nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(1), Max: simcore.Bound(MaxNodes), Default: int64(256),
 			Doc: "machine size m; jobs wider than the machine are dropped (§6.1); synthetic: the target machine"},
 		{Name: "size_field", Kind: simcore.String, Enum: []string{"alloc", "requested", "requested_or_alloc"}, Default: "alloc",
 			Doc: "job size from SWF field 5 (allocated), 8 (requested) or 8 falling back to 5; CTC's field 8 is -1 everywhere"},

@@ -1,7 +1,8 @@
 // Package bench is the farm's own model: it burns a requested amount of CPU
 // and returns a checksum of the work. It is how the farm's overhead is
 // measured (model time against end-to-end time) and how the farm's failure
-// handling is exercised (a job can be told to fail or panic). Like every
+// handling is exercised (a job can be told to fail, panic or crash its
+// process). Like every
 // model it is a pure function of its parameters and seed: the amount of work
 // is a fixed number of iterations per requested millisecond, calibrated once
 // on the reference machine, never a wall-clock loop.
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"schedfarm/simcore"
 )
@@ -47,6 +49,9 @@ const (
 	FailNever = "never"
 	FailError = "error" // Run returns an error
 	FailPanic = "panic" // Run panics
+	// FailCrash ends the process with a Go fatal error, which no recover
+	// catches: what a job that runs out of memory does to its worker.
+	FailCrash = "crash"
 )
 
 // Schema implements simcore.Model.
@@ -63,8 +68,8 @@ func (*Model) Schema() simcore.Schema {
 				Doc: "rows of the extra table 'samples' to emit"},
 			{Name: "variant", Kind: simcore.String, Default: "a", Algorithm: true,
 				Doc: "algorithm label: any string; it changes the checksum but not the instance seed"},
-			{Name: "fail", Kind: simcore.String, Enum: []string{FailNever, FailError, FailPanic}, Default: FailNever,
-				Doc: "never: succeed; error: return an error; panic: panic (to exercise the farm's failure handling)"},
+			{Name: "fail", Kind: simcore.String, Enum: []string{FailNever, FailError, FailPanic, FailCrash}, Default: FailNever,
+				Doc: "never: succeed; error: return an error; panic: panic; crash: end the worker's process with a Go fatal error, as running out of memory does (to exercise the farm's failure handling; crash kills a local run too)"},
 		},
 		Metrics: []simcore.Column{
 			simcore.IntColumn("checksum", "", "checksum of the mixing work (identical on every machine)"),
@@ -92,6 +97,8 @@ func (*Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.
 		return nil, ErrRequested
 	case FailPanic:
 		panic("bench: panic requested by parameter fail=panic")
+	case FailCrash:
+		crash()
 	}
 	iters := int64(math.Round(p.Float("work_ms") * ItersPerMs))
 	x := seed ^ hashString(p.String("variant"))
@@ -120,6 +127,15 @@ func (*Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.
 		res.Tables = map[string]*simcore.TableData{"samples": {Columns: map[string]any{"i": is, "u": us}}}
 	}
 	return res, nil
+}
+
+// crash ends the process with a Go fatal error ("fatal error: sync:
+// unlock of unlocked mutex"): like "fatal error: out of memory", it is
+// not a panic, so no recover catches it, and the process exits with
+// status 2 at once.
+func crash() {
+	var mu sync.Mutex
+	mu.Unlock()
 }
 
 func splitmix64(x uint64) uint64 {

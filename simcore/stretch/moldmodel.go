@@ -38,10 +38,15 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 		if hi := p.Float("load_hi"); hi > target {
 			target = rngBand(seed, target, hi)
 		}
-		tasks, err = SSMInstance(n, P, target, DefaultSSM.Scaled(p.Float("ssm_scale")), seed)
+		if err = checkMoldSize(n, P); err == nil {
+			tasks, err = SSMInstance(n, P, target, DefaultSSM.Scaled(p.Float("ssm_scale")), seed)
+		}
 	default:
 		var jobs []workload.Job
 		jobs, err = m.trace(traceFiles[wl], P, p.Float("zero_run"))
+		if err == nil {
+			err = checkMoldSize(min(n, len(jobs)), P)
+		}
 		if err == nil {
 			tasks, err = DowneyInstance(jobs, n, P, seed)
 		}
@@ -94,6 +99,18 @@ func (m *Model) runMold(ctx context.Context, p simcore.Params, seed uint64) (*si
 	}
 	res.Tables = tables(p, rel, size, out.Start, out.End, intsOf(out.Procs), node, part)
 	return res, nil
+}
+
+// checkMoldSize refuses, before anything is allocated, a moldable
+// instance of n tasks on P processors whose runtimes (one per task and
+// processor count) would not fit in a worker's memory: no single
+// parameter's maximum bounds their product.
+func checkMoldSize(n, P int) error {
+	if cells := int64(n) * int64(P); cells > MaxMoldableCells {
+		return fmt.Errorf("moldable tasks: n_tasks × m = %d × %d = %d runtimes, over the maximum of %d (about 13 bytes each in a worker's memory); lower n_tasks or m",
+			n, P, cells, MaxMoldableCells)
+	}
+	return nil
 }
 
 // setFloor records the SpeedupFloor of the instance as metrics, with the

@@ -9,13 +9,27 @@ var (
 	GridTEDF  = []float64{1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2, 2.5, 3}
 )
 
+// Size limits: a job's memory grows with its tasks and processors, and a
+// job that runs out of memory crashes its worker (a Go process does not
+// survive it), so sizes past what a worker can hold are refused when the
+// sweep is checked, before anything runs. A task takes about 100 bytes and
+// a processor about 200 (sequential tasks: 10^7 tasks, 50 times §4.1's
+// 20,000, take about 1 GB); a moldable instance holds a runtime for every
+// task and processor count, about 13 bytes each, so there n_tasks × m is
+// bounded too (MaxMoldableCells, about 1.3 GB; §7's 8,000 × 512 is 4·10^6).
+const (
+	MaxTasks         = 10_000_000
+	MaxProcessors    = 1_000_000
+	MaxMoldableCells = 100_000_000
+)
+
 var schema = simcore.Schema{
 	Params: []simcore.Param{
 		{Name: "problem", Kind: simcore.String, Enum: []string{"sequential", "moldable"}, Default: "sequential",
 			Doc: "sequential tasks (§2-4) or moldable tasks (§5-7)"},
-		{Name: "n_tasks", Kind: simcore.Int, Min: simcore.Bound(0), Default: int64(0),
+		{Name: "n_tasks", Kind: simcore.Int, Min: simcore.Bound(0), Max: simcore.Bound(MaxTasks), Default: int64(0),
 			Doc: "tasks per instance; 0: the paper's 20,000 (sequential, §4.1) or 8,000 (moldable, §7)"},
-		{Name: "m", Kind: simcore.Int, Unit: "processors", Min: simcore.Bound(0), Default: int64(0),
+		{Name: "m", Kind: simcore.Int, Unit: "processors", Min: simcore.Bound(0), Max: simcore.Bound(MaxProcessors), Default: int64(0),
 			Doc: "processors; 0: the paper's 300 (sequential) or 512 (moldable)"},
 		{Name: "delta", Kind: simcore.Float, Min: simcore.Bound(1), Default: 20.0,
 			Doc: "Δ = b/a, sizes uniform on [a, b] (sequential, §4.1)"},
