@@ -15,7 +15,9 @@
 //	                          durable pull consumer "workers" shared by all workers
 //	KV      SCHEDFARM_RUNS    run records, key <run>
 //	KV      SCHEDFARM_DONE    registry of finished jobs: key <run>.<part> → the
-//	                          job IDs whose results that stored part holds
+//	                          job IDs whose results that stored part holds and
+//	                          its objects' SHA-256; <run>.<part>.invalid marks
+//	                          it invalid. Create-only on the server (parts.go)
 //	KV      SCHEDFARM_FAILED  jobs that exhausted MaxDeliver: key <run>.<job>
 //	object  SCHEDFARM_PARTS   Parquet parts: <run>/<part>/<table>.parquet
 //

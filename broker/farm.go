@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -203,6 +204,10 @@ func Create(ctx context.Context, nc *nats.Conn, s Settings) (*Farm, error) {
 		kv, err := js.KeyValue(ctx, cfg.Bucket)
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
 			kv, err = js.CreateKeyValue(ctx, cfg)
+			if err == nil && cfg.Bucket == n.DoneBucket {
+				f.Done = kv
+				err = f.SealRegistry(ctx)
+			}
 			if errors.Is(err, jetstream.ErrBucketExists) {
 				kv, err = js.KeyValue(ctx, cfg.Bucket)
 			}
@@ -294,7 +299,13 @@ func (f *Farm) Apply(ctx context.Context) error {
 				return fmt.Errorf("key-value bucket %s: %w", cfg.Bucket, err)
 			}
 		}
-		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+		var kv jetstream.KeyValue
+		var err error
+		if cfg.Bucket == n.DoneBucket {
+			kv, err = f.applyRegistry(ctx, cfg)
+		} else {
+			kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
+		}
 		if err != nil {
 			return fmt.Errorf("key-value bucket %s: %w", cfg.Bucket, err)
 		}
@@ -311,6 +322,42 @@ func (f *Farm) Apply(ctx context.Context) error {
 	}
 	f.Jobs, f.Workers, f.Parts = jobs, workers, parts
 	return nil
+}
+
+// applyRegistry is Apply for the finished-jobs registry, which it
+// creates if missing and keeps create-only (SealRegistry): the stream of
+// an existing registry is updated in place, never through a key-value
+// update, which would lift the seal for a moment.
+func (f *Farm) applyRegistry(ctx context.Context, want jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	js := f.JS
+	kv, err := js.KeyValue(ctx, want.Bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateKeyValue(ctx, want)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := js.Stream(ctx, "KV_"+want.Bucket)
+	if err != nil {
+		return nil, err
+	}
+	cfg := st.CachedInfo().Config
+	if cfg.Description != want.Description || cfg.Replicas != want.Replicas || cfg.Metadata[MetaPrefix] != f.Names.Prefix || !sealed(cfg) {
+		cfg.Description, cfg.Replicas = want.Description, want.Replicas
+		meta := maps.Clone(cfg.Metadata)
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		meta[MetaPrefix] = f.Names.Prefix
+		cfg.Metadata = meta
+		if err := seal(&cfg); err != nil {
+			return nil, err
+		}
+		if _, err := js.UpdateStream(ctx, cfg); err != nil {
+			return nil, fmt.Errorf("make create-only: %w", err)
+		}
+	}
+	return kv, nil
 }
 
 // BindOptions tune Bind.

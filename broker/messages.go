@@ -419,6 +419,11 @@ type PartRecord struct {
 	Jobs []string `json:"jobs"`
 	// Objects are the part's object names in SCHEDFARM_PARTS, one per table.
 	Objects []string `json:"objects"`
+	// SHA256 are the digests of the objects' bytes (Digest), one per
+	// object in the order of Objects, checked when the part is collected.
+	// Absent in the entries of workers from before digests: their parts
+	// are read unverified.
+	SHA256 []string `json:"sha256,omitempty"`
 	// ModelMs is the summed model time of the part's jobs.
 	ModelMs float64 `json:"model_ms"`
 	// Redelivered counts the part's jobs that this worker received on a
@@ -429,7 +434,7 @@ type PartRecord struct {
 	Attempts []int `json:"attempts,omitempty"`
 }
 
-// DoneKey is the registry key of a part.
+// DoneKey is the registry key of a part (see also InvalidKey).
 func DoneKey(run, part string) string { return run + "." + part }
 
 // FailRecord is an entry of SCHEDFARM_FAILED: a job that exhausted its

@@ -640,3 +640,22 @@ func TestHeartbeatValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDoneKey(t *testing.T) {
+	for _, c := range []struct {
+		key, run, part string
+		invalid, ok    bool
+	}{
+		{"r.p", "r", "p", false, true},
+		{broker.InvalidKey("r", "p"), "r", "p", true, true},
+		{"r", "", "", false, false},
+		{"r.p.q", "", "", false, false},
+		{".p", "", "", false, false},
+		{"r..invalid", "", "", false, false},
+	} {
+		run, part, invalid, ok := broker.ParseDoneKey(c.key)
+		if run != c.run || part != c.part || invalid != c.invalid || ok != c.ok {
+			t.Errorf("ParseDoneKey(%q) = %q %q %v %v", c.key, run, part, invalid, ok)
+		}
+	}
+}

@@ -65,10 +65,10 @@ type Coordinator struct {
 
 	mu   sync.Mutex
 	runs map[string]*runEntry
-	// done holds every finished job ID ever registered: the registry of
-	// finished jobs (SCHEDFARM_DONE) in memory, checked before publishing.
+	// done holds every finished job ever registered, with whether its
+	// current result is valid (doneJobs), checked before publishing.
 	// Where each result is stored is read from the registry when collecting.
-	done map[uuid.UUID]struct{}
+	done doneJobs
 	// aliases numbers the runs this coordinator tracks, for short job keys.
 	aliases int
 	// ended is closed (and replaced) whenever a run leaves memory: it
@@ -192,7 +192,7 @@ func New(farm *broker.Farm, cfg Config) (*Coordinator, error) {
 	}
 	return &Coordinator{
 		farm: farm, reg: cfg.Registry, log: cfg.Logger.With("coordinator", cfg.Name), name: cfg.Name, db: db, cfg: cfg,
-		runs: map[string]*runEntry{}, done: map[uuid.UUID]struct{}{}, submitting: map[string]*submission{},
+		runs: map[string]*runEntry{}, done: newDoneJobs(), submitting: map[string]*submission{},
 	}, nil
 }
 
@@ -463,7 +463,7 @@ func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[uu
 		if skip[j.ID] {
 			e.status[i] = codeDone
 			e.counts.Skipped++
-		} else if _, ok := c.done[j.ID]; ok && !rec.Force && rec.Skipped > 0 {
+		} else if c.done.has(j.ID) && !rec.Force && rec.Skipped > 0 {
 			// A resumed run: jobs skipped at submission stay skipped.
 			e.status[i] = codeDone
 			e.counts.Skipped++
@@ -472,26 +472,56 @@ func (c *Coordinator) addRun(rec broker.RunRecord, jobs []sweep.Job, skip map[uu
 	c.runs[rec.ID] = e
 }
 
-// onDone handles one registry entry: a stored part and its jobs.
+// jobIDs parses the job IDs of a registry entry, logging bad ones.
+func (c *Coordinator) jobIDs(key string, jobs []string) []uuid.UUID {
+	ids := make([]uuid.UUID, 0, len(jobs))
+	for _, s := range jobs {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			c.log.Error("bad job ID in registry entry", "key", key, "job", s)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// onInvalid handles an invalidation marker of the registry: the part's
+// jobs are no longer done unless another valid part of their newest run
+// holds them, so that the next submission runs them again. Runs in
+// progress keep their counts (a job of theirs that was done stays done
+// in them; collecting such a run reports it missing).
+func (c *Coordinator) onInvalid(e jetstream.KeyValueEntry) {
+	var m broker.InvalidRecord
+	if err := json.Unmarshal(e.Value(), &m); err != nil {
+		c.log.Error("bad registry entry", "key", e.Key(), "err", err)
+		return
+	}
+	run, part, _, _ := broker.ParseDoneKey(e.Key())
+	ids := c.jobIDs(e.Key(), m.Jobs)
+	c.mu.Lock()
+	fresh := c.done.invalidate(run, broker.DoneKey(run, part), ids)
+	c.mu.Unlock()
+	if fresh {
+		c.log.Info("part invalidated: its jobs run again when next submitted", "run", run, "part", part, "jobs", len(ids), "reason", m.Reason)
+	}
+}
+
+// onDone handles one registry entry: a stored part and its jobs, or an
+// invalidation marker (onInvalid).
 func (c *Coordinator) onDone(ctx context.Context, e jetstream.KeyValueEntry) {
+	if _, _, invalid, ok := broker.ParseDoneKey(e.Key()); ok && invalid {
+		c.onInvalid(e)
+		return
+	}
 	var p broker.PartRecord
 	if err := json.Unmarshal(e.Value(), &p); err != nil {
 		c.log.Error("bad registry entry", "key", e.Key(), "err", err)
 		return
 	}
-	ids := make([]uuid.UUID, 0, len(p.Jobs))
-	for _, s := range p.Jobs {
-		id, err := uuid.Parse(s)
-		if err != nil {
-			c.log.Error("bad job ID in registry entry", "key", e.Key(), "job", s)
-			continue
-		}
-		ids = append(ids, id)
-	}
+	ids := c.jobIDs(e.Key(), p.Jobs)
 	c.mu.Lock()
-	for _, id := range ids {
-		c.done[id] = struct{}{}
-	}
+	c.done.part(p.Run, e.Key(), ids)
 	r := c.runs[p.Run]
 	if r != nil && len(p.Attempts) == len(p.Jobs) {
 		// Every result counts, a late duplicate's too: it came from a
@@ -706,7 +736,7 @@ func (c *Coordinator) onMaxDeliveries(m *nats.Msg) {
 			continue
 		}
 		c.mu.Lock()
-		_, isDone := c.done[e.Msg.Job.ID]
+		isDone := c.done.has(e.Msg.Job.ID)
 		c.mu.Unlock()
 		if isDone {
 			continue

@@ -20,7 +20,7 @@ func newTestCoordinator(t *testing.T) *Coordinator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Coordinator{db: db, log: slog.Default(), runs: map[string]*runEntry{}, done: map[uuid.UUID]struct{}{}}
+	return &Coordinator{db: db, log: slog.Default(), runs: map[string]*runEntry{}, done: newDoneJobs()}
 }
 
 func testJobs(n int, sweeps ...string) []sweep.Job {

@@ -228,6 +228,7 @@ func (c *Coordinator) submit(ctx context.Context, req SubmitRequest, f *sweep.Fi
 		ID: req.Run, File: req.File, Text: req.Text, MaxJobs: req.MaxJobs, Force: req.Force,
 		Created: time.Now().UTC(), Total: uniqueJobs(jobs), Status: broker.RunPublishing, Owner: c.name,
 	}
+	c.syncInvalid(ctx)
 	skip := c.alreadyDone(jobs, req.Force)
 	rec.Skipped = len(skip)
 	if err := c.putRun(ctx, rec); err != nil {
@@ -252,8 +253,41 @@ func (c *Coordinator) submit(ctx context.Context, req SubmitRequest, f *sweep.Fi
 	return &SubmitReply{Run: rec.ID, Sweeps: names, Total: rec.Total, Skipped: len(skip), Published: published}, nil
 }
 
-// alreadyDone returns the jobs whose results the registry holds, which a
-// submission skips; none with force.
+// syncInvalid applies the registry's invalidation markers that the watch
+// has not delivered yet: a submission right after a collection found a
+// part bad (or after `schedfarm parts invalidate`) must run its jobs,
+// and the watch may deliver the marker a moment later (much later while
+// it recovers from a lost connection). Markers are few, and the server
+// lists their keys alone. A failure to list is logged: the watch
+// delivers the markers later all the same.
+func (c *Coordinator) syncInvalid(ctx context.Context) {
+	lister, err := c.farm.Done.ListKeysFiltered(ctx, "*.*"+broker.InvalidSuffix)
+	if err != nil {
+		c.log.Warn("cannot list the registry's invalidation markers; a part invalidated a moment ago may be counted valid", "err", err)
+		return
+	}
+	for k := range lister.Keys() {
+		run, part, _, ok := broker.ParseDoneKey(k)
+		if !ok {
+			continue
+		}
+		c.mu.Lock()
+		_, seen := c.done.invalid[broker.DoneKey(run, part)]
+		c.mu.Unlock()
+		if seen {
+			continue
+		}
+		e, err := c.farm.Done.Get(ctx, k)
+		if err != nil {
+			c.log.Warn("cannot read an invalidation marker", "key", k, "err", err)
+			continue
+		}
+		c.onInvalid(e)
+	}
+}
+
+// alreadyDone returns the jobs whose current results the registry holds
+// in a valid part (doneJobs), which a submission skips; none with force.
 func (c *Coordinator) alreadyDone(jobs []sweep.Job, force bool) map[uuid.UUID]bool {
 	skip := map[uuid.UUID]bool{}
 	if force {
@@ -262,7 +296,7 @@ func (c *Coordinator) alreadyDone(jobs []sweep.Job, force bool) map[uuid.UUID]bo
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range jobs {
-		if _, ok := c.done[jobs[i].ID]; ok {
+		if c.done.has(jobs[i].ID) {
 			skip[jobs[i].ID] = true
 		}
 	}
@@ -277,7 +311,7 @@ func (c *Coordinator) Pending(jobs []sweep.Job) []sweep.Job {
 	defer c.mu.Unlock()
 	var out []sweep.Job
 	for _, j := range jobs {
-		if _, ok := c.done[j.ID]; !ok {
+		if !c.done.has(j.ID) {
 			out = append(out, j)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -44,6 +45,8 @@ type Farm struct {
 	// Logger receives the farm's logs: warnings and errors by default,
 	// everything with SCHEDFARM_TEST_LOG=debug.
 	Logger *slog.Logger
+	// sc is the server's configuration, for RestartServer.
+	sc broker.ServerConfig
 }
 
 func testLogger() *slog.Logger {
@@ -71,15 +74,44 @@ func NewWithServer(tb testing.TB, s broker.Settings, sc broker.ServerConfig) *Fa
 	if err != nil {
 		tb.Fatal(err)
 	}
+	f := &Farm{TB: tb, Server: ns, Settings: s, Dir: dir, Logger: testLogger(), sc: sc}
 	tb.Cleanup(func() {
-		ns.Shutdown()
-		ns.WaitForShutdown()
+		f.Server.Shutdown()
+		f.Server.WaitForShutdown()
 	})
 	reg, err := simcore.NewRegistry(bench.New(), divisible.New(), batch.New(datatest.Data(tb)))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &Farm{TB: tb, Server: ns, Registry: reg, Settings: s, Dir: dir, Logger: testLogger()}
+	f.Registry = reg
+	return f
+}
+
+// StoreDir is the server's JetStream store directory.
+func (f *Farm) StoreDir() string { return f.sc.StoreDir }
+
+// RestartServer shuts the farm's server down, calls between (if not nil)
+// while it is down, so that its store's files can be changed, and starts
+// it again on the same port and store. Connections made before reconnect
+// by themselves.
+func (f *Farm) RestartServer(between func(storeDir string)) {
+	f.TB.Helper()
+	addr, ok := f.Server.Addr().(*net.TCPAddr)
+	if !ok {
+		f.TB.Fatalf("server address %v", f.Server.Addr())
+	}
+	f.Server.Shutdown()
+	f.Server.WaitForShutdown()
+	if between != nil {
+		between(f.sc.StoreDir)
+	}
+	sc := f.sc
+	sc.Port = addr.Port
+	ns, err := broker.StartServer(sc)
+	if err != nil {
+		f.TB.Fatal(err)
+	}
+	f.Server = ns
 }
 
 // Settings returns queue settings suited to tests: short ack wait and
@@ -95,7 +127,7 @@ func Settings() broker.Settings {
 // dial opens a new connection to the farm's server.
 func (f *Farm) dial(name string) *nats.Conn {
 	f.TB.Helper()
-	cc := broker.ConnConfig{URL: f.Server.ClientURL(), Name: name}
+	cc := broker.ConnConfig{URL: f.Server.ClientURL(), Name: name, Logger: f.Logger}
 	if f.InProcess {
 		cc.InProcess = f.Server
 	}

@@ -3,14 +3,10 @@ package farmtest
 import (
 	"context"
 	"encoding/json"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"schedfarm/broker"
-	"schedfarm/results"
-	"schedfarm/simcore/bench"
 	"schedfarm/worker"
 )
 
@@ -29,54 +25,16 @@ func TestForcedResultSupersedes(t *testing.T) {
 	WaitRun(t, c.Coordinator, first.Run, time.Minute)
 	truth := valuesByJob(t, f, c.Farm, first.Run)
 
-	// Rewrite one of the first run's parts: every value of it + 1000.
-	ctx := context.Background()
-	lister, err := c.Farm.Done.ListKeysFiltered(ctx, first.Run+".*")
+	// Rewrite one of the first run's parts: every value of it + 1000, its
+	// digest recorded anew (as an administrator could: this stands for an
+	// authentic but wrong result, not for damage).
+	key, rec := firstPart(t, c.Farm, first.Run)
+	jobsObj := jobsObject(t, rec)
+	data, err := c.Farm.Parts.GetBytes(context.Background(), jobsObj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var keys []string
-	for k := range lister.Keys() {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	if len(keys) == 0 {
-		t.Fatal("the first run registered no part")
-	}
-	e, err := c.Farm.Done.Get(ctx, keys[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rec broker.PartRecord
-	if err := json.Unmarshal(e.Value(), &rec); err != nil {
-		t.Fatal(err)
-	}
-	var jobsObj string
-	for _, o := range rec.Objects {
-		if strings.HasSuffix(o, "/"+results.JobsTable+".parquet") {
-			jobsObj = o
-		}
-	}
-	data, err := c.Farm.Parts.GetBytes(ctx, jobsObj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := bench.New().Schema()
-	rows, err := results.DecodePart(schema, map[string][]byte{results.JobsTable: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range rows {
-		rows[i].Result.Metrics["value"] = rows[i].Result.Metrics["value"].(float64) + 1000
-		rows[i].Result.Tables = nil
-	}
-	objs, err := results.EncodePart(schema, results.PartInfo{RunID: first.Run}, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Farm.Parts.PutBytes(ctx, jobsObj, objs[results.JobsTable]); err != nil {
-		t.Fatal(err)
-	}
+	rewritePart(t, c.Farm, key, rec, jobsObj, plus1000(t, first.Run, data))
 	if wrong := valuesByJob(t, f, c.Farm, first.Run); equalValues(wrong, truth) {
 		t.Fatal("the rewritten part changed no collected value")
 	}
@@ -93,6 +51,42 @@ func TestForcedResultSupersedes(t *testing.T) {
 	WaitRun(t, c.Coordinator, later.Run, time.Minute)
 	if got := valuesByJob(t, f, c.Farm, later.Run); !equalValues(got, truth) {
 		t.Errorf("the later run collected the superseded part's values:\ngot  %v\nwant %v", got, truth)
+	}
+}
+
+// rewritePart replaces an object of a part and records its new digest in
+// the part's registry entry, as only an administrator can: the registry
+// is create-only, so its seal is lifted for the put and restored.
+func rewritePart(t *testing.T, bf *broker.Farm, key string, rec broker.PartRecord, object string, data []byte) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := bf.Parts.PutBytes(ctx, object, data); err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range rec.Objects {
+		if o == object && i < len(rec.SHA256) {
+			rec.SHA256[i] = broker.Digest(data)
+		}
+	}
+	value, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "KV_" + bf.Names.DoneBucket
+	st, err := bf.JS.Stream(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := st.CachedInfo().Config
+	cfg.DiscardNewPerSubject, cfg.AllowRollup = false, true
+	if _, err := bf.JS.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bf.Done.Put(ctx, key, value); err != nil {
+		t.Fatal(err)
+	}
+	if err := bf.SealRegistry(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 

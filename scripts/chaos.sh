@@ -9,6 +9,11 @@
 # `submit --wait` ended 0, each run's collected results hold every job exactly
 # once (N ok, 0 failed, 0 missing, N distinct job IDs in jobs.parquet), and
 # nothing of one farm is in the other's results.
+# Then the damaged-part case (issue 44, item 3): bytes of farm A's object
+# store block file overwritten while the server is down; the next submission
+# skips every job, its collection exits 4 naming the bad part(s) (never a
+# timeout) and marks them invalid, and the submission after that reruns their
+# jobs: its collection holds every job exactly once, all ok.
 # Then the crash-neighbour case (issue 44, item 2), on a third farm (chaos-c):
 # a sweep whose n_tasks would exhaust memory is refused by validate, naming
 # the parameter and its maximum; and one worker process of two loops, under
@@ -169,6 +174,46 @@ fi
 go run ./scripts/chaoscheck "$out/results-a/chaos-a-sweep/$run_a/jobs.parquet" "$jobs_a" \
   "$out/results-b/chaos-b-sweep/$run_b/jobs.parquet" "$jobs_b" || fail "job counts"
 
+# --- a damaged stored part (issue 44, item 3) ---
+# Bytes flipped in farm A's object store block file while the server is down:
+# the next submission skips every job (nothing is known to be wrong yet), its
+# collection names each part it finds bad, marks it invalid and exits 4 (before
+# the fix it waited for the unreadable chunk and failed with `nats: timeout`,
+# exit 3, every time); the submission after that runs the bad parts' jobs again
+# and its collection holds every job exactly once, all ok.
+blk=$(ls "$out"/nats/jetstream/*/streams/OBJ_CHAOS_A_PARTS/msgs/*.blk 2>/dev/null | head -1)
+[ -n "$blk" ] || fail "no block file of farm A's parts under $out/nats"
+log "stop the server; overwrite 16 bytes in the middle of farm A's parts block $(basename "$blk"); start it again"
+kill "$server"
+wait "$server" 2>/dev/null || true
+size=$(stat -c %s "$blk")
+printf 'DAMAGED-BYTES!!!' | dd of="$blk" bs=1 seek=$((size / 2)) conv=notrunc status=none
+start_server
+"$bin" submit --prefix chaos-a --wait "$out/a.yaml" >"$out/submit-a2.out" 2>"$out/submit-a2.log" ||
+  fail "the submission after the damage: $(tail -3 "$out/submit-a2.log")"
+grep -q ": 0 jobs published, $jobs_a already done" "$out/submit-a2.log" ||
+  fail "the submission after the damage ran jobs: $(cat "$out/submit-a2.log")"
+run_a2=$(head -1 "$out/submit-a2.out")
+rc=0
+timeout 300 "$bin" collect --prefix chaos-a --results-dir "$out/results-a2" "$run_a2" >"$out/collect-a2.log" 2>&1 || rc=$?
+[ "$rc" -eq 4 ] || fail "collect after the damage exited $rc, want 4 (a bad part): $(tail -3 "$out/collect-a2.log")"
+grep -q "is bad, left out and marked invalid" "$out/collect-a2.log" ||
+  fail "collect after the damage names no bad part: $(cat "$out/collect-a2.log")"
+if grep -qi "timeout" "$out/collect-a2.log"; then fail "collect after the damage timed out: $(cat "$out/collect-a2.log")"; fi
+bad=$(grep -c "is bad, left out and marked invalid" "$out/collect-a2.log")
+log "damaged part: collect exited 4 naming $bad bad part(s): $(grep -m1 "is bad" "$out/collect-a2.log" | cut -c1-200)"
+"$bin" submit --prefix chaos-a --wait "$out/a.yaml" >"$out/submit-a3.out" 2>"$out/submit-a3.log" ||
+  fail "the submission after the collection: $(tail -3 "$out/submit-a3.log")"
+rerun=$(sed -n 's/.*: \([0-9]*\) jobs published, .*/\1/p' "$out/submit-a3.log")
+[ "${rerun:-0}" -gt 0 ] || fail "the submission after the collection ran no job: $(cat "$out/submit-a3.log")"
+run_a3=$(head -1 "$out/submit-a3.out")
+"$bin" collect --prefix chaos-a --results-dir "$out/results-a3" "$run_a3" >"$out/collect-a3.log" 2>&1 ||
+  fail "collect after the rerun: $(cat "$out/collect-a3.log")"
+grep -q "chaos-a-sweep: $jobs_a ok, 0 failed, 0 missing" "$out/collect-a3.log" ||
+  fail "results after the rerun: $(cat "$out/collect-a3.log")"
+go run ./scripts/chaoscheck "$out/results-a3/chaos-a-sweep/$run_a3/jobs.parquet" "$jobs_a" || fail "job counts after the rerun"
+log "damaged part: the next submission reran $rerun job(s); $(cat "$out/collect-a3.log")"
+
 # --- crash neighbours (issue 44, item 2) ---
 cat >"$out/oom.yaml" <<YAML
 sweeps:
@@ -229,4 +274,4 @@ grep -q 'index=3 attempts=5 .*worker crashed while running it.*fail="crash".*siz
 grep -q "chaos-c-sweep: 3 ok, 1 failed, 0 missing" "$out/collect-c.log" || fail "farm C results: $(cat "$out/collect-c.log")"
 log "farm C: $(cat "$out/collect-c.log")"
 
-echo "CHAOS PASSED: farm A $jobs_a jobs and farm B $jobs_b jobs, each exactly once, through a worker kill, a coordinator kill, a server kill and a stopped worker; a crashing job failed alone, its 3 neighbours ok, and a sweep that would exhaust memory was refused"
+echo "CHAOS PASSED: farm A $jobs_a jobs and farm B $jobs_b jobs, each exactly once, through a worker kill, a coordinator kill, a server kill and a stopped worker; a damaged part was named and its jobs rerun; a crashing job failed alone, its 3 neighbours ok, and a sweep that would exhaust memory was refused"

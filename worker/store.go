@@ -123,19 +123,22 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 			return err
 		}
 	}
-	var stored []string
+	// Each object is written once (never over another) and its digest
+	// goes into the create-only registry entry, which the collector checks
+	// the bytes it reads against.
+	var stored, digests []string
 	for _, table := range names {
 		name := run + "/" + results.PartObjectName(part, table)
 		data := objects[table]
 		if err := w.storeRetry(ctx, "store part object", keepAlive, noted(func(ctx context.Context) error {
-			_, err := w.farm.Parts.PutBytes(ctx, name, data)
-			return err
+			return w.farm.PutObject(ctx, name, data)
 		})); err != nil {
 			return err
 		}
 		stored = append(stored, name)
+		digests = append(digests, broker.Digest(data))
 	}
-	rec := broker.PartRecord{Run: run, Part: part, Sweep: sweepName, Worker: w.cfg.Name, Objects: stored, ModelMs: modelMs}
+	rec := broker.PartRecord{Run: run, Part: part, Sweep: sweepName, Worker: w.cfg.Name, Objects: stored, SHA256: digests, ModelMs: modelMs}
 	for i, f := range fs {
 		rec.Jobs = append(rec.Jobs, f.row.Job.ID.String())
 		if f.row.Attempts > 1 {
@@ -156,8 +159,7 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 		return err
 	}
 	if err := w.storeRetry(ctx, "register part", keepAlive, noted(func(ctx context.Context) error {
-		_, err := w.farm.Done.Put(ctx, broker.DoneKey(run, part), data)
-		return err
+		return w.farm.Register(ctx, broker.DoneKey(run, part), data)
 	})); err != nil {
 		return err
 	}
@@ -172,7 +174,8 @@ func (w *Worker) storePart(ctx context.Context, run, sweepName string, fs []*fin
 // storeRetry is retry for the puts of a part, which gives up after
 // Config.StoreFullWait once the server says it has no storage left: that
 // needs an operator (free space, raise max_store), and a worker that
-// waits minutes for it shows nothing but a stalled run.
+// waits minutes for it shows nothing but a stalled run. It gives up at
+// once on broker.ErrExists (a name or key that holds another part's).
 func (w *Worker) storeRetry(ctx context.Context, what string, onRetry func(), fn func(context.Context) error) error {
 	var fullSince time.Time
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -180,6 +183,8 @@ func (w *Worker) storeRetry(ctx context.Context, what string, onRetry func(), fn
 	return retry(ctx, w.log, what, onRetry, func(callCtx context.Context) error {
 		err := fn(callCtx)
 		switch {
+		case errors.Is(err, broker.ErrExists):
+			cancel(err) // another part's name or key: retrying cannot help
 		case err == nil || !storeFull(err):
 			fullSince = time.Time{}
 		case fullSince.IsZero():

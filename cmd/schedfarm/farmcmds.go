@@ -12,7 +12,9 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -479,10 +481,7 @@ func (a *app) collectCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if err := coordinator.CheckRunID(args[0]); err != nil {
-				return &exitError{exitUsage, err}
-			}
-			farm, err := a.connect(ctx, "schedfarm-collect", false)
+			farm, err := a.connectForRun(ctx, "schedfarm-collect", args[0])
 			if err != nil {
 				return err
 			}
@@ -500,6 +499,20 @@ func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm
 	out, err := coordinator.Collect(ctx, farm, a.registry(), run, coordinator.CollectOptions{
 		ResultsDir: a.v.GetString("results-dir"), Partial: partial, Provenance: a.provenance(),
 	})
+	for _, s := range out {
+		for _, p := range s.Invalid {
+			switch {
+			case p.Found && p.MarkError == "":
+				fmt.Fprintf(cmd.ErrOrStderr(), "stored part %s (%d jobs) is bad, left out and marked invalid (its jobs run again when the sweep is next submitted): %s\n",
+					p.Name(), p.Jobs, safeLine(p.Reason))
+			case p.Found:
+				fmt.Fprintf(cmd.ErrOrStderr(), "stored part %s (%d jobs) is bad and left out, but could not be marked invalid (%s; `schedfarm parts invalidate %s --part %s` does it): %s\n",
+					p.Name(), p.Jobs, safeLine(p.MarkError), p.Run, p.Part, safeLine(p.Reason))
+			default:
+				fmt.Fprintf(cmd.ErrOrStderr(), "stored part %s (%d jobs) is invalid, left out: %s\n", p.Name(), p.Jobs, safeLine(p.Reason))
+			}
+		}
+	}
 	if err != nil {
 		return out, err
 	}
@@ -513,6 +526,96 @@ func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm
 	return out, nil
 }
 
+// connectForRun connects as a client for a command on run, which must be
+// a run ID (bad input otherwise, before the farm is reached).
+func (a *app) connectForRun(ctx context.Context, name, run string) (*broker.Farm, error) {
+	if err := coordinator.CheckRunID(run); err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	return a.connect(ctx, name, false)
+}
+
+func (a *app) partsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "parts",
+		Short: "List a run's stored result parts, or invalidate them so that their jobs run again",
+	}
+	list := &cobra.Command{
+		Use:   "list RUN",
+		Short: "List a run's stored parts: jobs, worker, digests recorded, invalid or not",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			farm, err := a.connectForRun(ctx, "schedfarm-parts", args[0])
+			if err != nil {
+				return err
+			}
+			defer farm.NC.Close()
+			parts, err := coordinator.ListParts(ctx, farm, args[0])
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "PART\tSWEEP\tJOBS\tWORKER\tDIGESTS\tSTATE")
+			for _, p := range parts {
+				digests, state := "sha256", "valid"
+				if !p.Verified {
+					digests = "none"
+				}
+				if p.Invalid {
+					state = "INVALID: " + safeLine(p.Reason)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", safe(p.Part, maxNameLen), safe(p.Sweep, maxNameLen), p.Jobs, safe(p.Worker, maxNameLen), digests, state)
+			}
+			return tw.Flush()
+		},
+	}
+	var partIDs []string
+	var reason string
+	inval := &cobra.Command{
+		Use:   "invalidate RUN",
+		Short: "Mark a run's stored parts invalid (all, or those of --part): their jobs run again at the next submission",
+		Long: "Marks stored parts of RUN invalid: every part of the run, or only the --part IDs (`schedfarm parts list RUN`).\n" +
+			"Nothing is deleted: a marker is added beside each part's registry entry. Collections leave invalid parts out\n" +
+			"(their jobs are missing, never taken from an older result they superseded), and the next `submit` or `run`\n" +
+			"of the sweep runs their jobs again. A collection marks the parts it finds damaged, lost or undecodable itself.",
+		Example: `  schedfarm parts invalidate <run-id> --reason "model bug fixed in v3"
+  schedfarm parts invalidate <run-id> --part <part-id> && schedfarm submit --wait sweep.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			for _, id := range partIDs {
+				if u, err := uuid.Parse(id); err != nil || u.String() != id {
+					return &exitError{exitUsage, fmt.Errorf("--part %s: not a part ID (a UUID as `schedfarm parts list` shows it)", safe(id, maxNameLen))}
+				}
+			}
+			if len(reason) > broker.MaxInvalidReason || !utf8.ValidString(reason) {
+				return &exitError{exitUsage, fmt.Errorf("--reason: at most %d bytes of UTF-8", broker.MaxInvalidReason)}
+			}
+			farm, err := a.connectForRun(ctx, "schedfarm-parts", args[0])
+			if err != nil {
+				return err
+			}
+			defer farm.NC.Close()
+			host, _ := os.Hostname()
+			marked, already, err := coordinator.InvalidateParts(ctx, farm, args[0], partIDs, reason, "parts invalidate on "+host)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "run %s: %d part(s) marked invalid, %d already were; the next submission of its sweep runs their jobs again\n",
+				args[0], marked, already)
+			return nil
+		},
+	}
+	inval.Flags().StringSliceVar(&partIDs, "part", nil, "invalidate only these parts (IDs as `schedfarm parts list` shows them; repeat or comma-separate)")
+	inval.Flags().StringVar(&reason, "reason", "invalidated by the user", "why, recorded in the marker and shown by collect and parts list")
+	for _, c := range []*cobra.Command{list, inval} {
+		addNATSFlags(c.Flags())
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
+
 func (a *app) cancelCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cancel RUN",
@@ -520,10 +623,7 @@ func (a *app) cancelCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if err := coordinator.CheckRunID(args[0]); err != nil {
-				return &exitError{exitUsage, err}
-			}
-			farm, err := a.connect(ctx, "schedfarm-cancel", false)
+			farm, err := a.connectForRun(ctx, "schedfarm-cancel", args[0])
 			if err != nil {
 				return err
 			}

@@ -127,7 +127,7 @@ func newApp() *app {
 		cmds []*cobra.Command
 	}{
 		{"local", []*cobra.Command{a.runCmd(), a.validateCmd(), a.expandCmd(), a.modelsCmd(), a.reportCmd(), a.verifyCmd()}},
-		{"farm", []*cobra.Command{a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(), a.collectCmd(), a.cancelCmd(), a.drainCmd()}},
+		{"farm", []*cobra.Command{a.serverCmd(), a.coordinatorCmd(), a.workerCmd(), a.submitCmd(), a.statusCmd(), a.collectCmd(), a.partsCmd(), a.cancelCmd(), a.drainCmd()}},
 		{"data", []*cobra.Command{a.tracesCmd(), a.exportCmd(), a.benchCmd()}},
 	} {
 		for _, c := range g.cmds {

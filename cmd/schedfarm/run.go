@@ -144,6 +144,13 @@ func (a *app) runLocal(ctx context.Context, cmd *cobra.Command, f *sweep.File, j
 	if err := coord.Start(coordCtx); err != nil {
 		return err
 	}
+	// On every return, the coordinator stops (releasing its lease) before
+	// its connection closes, so that the next `run` on this state dir
+	// need not wait for the lease to expire.
+	defer func() {
+		stopCoord()
+		_ = coord.Wait()
+	}()
 	if check != nil {
 		if err := check(coord); err != nil {
 			return &exitError{exitUsage, err}

@@ -47,6 +47,38 @@ func (e *PartError) Error() string {
 
 func (e *PartError) Unwrap() error { return e.Err }
 
+// ErrDamaged marks an error of PartSource.Open for an object that is lost
+// or damaged for good (missing from the store, unreadable there, bytes
+// that do not match the digest recorded for them): its part is bad
+// (BadPartsError), whereas any other error of Open stops the collection
+// (a PartError: the store may only be slow or down).
+var ErrDamaged = errors.New("damaged or lost")
+
+// BadPartsError is Collect's error for stored parts that are bad: one of
+// their objects is damaged or lost (ErrDamaged), or cannot be decoded.
+// Nothing is written; collect again without those parts (a PartSource
+// that leaves them out), whose jobs are then missing unless another part
+// holds them. It unwraps to a *PartError per part.
+type BadPartsError struct {
+	Parts []PartError // the failing object of each bad part
+}
+
+func (e *BadPartsError) Error() string {
+	if len(e.Parts) == 1 {
+		return e.Parts[0].Error()
+	}
+	return fmt.Sprintf("%d stored parts are bad: %s, ...", len(e.Parts), e.Parts[0].Error())
+}
+
+// Unwrap returns each bad part's *PartError.
+func (e *BadPartsError) Unwrap() []error {
+	out := make([]error, len(e.Parts))
+	for i := range e.Parts {
+		out[i] = &e.Parts[i]
+	}
+	return out
+}
+
 // Failure is the coordinator's record of a job that failed for good.
 type Failure struct {
 	Error    string
@@ -76,6 +108,11 @@ type Input struct {
 	// result of collecting a partial run). Without it an existing folder is
 	// an error.
 	Replace bool
+	// Withheld are jobs whose results are not taken from any part: they
+	// are missing (or failed, with a Failure). The farm withholds a job
+	// whose current result was invalidated, so that an older result it
+	// superseded is not collected in its place.
+	Withheld map[uuid.UUID]bool
 }
 
 // Collected reports what Collect wrote.
@@ -152,6 +189,12 @@ func jobsPartColumns() []results.Column {
 // first (then the first row in that part); the extra-table rows come from
 // the chosen part only. Jobs without a result but with a Failure get a
 // failed row; jobs with neither are missing (reported, not written).
+//
+// A part one of whose objects is damaged or lost (the source's Open says
+// ErrDamaged) or cannot be decoded makes the collection fail with a
+// *BadPartsError naming every such part found; any other failure to read
+// an object is a *PartError. Jobs in Input.Withheld take no result from
+// any part.
 //
 // The folder is written under a temporary name next to outDir and renamed
 // into place, so readers never see a partial folder; on error nothing is
@@ -270,8 +313,12 @@ func (c *collector) readObject(ctx context.Context, name string) ([]byte, error)
 
 // eachObject fetches the named objects, up to prefetch at a time
 // concurrently, and calls fn with each one's Parquet file in the order of
-// names.
+// names. Objects that are damaged or lost (ErrDamaged) or cannot be
+// decoded make a *BadPartsError: once one is found, fn is called no more,
+// and the other objects are fetched and opened only to find any other bad
+// ones (a decoding error of fn stops at once).
 func (c *collector) eachObject(ctx context.Context, names []string, fn func(i int, pf *parquet.File) error) error {
+	var bad []PartError
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type fetched struct {
@@ -308,18 +355,30 @@ func (c *collector) eachObject(ctx context.Context, names []string, fn func(i in
 			if ctx.Err() != nil {
 				return fmt.Errorf("collect %s: %w", name, f.err) // interrupted
 			}
+			if errors.Is(f.err, ErrDamaged) {
+				bad = append(bad, PartError{name, f.err})
+				continue
+			}
 			return fmt.Errorf("collect: %w", &PartError{name, f.err})
 		}
 		pf, err := parquet.OpenFile(bytes.NewReader(f.data), int64(len(f.data)), parquet.SkipBloomFilters(true))
 		if err != nil {
-			return fmt.Errorf("collect: %w", &PartError{name, err})
+			bad = append(bad, PartError{name, fmt.Errorf("cannot be decoded: %w", err)})
+			continue
+		}
+		if len(bad) > 0 {
+			continue // nothing is written: the objects left are only checked
 		}
 		if err := fn(i, pf); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("collect %s: %w", name, err) // interrupted
 			}
-			return fmt.Errorf("collect: %w", &PartError{name, err})
+			// The part's rows are half taken: stop here.
+			return &BadPartsError{append(bad, PartError{name, fmt.Errorf("cannot be decoded: %w", err)})}
 		}
+	}
+	if len(bad) > 0 {
+		return &BadPartsError{bad}
 	}
 	return nil
 }
@@ -343,7 +402,7 @@ func lookupColumns(pf *parquet.File, want []results.Column) ([]int, error) {
 			}
 		}
 		if idx[i] < 0 {
-			return nil, fmt.Errorf("column %q missing: the part was written by a build whose model had no such column under the same version; rerun with --force, or with a new --state-dir and --results-dir", w.Name)
+			return nil, fmt.Errorf("column %q missing: the part was written by a build whose model had no such column under the same version", w.Name)
 		}
 	}
 	return idx, nil
@@ -400,8 +459,8 @@ func (c *collector) readPartJobs(p int, pf *parquet.File) error {
 			return fmt.Errorf("row %d: malformed job_id %q", row, r[idx[0]].ByteArray())
 		}
 		s, ok := c.slots[k]
-		if !ok {
-			return nil // another sweep's job
+		if !ok || c.in.Withheld[k.id] {
+			return nil // another sweep's job, or one withheld
 		}
 		isOK := string(r[statusCol].ByteArray()) == results.StatusOK
 		switch {

@@ -3,6 +3,7 @@ package collect_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"schedfarm/results"
 	"schedfarm/results/collect"
@@ -154,4 +157,66 @@ func (c corruptSource) Open(ctx context.Context, name string) (io.ReadCloser, er
 		return rc, err
 	}
 	return io.NopCloser(io.LimitReader(rc, 100)), nil
+}
+
+// damagedSource says ErrDamaged for the objects named.
+type damagedSource struct {
+	collect.PartSource
+	damaged map[string]bool
+}
+
+func (d damagedSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if d.damaged[name] {
+		return nil, fmt.Errorf("object %s: %w: chunk missing", name, collect.ErrDamaged)
+	}
+	return d.PartSource.Open(ctx, name)
+}
+
+// TestCollectBadParts: objects that are damaged (ErrDamaged) or cannot be
+// decoded make one BadPartsError naming every such part of the pass, and
+// nothing is written; collected again without them, their jobs are
+// missing. Withheld jobs take no row from any part.
+func TestCollectBadParts(t *testing.T) {
+	schema := bench.New().Schema()
+	jobs := runtest.BenchJobs(t, "s", 1, []runtest.Point{{"size": 1}, {"size": 2}, {"size": 3}}, 1)
+	parts := filepath.Join(t.TempDir(), "parts")
+	for i, id := range []string{"a", "b", "c"} {
+		runtest.StorePart(t, parts, id, schema, "r", runtest.RunBench(t, jobs[i:i+1], "w", time.Unix(0, 0)))
+	}
+	in := collect.Input{RunID: "r", Model: schema, Jobs: jobs}
+	src := damagedSource{corruptSource{runtest.DirSource{Dir: parts}}, map[string]bool{"a/jobs.parquet": true}}
+	out := filepath.Join(t.TempDir(), "out")
+	_, err := collect.Collect(context.Background(), src, in, out)
+	var bad *collect.BadPartsError
+	if !errors.As(err, &bad) {
+		t.Fatalf("error %v, want a BadPartsError", err)
+	}
+	var names []string
+	for _, p := range bad.Parts {
+		names = append(names, p.Object)
+	}
+	if !slices.Equal(names, []string{"a/jobs.parquet", "b/jobs.parquet"}) {
+		t.Errorf("bad parts %v, want a (damaged) and b (undecodable)", names)
+	}
+	var pe *collect.PartError
+	if !errors.As(err, &pe) || pe.Object != "a/jobs.parquet" {
+		t.Errorf("the error does not unwrap to the first part's PartError: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a collection with bad parts wrote its folder")
+	}
+	// Without a and b (a PartSource that leaves them out): c alone.
+	for _, id := range []string{"a", "b"} {
+		if err := os.RemoveAll(filepath.Join(parts, id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in.Withheld = map[uuid.UUID]bool{jobs[2].ID: true}
+	res, err := collect.Collect(context.Background(), runtest.DirSource{Dir: parts}, in, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK != 0 || res.Missing != 3 {
+		t.Errorf("collected %+v, want every job missing (c's job withheld)", res)
+	}
 }
