@@ -412,6 +412,16 @@ func TestOneReplicateOfASeededInstance(t *testing.T) {
 			if r.Verdict != nz.want {
 				t.Errorf("%s at noise %s: %s (%s), want %s", claim, nz.noise, r.Verdict, r.Numbers, nz.want)
 			}
+			// An invariant is exact on the instance it was checked on.
+			if strings.HasPrefix(claim, "published") {
+				di, err := runtest.Decls(t, "claims:\n  - {id: c, invariant: \"a test constraint\", "+fmt.Sprintf(claim, nz.noise)+"}\n")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r := Evaluate(sum, nil, &schema, di.Claims, seeds)[0]; r.Verdict != Pass {
+					t.Errorf("invariant %s at noise %s: %s (%s), want pass", claim, nz.noise, r.Verdict, r.Numbers)
+				}
+			}
 			// Without Seeds, every point is taken to use its seed.
 			if r := Evaluate(sum, nil, &schema, d.Claims)[0]; r.Verdict != Inconclusive {
 				t.Errorf("%s at noise %s without Seeds: %s (%s), want inconclusive", claim, nz.noise, r.Verdict, r.Numbers)

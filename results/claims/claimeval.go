@@ -218,8 +218,23 @@ func Evaluate(sum, jobs *results.Frame, schema *simcore.Schema, claims []*decl.C
 		cf.jobs = newClaimFrame(jobs, schema)
 		cf.jobs.seeded = rowSeeded(jobs, schema, o.usesSeed)
 	}
+	// An invariant holds on every instance: one that keeps it is all one
+	// replicate can show, and it is exact for that instance, so the
+	// one-sample rule does not apply to invariant claims.
+	exact := func(int) bool { return false }
+	inv := *cf
+	inv.seeded = exact
+	if cf.jobs != nil {
+		j := *cf.jobs
+		j.seeded = exact
+		inv.jobs = &j
+	}
 	out := make([]Result, 0, len(claims))
 	for _, c := range claims {
+		cf := cf
+		if c.Invariant != "" {
+			cf = &inv
+		}
 		var r Result
 		switch c.Kind {
 		case decl.ClaimCompare:

@@ -22,7 +22,8 @@
 // where the point's jobs do not use their seed (a whole trace, fixed
 // nights: simcore.SeedUser, given to Evaluate by Seeds); one replicate of
 // an instance drawn from the seed has no interval and decides nothing
-// (inconclusive), its statistics (value_median) neither.
+// (inconclusive), its statistics (value_median) neither — except for an
+// invariant: checked on each instance, it is exact on the one it ran.
 // Points are matched on every parameter but series (and in/as). Verdicts:
 //
 //   - compare at a point: pass when the CIs separate the claimed way
