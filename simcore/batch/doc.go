@@ -1,4 +1,4 @@
-// Package batch is the batch-scheduling model of seed 002 (Krallmann,
+// Package batch is the batch-scheduling model of krallmann1999 (Krallmann,
 // Schwiegelshohn, Yahyapour, "On the Design and Evaluation of Job
 // Scheduling Algorithms", JSSPP 1999): rigid jobs on a machine of
 // identical nodes, exclusive partitions, no time sharing, jobs killed at

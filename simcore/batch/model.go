@@ -9,7 +9,7 @@ import (
 	"schedfarm/simcore/workload"
 )
 
-// Model is the batch-scheduling model of seed 002.
+// Model is the batch-scheduling model of krallmann1999.
 type Model struct {
 	// traces caches parsed logs by (name, lenient): parsing CTC costs more
 	// than simulating it, and a sweep runs it many times; and the
@@ -113,7 +113,7 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 	kind := p.String("workload")
 	if kind == "randomized" {
 		if n == 0 {
-			n = 50000 // seed 002 Table 1
+			n = 50000 // krallmann1999 Table 1
 		}
 		jobs = workload.Randomized(n, nodes, seed)
 		st.Jobs = n
@@ -188,7 +188,7 @@ type Metrics struct {
 // BSLDTau is the bounded-slowdown threshold τ (s).
 const BSLDTau = 10
 
-// Measure computes the objectives (seed 002 §4): ART = Σ(C−r)/n; AWRT =
+// Measure computes the objectives (krallmann1999 §4): ART = Σ(C−r)/n; AWRT =
 // Σ m·p·(C−r)/n with the actual run time p (divided by n, as the
 // magnitudes of Tables 3-5 show); makespan = last end − first submit;
 // utilisation = Σ m·p / (nodes · makespan); bounded slowdown

@@ -8,7 +8,7 @@ import (
 	"schedfarm/simcore/workload"
 )
 
-// The orders (seed 002 §5).
+// The orders (krallmann1999 §5).
 const (
 	FCFS        = "FCFS"
 	PSRS        = "PSRS"
@@ -20,7 +20,7 @@ const (
 // Orders lists the orders in the paper's table order.
 var Orders = []string{FCFS, PSRS, SmartFFIA, SmartNFIW, GareyGraham}
 
-// Recomputation rules for SMART and PSRS (seed 002 §5.4: "the schedule is
+// Recomputation rules for SMART and PSRS (krallmann1999 §5.4: "the schedule is
 // recalculated when the ratio between the already scheduled jobs in the
 // wait queue to all the jobs in this queue exceeds a certain value", 2/3;
 // the sentence has two readings, SPECS §9.4).
@@ -163,7 +163,7 @@ func (r *reorder) smartWeight(j int) float64 {
 }
 
 // lengthBin returns k with γ^(k-1) < x <= γ^k for γ = 2 (0 for x <= 1),
-// exactly (no logarithm rounding). Seed 002 §5.4 step 1.
+// exactly (no logarithm rounding). krallmann1999 §5.4 step 1.
 func lengthBin(x float64) int {
 	if x <= 1 {
 		return 0
@@ -182,7 +182,7 @@ type shelf struct {
 	jobs     []int
 }
 
-// smart orders q by SMART (seed 002 §5.4, SPECS §9.4): bins of estimated
+// smart orders q by SMART (krallmann1999 §5.4, SPECS §9.4): bins of estimated
 // length with γ = 2, shelves per bin (FFIA: by increasing area, first fit
 // over the bin's shelves; NFIW: by increasing nodes/weight, next fit),
 // shelves by decreasing Σw / height (Smith's rule). Jobs inside a shelf

@@ -6,10 +6,10 @@ import (
 )
 
 // Policy is the task execution order of the schedulability test (decision
-// #1 of Figure 2, seed 001 §4.2).
+// #1 of Figure 2, lin2007 §4.2).
 type Policy int
 
-// The two orders of seed 001.
+// The two orders of lin2007.
 const (
 	EDF  Policy = iota // ascending absolute deadline, then task ID
 	FIFO               // ascending arrival, then task ID
@@ -19,7 +19,7 @@ const (
 // and #3 of Figure 2).
 type Partitioning int
 
-// The four rules compared in seed 001 §5.
+// The four rules compared in lin2007 §5.
 const (
 	DLT       Partitioning = iota // heterogeneous model using IITs, ñ_min nodes (§4.1.1)
 	UserSplit                     // n equal pieces, n drawn in [N_min, N] (§4.1.2)
@@ -27,7 +27,7 @@ const (
 	OPRAN                         // OPR on all N nodes (RTAS 2007; SPECS.md §1.5)
 )
 
-// Algorithm is one of the eight algorithms of seed 001: a policy and a
+// Algorithm is one of the eight algorithms of lin2007: a policy and a
 // partitioning rule.
 type Algorithm struct {
 	Policy Policy

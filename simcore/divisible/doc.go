@@ -1,4 +1,4 @@
-// Package divisible is the model of seed 001: Lin, Lu, Deogun and Goddard,
+// Package divisible is the model of lin2007: Lin, Lu, Deogun and Goddard,
 // "Real-Time Divisible Load Scheduling with Different Processor Available
 // Times" (UNL TR-2007-0013), with the OPR baselines of the authors' RTAS
 // 2007 paper as restated in SPECS.md §1.

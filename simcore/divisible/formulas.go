@@ -3,7 +3,7 @@ package divisible
 import "math"
 
 // Cluster is the system model of Section 3 of the divisible-load paper
-// (seed 001): a head node that sends data chunks one at a time to N
+// (lin2007): a head node that sends data chunks one at a time to N
 // identical processing nodes; transmitting x units of data takes x·Cms,
 // computing them x·Cps.
 type Cluster struct {
@@ -12,13 +12,13 @@ type Cluster struct {
 }
 
 // Beta is β = Cps / (Cms + Cps).
-// Eq. 8 of the divisible-load paper (seed 001).
+// Eq. 8 of the divisible-load paper (lin2007).
 func (c Cluster) Beta() float64 { return c.Cps / (c.Cms + c.Cps) }
 
 // E is the execution time of a task of size sigma on n nodes that all start
 // together under the optimal partitioning rule (OPR, all nodes finish
 // together): E(σ, n) = σ(Cms + Cps)(1 − β)/(1 − βⁿ).
-// Eq. 9 of the divisible-load paper (seed 001); SPECS.md §1.3 (the RTAS 2007
+// Eq. 9 of the divisible-load paper (lin2007); SPECS.md §1.3 (the RTAS 2007
 // paper's E, identical in rtgrid DivHomoSingle.computeCost).
 func (c Cluster) E(sigma float64, n int) float64 {
 	b := c.Beta()
@@ -27,7 +27,7 @@ func (c Cluster) E(sigma float64, n int) float64 {
 
 // OPRFractions returns the OPR data distribution vector of n nodes:
 // α_1 = (1 − β)/(1 − βⁿ), α_i = α_1·β^(i−1) (SPECS.md §1.3; the special case
-// of Eq. 4–5 of seed 001 with all Cps_i = Cps).
+// of Eq. 4–5 of lin2007 with all Cps_i = Cps).
 func (c Cluster) OPRFractions(n int) []float64 {
 	b := c.Beta()
 	a := make([]float64, n)
@@ -42,7 +42,7 @@ func (c Cluster) OPRFractions(n int) []float64 {
 // absolute deadline dl when its last node becomes available at time start:
 // γ = 1 − σCms/(dl − start), ñ_min = ⌈ln γ / ln β⌉. ok is false when
 // dl − start <= 0, γ <= 0 (not even the transmission fits) or ñ_min > N.
-// Eq. 14 and the text below it of the divisible-load paper (seed 001); the
+// Eq. 14 and the text below it of the divisible-load paper (lin2007); the
 // same formula is n_min of OPR-MN (SPECS.md §1.4).
 func (c Cluster) NMin(sigma, dl, start float64) (n int, ok bool) {
 	return c.nMin(sigma, dl, start, math.Log(c.Beta()))
@@ -70,7 +70,7 @@ func (c Cluster) nMin(sigma, dl, start, logBeta float64) (n int, ok bool) {
 
 // DLTPartition partitions a task of size sigma over the n = len(r) nodes
 // available at times r (ascending) with the heterogeneous model of Section
-// 4.1.1 of the divisible-load paper (seed 001). It returns the fractions α
+// 4.1.1 of the divisible-load paper (lin2007). It returns the fractions α
 // and the execution time Ê from r_n; the estimated completion is r_n + Ê.
 //
 //	Cps_i = E/(E + r_n − r_i)·Cps, E = E(σ, n)             Eq. 1 (Cms_i = Cms, Eq. 2)
@@ -124,7 +124,7 @@ func (c Cluster) dltPartition(sigma float64, r []float64, alpha []float64, integ
 // available at r, the actual transmission start s_i, transmission end and
 // computation end of every node on the homogeneous cluster with sequential
 // transmissions: s_i = max(r_i, end of transmission i−1) (proof of Theorem 4,
-// seed 001 §4.1.1 C).
+// lin2007 §4.1.1 C).
 func (c Cluster) DLTExecute(sigma float64, r, alpha, start, txEnd, finish []float64) {
 	prev := math.Inf(-1)
 	for i := range r {
@@ -140,7 +140,7 @@ func (c Cluster) DLTExecute(sigma float64, r, alpha, start, txEnd, finish []floa
 // deadline d when the task starts on arrival: ⌈σCps/(D − σCms − extra)⌉;
 // ok is false when the denominator is not positive. extra is 0 in the paper
 // and Cps in the authors' code (SPECS.md §1.8).
-// Section 4.1.2 ("Derivation of N_min") of the divisible-load paper (seed 001).
+// Section 4.1.2 ("Derivation of N_min") of the divisible-load paper (lin2007).
 func (c Cluster) SplitNMin(sigma, d, extra float64) (int, bool) {
 	den := d - sigma*c.Cms - extra
 	if den <= 0 {
@@ -159,7 +159,7 @@ func (c Cluster) SplitNMin(sigma, d, extra float64) (int, bool) {
 // SplitSchedule computes the User-Split completion of a task of size sigma
 // split into n = len(r) equal pieces on nodes available at r (ascending):
 // s_1 = r_1, s_i = max(r_i, s_{i−1} + σCms/n), C_i = s_i + σ(Cms + Cps)/n,
-// C = C_n. Eq. 15 of the divisible-load paper (seed 001), with the
+// C = C_n. Eq. 15 of the divisible-load paper (lin2007), with the
 // recursion's σCms/i read as σCms/n (SPECS.md §1.8, seed erratum).
 func (c Cluster) SplitSchedule(sigma float64, r, start, finish []float64) (completion float64) {
 	return c.splitSchedule(sigma, r, start, finish, false)

@@ -8,7 +8,7 @@ import (
 	"schedfarm/simcore/rng"
 )
 
-// Model is the divisible-load model of seed 001. The zero value is ready.
+// Model is the divisible-load model of lin2007. The zero value is ready.
 type Model struct{}
 
 // New returns the divisible-load model.
@@ -22,7 +22,7 @@ func (*Model) Version() string { return "3" }
 
 // Doc implements simcore.Model.
 func (*Model) Doc() string {
-	return "real-time divisible loads on a cluster with inserted idle times (Lin, Lu, Deogun, Goddard 2007; seed 001)"
+	return "real-time divisible loads on a cluster with inserted idle times (Lin, Lu, Deogun, Goddard 2007; lin2007)"
 }
 
 // Schema implements simcore.Model.
@@ -31,11 +31,11 @@ func (*Model) Schema() simcore.Schema {
 	return simcore.Schema{
 		Params: []simcore.Param{
 			{Name: "algorithm", Kind: simcore.String, Enum: AlgorithmNames(), Default: "EDF-DLT", Algorithm: true,
-				Doc: "policy (EDF, FIFO) × partitioning (DLT with IITs, USERSPLIT, OPR-MN, OPR-AN), seed 001 §4–5"},
+				Doc: "policy (EDF, FIFO) × partitioning (DLT with IITs, USERSPLIT, OPR-MN, OPR-AN), lin2007 §4–5"},
 			{Name: "load", Kind: simcore.Float, Min: pos, Max: simcore.Bound(100), Default: 0.5,
-				Doc: "SystemLoad = E(Avgσ, N)·λ (seed 001 §5)"},
+				Doc: "SystemLoad = E(Avgσ, N)·λ (lin2007 §5)"},
 			{Name: "dc_ratio", Kind: simcore.Float, Min: simcore.Bound(1), Default: 2.0,
-				Doc: "DCRatio: mean relative deadline over E(Avgσ, N) (seed 001 §5)"},
+				Doc: "DCRatio: mean relative deadline over E(Avgσ, N) (lin2007 §5)"},
 			{Name: "n_nodes", Kind: simcore.Int, Unit: "nodes", Min: simcore.Bound(1), Max: simcore.Bound(4096), Default: int64(16),
 				Doc: "N, processing nodes in the cluster (not 'n': the results reserve it for the replicate count)"},
 			{Name: "cms", Kind: simcore.Float, Unit: "time units per data unit", Min: pos, Default: 1.0,
@@ -62,7 +62,7 @@ func (*Model) Schema() simcore.Schema {
 			simcore.Output("schedule", "output option: emit the executed schedule as the table 'schedule' (one row per sub-task)"),
 		},
 		Metrics: []simcore.Column{
-			simcore.FloatColumn("reject_ratio", "", "Task Reject Ratio: rejected / arrivals (seed 001 §5)"),
+			simcore.FloatColumn("reject_ratio", "", "Task Reject Ratio: rejected / arrivals (lin2007 §5)"),
 			simcore.IntColumn("arrivals", "tasks", "tasks that arrived"),
 			simcore.IntColumn("accepted", "tasks", "tasks admitted by the schedulability test"),
 			simcore.FloatColumn("mean_nodes", "nodes", "mean number of nodes per accepted task"),
@@ -70,7 +70,7 @@ func (*Model) Schema() simcore.Schema {
 			simcore.FloatColumn("utilisation", "", "node-time spent receiving or computing over N·max(total_time, last finish)"),
 			simcore.FloatColumn("reserved_utilisation", "", "node-time reserved (incl. idle waits) over N·max(total_time, last finish)"),
 			simcore.FloatColumn("mean_estimate_slack", "time units", "mean over accepted tasks of estimated − actual completion"),
-			simcore.FloatColumn("mean_exec_time", "time units", "mean over accepted tasks of the task execution time as seed 001 counts it: actual completion − r_n, the available time of the last of its nodes, the task's start time of Eq. 7 (C(n) = r_n + Ê); E(σ, n) for OPR, at most Ê for DLT"),
+			simcore.FloatColumn("mean_exec_time", "time units", "mean over accepted tasks of the task execution time as lin2007 counts it: actual completion − r_n, the available time of the last of its nodes, the task's start time of Eq. 7 (C(n) = r_n + Ê); E(σ, n) for OPR, at most Ê for DLT"),
 			simcore.IntColumn("deadline_misses", "tasks", "accepted tasks that finished late (must be 0)"),
 			simcore.IntColumn("thm4_violations", "nodes", "DLT nodes that finished after the estimate (Theorem 4; must be 0)"),
 		},

@@ -127,7 +127,7 @@ func TestRunDeterministicValidAndCommonRandomNumbers(t *testing.T) {
 	}
 }
 
-// The paper's qualitative results at the baseline (seed 001 §5.1, Fig. 3):
+// The paper's qualitative results at the baseline (lin2007 §5.1, Fig. 3):
 // EDF-DLT rejects no more than EDF-OPR-MN, on a shortened run.
 func TestBaselineDLTBeatsOPRMN(t *testing.T) {
 	m := New()
@@ -269,7 +269,7 @@ func TestIITShare(t *testing.T) {
 }
 
 // TestMeanExecTimeByHand pins mean_exec_time on two tasks, Cms = 1,
-// Cps = 3, N = 2 (β = 3/4). The execution time is counted as seed 001
+// Cps = 3, N = 2 (β = 3/4). The execution time is counted as lin2007
 // does: from r_n, the available time of the task's last node (the start
 // time of Eq. 7, C(n) = r_n + Ê), to the task's actual completion.
 //

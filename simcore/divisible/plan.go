@@ -62,7 +62,7 @@ const (
 	impossible
 )
 
-// planner runs the schedulability test of Figure 2 (seed 001 §4.2) on a
+// planner runs the schedulability test of Figure 2 (lin2007 §4.2) on a
 // snapshot of the availability of the nodes.
 type planner struct {
 	c       Cluster

@@ -16,7 +16,7 @@ type Outcome struct {
 	Est      float64 // estimated completion (planned at the last test)
 	Act      float64 // actual completion on the homogeneous cluster
 	// Start is r_n, the available time of the last of the task's nodes
-	// (its reserved start): the task's start time of Eq. 7 of seed 001
+	// (its reserved start): the task's start time of Eq. 7 of lin2007
 	// (C(n) = r_n + Ê), from which the paper counts its execution time.
 	// All nodes of an OPR task share it.
 	Start float64

@@ -7,7 +7,7 @@ import (
 )
 
 // Task is one aperiodic divisible task T = (A, σ, D) of Section 3 of the
-// divisible-load paper (seed 001), with the node count a User-Split user
+// divisible-load paper (lin2007), with the node count a User-Split user
 // would request for it.
 type Task struct {
 	ID    int
@@ -23,7 +23,7 @@ type Task struct {
 // Deadline returns the absolute deadline A + D.
 func (t *Task) Deadline() float64 { return t.A + t.D }
 
-// Workload holds the generator settings of Section 5 of seed 001.
+// Workload holds the generator settings of Section 5 of lin2007.
 type Workload struct {
 	Load      float64 // SystemLoad
 	AvgSigma  float64 // Avgσ
@@ -41,7 +41,7 @@ type Workload struct {
 // inter-arrival gaps, "sizes" for σ, "deadlines" for D, "split" for the
 // User-Split draw; a change to one never shifts the others.
 //
-// Section 5 ("Workload Generation") of the divisible-load paper (seed 001):
+// Section 5 ("Workload Generation") of the divisible-load paper (lin2007):
 //   - inter-arrival times are exponential with mean 1/λ = E(Avgσ, N)/SystemLoad
 //     (the paper prints the inverse; SPECS.md §1.9 and §11 erratum 1);
 //   - σ ~ Normal(Avgσ, Avgσ), redrawn while σ <= 0 (SPECS.md §1.9

@@ -1,4 +1,4 @@
-// Package dssp is the disconnected staged scheduling problem of seed 000
+// Package dssp is the disconnected staged scheduling problem of anderson2005
 // (Anderson, Beyer, Chaudhuri, Kelly, Salazar, Santos, Swaminathan, Tarjan,
 // Wiener, Zhou, "Value-Maximizing Deadline Scheduling and its Application to
 // Animation Rendering", SPAA 2005): J jobs, each a chain of stages, each

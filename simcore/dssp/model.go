@@ -12,7 +12,7 @@ import (
 	"schedfarm/simcore/workload"
 )
 
-// Model is the DSSP model of seed 000.
+// Model is the DSSP model of anderson2005.
 type Model struct {
 	data simcore.DataDir
 	// cache keeps the generated traces and the parsed night files (each
@@ -75,7 +75,7 @@ func (*Model) Version() string { return "2" }
 
 // Doc implements simcore.Model.
 func (*Model) Doc() string {
-	return "value-maximizing deadline scheduling of staged jobs: selection + non-delay dispatch (Anderson et al. SPAA 2005; seed 000)"
+	return "value-maximizing deadline scheduling of staged jobs: selection + non-delay dispatch (Anderson et al. SPAA 2005; anderson2005)"
 }
 
 // Schema implements simcore.Model.

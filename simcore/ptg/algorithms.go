@@ -10,7 +10,7 @@ import (
 	"schedfarm/simcore/rng"
 )
 
-// Algorithm names, seed 004 §4.
+// Algorithm names, casanova2010 §4.
 const (
 	Selfish        = "SELFISH"
 	SelfishOrder   = "SELFISH_ORDER"
@@ -33,7 +33,7 @@ const (
 	CAFMKShelves   = "CAFM_K_SHELVES"
 )
 
-// Algorithms are the 19 algorithms of seed 004, in the order of its
+// Algorithms are the 19 algorithms of casanova2010, in the order of its
 // figures and Table 2.
 var Algorithms = []string{Selfish, SelfishOrder, SelfishWeight, C1, C4, F1, F2,
 	CRANdags, CRANdagsWeight, CRAWork, CRAWorkWeight, CRAWidth, CRAWidthWeight,
@@ -79,7 +79,7 @@ type state struct {
 }
 
 // Schedule runs one algorithm on an instance with the given modelling
-// options. ties seeds the random tie-breaking (seed 004 §4.1), shared by
+// options. ties seeds the random tie-breaking (casanova2010 §4.1), shared by
 // all algorithms of one instance.
 func Schedule(ctx context.Context, inst Instance, alg string, opts Options, ties *rng.Rand) (*Outcome, error) {
 	if err := opts.validate(); err != nil {
@@ -176,7 +176,7 @@ func (st *state) aloneAlloc() []int {
 	return alloc
 }
 
-// selfish is SELFISH and its ORDER and WEIGHT variants (seed 004 §4.1):
+// selfish is SELFISH and its ORDER and WEIGHT variants (casanova2010 §4.1):
 // dedicated-cluster HCPA allocations, tasks of all PTGs by decreasing bottom
 // level (ORDER: by increasing C*max of their PTG first; WEIGHT: by
 // decreasing bl/(C*max)²), mapped as early as possible.
@@ -209,7 +209,7 @@ func (st *state) weighted(bl []float64) func(int) float64 {
 }
 
 // combined schedules a composite graph as one PTG with improved HCPA on the
-// whole cluster: C1 (all PTGs side by side, seed 004 §4.2) and C4 (after
+// whole cluster: C1 (all PTGs side by side, casanova2010 §4.2) and C4 (after
 // grafting).
 func (st *state) combined(pb *problem) (*plan, error) {
 	alloc := allocate(pb, st.P, st.opt)
@@ -282,7 +282,7 @@ func cloneProblem(pb *problem) *problem {
 	return c
 }
 
-// fairness is F1 and F2 of Zhao & Sakellariou adapted to PTGs (seed 004
+// fairness is F1 and F2 of Zhao & Sakellariou adapted to PTGs (casanova2010
 // §4.2, SPECS.md §8): task by task, the PTG with the largest current
 // stretch (ties: largest bottom level among its unscheduled tasks, then
 // random) places its ready task of largest bottom level with its alone
@@ -380,7 +380,7 @@ func (st *state) fairness(f2 bool) *plan {
 	return pl
 }
 
-// craShare is the resource constraint of each PTG (seed 004 §4.3): an equal
+// craShare is the resource constraint of each PTG (casanova2010 §4.3): an equal
 // share (NDAGS), Eq. 1 (WORK: by sequential work) or Eq. 2 (WIDTH: by the
 // largest precedence level), as a number of processors (at least 1).
 func (st *state) craShare(alg string) []int {
@@ -409,7 +409,7 @@ func (st *state) craShare(alg string) []int {
 	return share
 }
 
-// cra is the CRA family of N'takpé et al. (seed 004 §4.3): each PTG's
+// cra is the CRA family of N'takpé et al. (casanova2010 §4.3): each PTG's
 // improved HCPA allocation is bounded by its share (tasks and precedence
 // levels), then all tasks are list-scheduled over ready tasks only by
 // decreasing bottom level (WEIGHT: bl/(C*max)²).
@@ -443,7 +443,7 @@ func (st *state) readyList(alloc []int, weight bool) *plan {
 	return pl
 }
 
-// cafm is the CAFM family (seed 004 §4.4): every PTG becomes a moldable job
+// cafm is the CAFM family (casanova2010 §4.4): every PTG becomes a moldable job
 // (its improved-HCPA schedule alone on p = 1..P processors); the
 // Mounié–Rapine–Trystram dual approximation gives C*max and allotments.
 // CAFM_CRA uses the allotments as CRA bounds; SAF, SPTF and LPTF

@@ -1,4 +1,4 @@
-// Package ptg is the model of seed 004: Casanova, Desprez and Suter, "On
+// Package ptg is the model of casanova2010: Casanova, Desprez and Suter, "On
 // Cluster Resource Allocation for Multiple Parallel Task Graphs" (INRIA
 // RR-7224, 2010): N parallel task graphs (PTGs) of moldable data-parallel
 // tasks, submitted together, share one homogeneous cluster; 19 algorithms

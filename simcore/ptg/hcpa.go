@@ -4,7 +4,7 @@ package ptg
 // (SPECS.md §6.3–6.4).
 type HCPAOptions struct {
 	// SeedRule selects the task on the critical path with the smallest
-	// T(v, p+1)/(p+1) (seed 004 §4.1's wording) instead of the largest gain
+	// T(v, p+1)/(p+1) (casanova2010 §4.1's wording) instead of the largest gain
 	// T(v, p)/p − T(v, p+1)/(p+1) (CPA's reference code, the default).
 	SeedRule bool
 	// LevelCap refuses an increase that makes the allocations of one
@@ -21,12 +21,12 @@ type HCPAOptions struct {
 
 // DefaultHCPA is the improved HCPA used by default: the level cap of
 // SPECS.md §6.4 (a), and the work-inflation guard (b) at 3 rather than the
-// 1.5 SPECS proposes — calibrated on the quartiles seed 004 quotes (see
+// 1.5 SPECS proposes — calibrated on the quartiles casanova2010 quotes (see
 // docs/models/ptg.md, Reproduction notes).
 var DefaultHCPA = HCPAOptions{LevelCap: true, MaxInflation: 3}
 
 // allocate is the (improved) HCPA allocation phase on a homogeneous
-// cluster of P processors (SPECS.md §6.3, seed 004 §4.1): every task starts
+// cluster of P processors (SPECS.md §6.3, casanova2010 §4.1): every task starts
 // on one processor; while the critical path T_CP exceeds the average area
 // T_A = Σ p_v·T(v, p_v)/P, the task of the current critical path with the
 // best benefit from one more processor gets it. A problem with several

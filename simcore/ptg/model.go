@@ -12,7 +12,7 @@ import (
 	"schedfarm/simcore/rng"
 )
 
-// Model is the multiple-PTG model of seed 004.
+// Model is the multiple-PTG model of casanova2010.
 type Model struct {
 	data simcore.DataDir
 }
@@ -29,7 +29,7 @@ func (*Model) Version() string { return "1" }
 
 // Doc implements simcore.Model.
 func (*Model) Doc() string {
-	return "N parallel task graphs sharing one cluster: 19 allocation and mapping algorithms (Casanova, Desprez, Suter 2010; seed 004)"
+	return "N parallel task graphs sharing one cluster: 19 allocation and mapping algorithms (Casanova, Desprez, Suter 2010; casanova2010)"
 }
 
 // Schema implements simcore.Model.
@@ -38,11 +38,11 @@ func (*Model) Schema() simcore.Schema { return schema }
 var schema = simcore.Schema{
 	Params: []simcore.Param{
 		{Name: "algorithm", Kind: simcore.String, Enum: Algorithms, Default: Selfish, Algorithm: true,
-			Doc: "one of the 19 algorithms of seed 004 §4"},
+			Doc: "one of the 19 algorithms of casanova2010 §4"},
 		{Name: "n_ptgs", Kind: simcore.Int, Unit: "PTGs", Min: simcore.Bound(0), Max: simcore.Bound(200), Default: int64(4),
 			Doc: "N, PTGs scheduled together (paper: 2, 4, 6, 8, 10); 0 draws N per scenario from {2, 4, 6, 8, 10}"},
 		{Name: "ptg_class", Kind: simcore.String, Enum: []string{"random", "fft", "strassen", "mixed", "files"}, Default: "random",
-			Doc: "PTG population (seed 004 §5.1.2); mixed: each scenario draws its class uniformly; files: the graphs of ptg_files, used in turn"},
+			Doc: "PTG population (casanova2010 §5.1.2); mixed: each scenario draws its class uniformly; files: the graphs of ptg_files, used in turn"},
 		{Name: "cluster", Kind: simcore.String, Enum: append(ClusterNames(), "mixed"), Default: "grillon",
 			Doc: "platform of Table 1 (processors and GFlop/s); mixed: each scenario draws one of the four"},
 		{Name: "complexity", Kind: simcore.String, Enum: append([]string{"population"}, dag.ComplexityNames...), Default: "population",
@@ -66,7 +66,7 @@ var schema = simcore.Schema{
 		{Name: "procs", Kind: simcore.Int, Unit: "processors", Min: simcore.Bound(0), Max: simcore.Bound(4096), Default: int64(0),
 			Doc: "override the cluster's processor count (0: Table 1)"},
 		{Name: "hcpa_rule", Kind: simcore.String, Enum: []string{"gain", "seed"}, Default: "gain", Algorithm: true,
-			Doc: "HCPA task choice: gain = max T(p)/p − T(p+1)/(p+1) (CPA code, SPECS §6.3); seed = min T(p+1)/(p+1) (seed 004 §4.1)"},
+			Doc: "HCPA task choice: gain = max T(p)/p − T(p+1)/(p+1) (CPA code, SPECS §6.3); seed = min T(p+1)/(p+1) (casanova2010 §4.1)"},
 		{Name: "hcpa_level_cap", Kind: simcore.Bool, Default: true, Algorithm: true,
 			Doc: "improved HCPA guard (a): a precedence level never gets more than the processor bound (SPECS §6.4)"},
 		{Name: "hcpa_max_inflation", Kind: simcore.Float, Min: simcore.Bound(0), Default: 3.0, Algorithm: true,
@@ -81,9 +81,9 @@ var schema = simcore.Schema{
 		simcore.Output("ptg_table", "output option: emit the table 'ptgs' (one row per PTG: C*, C, stretch)"),
 	},
 	Metrics: []simcore.Column{
-		simcore.FloatColumn("avg_stretch", "", "Σ C_i / Σ C*_i (seed 004 §3.2)"),
+		simcore.FloatColumn("avg_stretch", "", "Σ C_i / Σ C*_i (casanova2010 §3.2)"),
 		simcore.FloatColumn("makespan", "s", "overall makespan max C_i"),
-		simcore.FloatColumn("max_stretch", "", "max C_i / C*_i (unfairness, seed 004 §3.2)"),
+		simcore.FloatColumn("max_stretch", "", "max C_i / C*_i (unfairness, casanova2010 §3.2)"),
 		simcore.FloatColumn("utilisation", "share", "busy processor-time / (P × makespan) (Table 2)"),
 		simcore.WallMs("sched_time_ms", "wall-clock time to compute the schedule (§5.2.7)"),
 		simcore.IntColumn("faster_ptgs", "PTGs", "PTGs finishing before their dedicated-cluster C* (§5.2.1's HCPA-bound case)"),
@@ -280,7 +280,7 @@ func (m *Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcor
 	return result(c, graphs, out, elapsed), nil
 }
 
-// Metrics are the per-scenario numbers of seed 004 §3.2 and §5.2.6.
+// Metrics are the per-scenario numbers of casanova2010 §3.2 and §5.2.6.
 type Metrics struct {
 	AvgStretch, Makespan, MaxStretch, Utilisation float64
 	Faster                                        int

@@ -10,7 +10,7 @@ import (
 
 // alone is the schedule of one PTG by itself on p processors (improved
 // HCPA allocation bounded by p, mapping, compaction): what CAFM calls the
-// PTG's execution as a moldable job on p processors (seed 004 §4.4), and
+// PTG's execution as a moldable job on p processors (casanova2010 §4.4), and
 // for p = P the dedicated-cluster reference C*max of the stretch.
 type alone struct {
 	pl       *plan

@@ -31,10 +31,10 @@ type Options struct {
 const (
 	// MapPaper is the mapping each algorithm's description gives: Suter's
 	// free-time list scheduling (SPECS §6.5) for SELFISH, C1, C4, F1, F2
-	// and CAFM_CRA; ready-task list scheduling for CRA (seed 004 §4.3).
+	// and CAFM_CRA; ready-task list scheduling for CRA (casanova2010 §4.3).
 	MapPaper = "paper"
 	// MapReady list-schedules ready tasks in simulated time (the CRA
-	// mapping of seed 004 §4.3) for every list-scheduled algorithm.
+	// mapping of casanova2010 §4.3) for every list-scheduled algorithm.
 	MapReady = "ready"
 	// MapInsertion places each task, in the list order, at the earliest
 	// hole of the availability profile that holds it (insertion-based list
@@ -45,7 +45,7 @@ const (
 
 // Values of Options.Backfill.
 const (
-	// BackfillOnce is one pass in mapping order (seed 004 §4.1, SPECS §6.6).
+	// BackfillOnce is one pass in mapping order (casanova2010 §4.1, SPECS §6.6).
 	BackfillOnce = "once"
 	// BackfillNone leaves the mapping as it is (to measure the compaction).
 	BackfillNone = "none"

@@ -6,7 +6,7 @@ import (
 	"schedfarm/simcore/ptg/dag"
 )
 
-// Cluster is one platform of Table 1 of seed 004: P identical processors of
+// Cluster is one platform of Table 1 of casanova2010: P identical processors of
 // the given speed.
 type Cluster struct {
 	Name  string
@@ -15,7 +15,7 @@ type Cluster struct {
 	GFlops float64
 }
 
-// Clusters are the four Grid'5000 clusters of Table 1 of seed 004.
+// Clusters are the four Grid'5000 clusters of Table 1 of casanova2010.
 var Clusters = []Cluster{
 	{"grelon", 120, 3.185},
 	{"grillon", 47, 3.379},
@@ -55,7 +55,7 @@ type problem struct {
 	local []int // the task's index in its PTG
 }
 
-// dur is the Amdahl execution time of task v on p processors (seed 004
+// dur is the Amdahl execution time of task v on p processors (casanova2010
 // §5.1.2): T(v, p) = T(v, 1)·(α + (1 − α)/p).
 func (pb *problem) dur(v, p int) float64 {
 	a := pb.alpha[v]
@@ -150,7 +150,7 @@ func (pb *problem) finish() {
 	}
 }
 
-// bottomLevels returns bl(v) = T(v, p_v) + max over successors bl (seed 004
+// bottomLevels returns bl(v) = T(v, p_v) + max over successors bl (casanova2010
 // §4.1; no communication), into bl (reused if long enough).
 func (pb *problem) bottomLevels(alloc []int, bl []float64) []float64 {
 	if len(bl) < pb.len() {

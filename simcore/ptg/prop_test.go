@@ -11,7 +11,7 @@ import (
 // precedence), its makespan is at least the largest critical path with the
 // best allocations (every task on all P processors) and the total minimal
 // area over P, and the number of PTGs finishing before their
-// dedicated-cluster C* is counted (seed 004 §5.2.1's HCPA-bound case).
+// dedicated-cluster C* is counted (casanova2010 §5.2.1's HCPA-bound case).
 func TestPropertiesRandomSets(t *testing.T) {
 	seeds := uint64(6)
 	if testing.Short() {

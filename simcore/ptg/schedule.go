@@ -109,7 +109,7 @@ func mapStaticOn(m *mapper, pb *problem, alloc []int, order []int, P int, origin
 	}
 }
 
-// mapReady is the CRA mapping of N'takpé et al. (seed 004 §4.3): list
+// mapReady is the CRA mapping of N'takpé et al. (casanova2010 §4.3): list
 // scheduling over ready tasks only, in simulated time. Whenever processors
 // free up, the ready tasks (all predecessors finished) are visited by
 // priority (less comes first) and each one that fits in the free
@@ -165,7 +165,7 @@ func mapReady(pb *problem, alloc []int, less func(a, b int) bool, P int, pl *pla
 	}
 }
 
-// compact is the backfilling post-processing of seed 004 §4.1 (SPECS.md
+// compact is the backfilling post-processing of casanova2010 §4.1 (SPECS.md
 // §6.6, conservative backfilling): the tasks are visited in the order they
 // were placed, and each one moves to the earliest time after its
 // predecessors' (current) ends at which its processors are free for its

@@ -8,7 +8,7 @@ import (
 	"schedfarm/simcore/rng"
 )
 
-// Population describes how the PTGs of one scenario are drawn (seed 004
+// Population describes how the PTGs of one scenario are drawn (casanova2010
 // §5.1.2). A negative or zero field means "drawn from the paper's grid".
 type Population struct {
 	// Class is "random", "fft" or "strassen".
@@ -24,7 +24,7 @@ type Population struct {
 	MaxAlpha float64
 }
 
-// The paper's grid of random-DAG parameters (seed 004 §5.1.2).
+// The paper's grid of random-DAG parameters (casanova2010 §5.1.2).
 var (
 	gridN       = []int{10, 20, 30}
 	gridFat     = []float64{0.2, 0.5, 0.8}

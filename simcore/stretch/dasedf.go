@@ -2,7 +2,7 @@ package stretch
 
 import "math"
 
-// dasedf is the state DASEDF keeps between invocations (seed 003 §3.2).
+// dasedf is the state DASEDF keeps between invocations (saule2012 §3.2).
 //
 // One invocation at time t over the n pending tasks of a part with m
 // processors binary-searches the smallest target stretch S that passes the
@@ -394,7 +394,7 @@ func (d *dasedf) scan(tasks []Task, t, resid, m float64) bool {
 }
 
 // checkRule is the feasibility property DASEDF's binary search checks.
-// The proof of Lemma 3.2 (seed 003 §3.2) bounds every task by the work up
+// The proof of Lemma 3.2 (saule2012 §3.2) bounds every task by the work up
 // to and including it, d_i ≥ Σ_{i' ≤ i} p_i'/m, and remarks that "the proof
 // does not take the tasks currently running on the cluster into account.
 // This can be corrected by adding terms"; the paragraph on the algorithm's

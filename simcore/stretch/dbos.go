@@ -7,7 +7,7 @@ import (
 	"schedfarm/simcore/profile"
 )
 
-// dbos is Algorithm 2 of seed 003 (§6): DASEDF's binary search on the
+// dbos is Algorithm 2 of saule2012 (§6): DASEDF's binary search on the
 // target stretch S with MoldableEDF as the deadline scheduler, then the
 // schedule at ρ·S if MoldableEDF finds it feasible.
 type dbos struct {

@@ -1,4 +1,4 @@
-// Package stretch is the model of seed 003: Saule, Bozdağ and Çatalyürek,
+// Package stretch is the model of saule2012: Saule, Bozdağ and Çatalyürek,
 // "Optimizing the stretch of independent tasks on a cluster: from
 // sequential tasks to moldable tasks".
 //

@@ -3,7 +3,7 @@ package stretch
 import "sort"
 
 // SpeedupFloor summarises what the tasks' runtime tables p_{i,j} leave to
-// any schedule, before any scheduling (seed 003 §7.2 explains Iterative's
+// any schedule, before any scheduling (saule2012 §7.2 explains Iterative's
 // average stretch by "a step around 11 or 13 processors" in the speedup).
 type SpeedupFloor struct {
 	// Stretch is the mean over tasks of min_j p_{i,j}/p_{i,1}: every task

@@ -2,7 +2,7 @@ package stretch
 
 import "math"
 
-// iterative is the iterative moldable scheduler of Sabin et al. (seed 003
+// iterative is the iterative moldable scheduler of Sabin et al. (saule2012
 // §5.4, SPECS.md §4.1), and with improved set Saule's improved variant.
 // At each invocation every waiting task starts on one processor; the
 // schedule is conservative backfilling in FCFS order. Repeatedly, the

@@ -10,7 +10,7 @@ import (
 	"schedfarm/simcore/workload"
 )
 
-// Model is the stretch model of seed 003.
+// Model is the stretch model of saule2012.
 type Model struct {
 	// traces caches the logs, converted: parsing costs more than a short
 	// run.
@@ -23,7 +23,7 @@ func New(data simcore.DataDir) *Model {
 	return &Model{traces: workload.NewTraceCache(data)}
 }
 
-// Trace files of the moldable workloads (seed 003 §7).
+// Trace files of the moldable workloads (saule2012 §7).
 var traceFiles = map[string]string{
 	"sdsc": "traces/SDSC-Par-1996-3.1-cln.swf.gz",
 	"osc":  "traces/OSC-Clust-2000-3.1-cln.swf.gz",
@@ -232,7 +232,7 @@ func bestTrialIn(ctx context.Context, tasks []Task, cfg SeqConfig, trials []Tria
 // the grid first (at light loads every trial reaches the floor, and the
 // first one wins the tie: no other needs to run), then the smallest
 // threshold T first (at high loads the best (X, T) is nearly always at the
-// grid's smallest T, seed 003's 1.2), the largest X first among equal T.
+// grid's smallest T, saule2012's 1.2), the largest X first among equal T.
 func evalOrder(trials []Trial) []int {
 	order := make([]int, len(trials))
 	for j := range order {

@@ -10,7 +10,7 @@ import (
 	"schedfarm/simcore/profile"
 )
 
-// MoldTask is a moldable task (seed 003 §5): released at Release, it runs
+// MoldTask is a moldable task (saule2012 §5): released at Release, it runs
 // for Times[j-1] = p_{i,j} on j processors, j = 1..P. Times is
 // non-increasing (more processors never hurt: a task may leave some idle).
 type MoldTask struct {
@@ -21,7 +21,7 @@ type MoldTask struct {
 // Seq is p_{i,1}, the reference of the moldable stretch (C − r)/p_{i,1}.
 func (t *MoldTask) Seq() float64 { return t.Times[0] }
 
-// Moldable algorithm names (seed 003 §5–7).
+// Moldable algorithm names (saule2012 §5–7).
 const (
 	DBOS         = "DBOS"
 	Iterative    = "Iterative"

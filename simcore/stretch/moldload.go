@@ -41,13 +41,13 @@ func DowneyInstance(jobs []workload.Job, n, P int, seed uint64) ([]MoldTask, err
 	return tasks, nil
 }
 
-// SSM workload bounds (seed 003 §7): sequential times from 30 s to 2.5 days.
+// SSM workload bounds (saule2012 §7): sequential times from 30 s to 2.5 days.
 const (
 	ssmMinT1 = 30
 	ssmMaxT1 = 2.5 * 86400
 )
 
-// SSMInstance draws n short-sequence-mapping tasks (seed 003 §7, SPECS.md
+// SSMInstance draws n short-sequence-mapping tasks (saule2012 §7, SPECS.md
 // §5.2): genome length G ~ log-U[3e5, 3e9] bp and read count R ~
 // log-U[2e6, 4e8], redrawn until T(1) lies in [30 s, 2.5 days];
 // exponential gaps with mean mean(T(1))/load, so the expected load is the

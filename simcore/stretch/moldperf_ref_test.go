@@ -61,7 +61,7 @@ func refConservative(prof *profile.Profile, t float64, tasks []MoldTask, order [
 	return sum
 }
 
-// refDBOS is Algorithm 2 of seed 003 (§6): DASEDF's binary search on the
+// refDBOS is Algorithm 2 of saule2012 (§6): DASEDF's binary search on the
 // target stretch S with MoldableEDF as the deadline scheduler, then the
 // schedule at ρ·S if MoldableEDF finds it feasible.
 type refDBOS struct {
@@ -199,7 +199,7 @@ func (d *refDBOS) moldableEDF(s, t float64, st *moldState) bool {
 	return true
 }
 
-// refIterative is the refIterative moldable scheduler of Sabin et al. (seed 003
+// refIterative is the refIterative moldable scheduler of Sabin et al. (saule2012
 // §5.4, SPECS.md §4.1), and with improved set Saule's improved variant.
 // At each invocation every waiting task starts on one processor; the
 // schedule is conservative backfilling in FCFS order. Repeatedly, the
@@ -279,7 +279,7 @@ func (it *refIterative) plan(t float64, st *moldState) []startNow {
 }
 
 // refScojo approximates SCOJO-P (Barsanti & Sodan 2006) from its published
-// description (seed 003 §5.5, SPECS.md §4.3; the original is a Java program
+// description (saule2012 §5.5, SPECS.md §4.3; the original is a Java program
 // that was never published): on arrival a task gets its "optimal" size n*
 // (minimum n/S(n)², i.e. runtime over efficiency), scaled so that about
 // U* = 95% of the processors are predicted busy during its run; the

@@ -2,7 +2,7 @@ package stretch
 
 import "schedfarm/simcore"
 
-// Paper grids of the reservation scheme (seed 003 §4.1).
+// Paper grids of the reservation scheme (saule2012 §4.1).
 var (
 	GridX     = []int{1, 2, 5, 10, 15, 20, 30}
 	GridTFCFS = []float64{1.2, 1.5, 1.8, 2, 2.5, 3, 4, 6, 8, 10}

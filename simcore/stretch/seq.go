@@ -9,13 +9,13 @@ import (
 	"schedfarm/simcore/pq"
 )
 
-// Task is one sequential task (seed 003 §2.1): released at Release, it runs
+// Task is one sequential task (saule2012 §2.1): released at Release, it runs
 // for Size time units on one processor.
 type Task struct {
 	Release, Size float64
 }
 
-// Sequential algorithm names (seed 003 §3).
+// Sequential algorithm names (saule2012 §3).
 const (
 	FCFS   = "FCFS"
 	DASEDF = "DASEDF"
@@ -37,11 +37,11 @@ type SeqConfig struct {
 	// KeepMax: DASEDF orders the tasks by r_i + S·p_i with S at least the
 	// largest stretch reached so far, "targeting to keep the current
 	// maximum stretch below the global maximum stretch achieved so far",
-	// the rule seed 003 §4.2 contrasts DASEDF with; false: the
+	// the rule saule2012 §4.2 contrasts DASEDF with; false: the
 	// instantaneous S of the search (§3.2).
 	KeepMax bool
 	// Side is what the reservation scheme compares with T and between the
-	// parts (seed 003 §4: "the maximum stretch in the resulting schedule"):
+	// parts (saule2012 §4: "the maximum stretch in the resulting schedule"):
 	// SidePlan (or "") the plan of the waiting tasks and the new one,
 	// SideWithRunning also the running tasks' stretches, SideWhole every
 	// task the part has started so far.
@@ -57,7 +57,7 @@ type SeqConfig struct {
 }
 
 // Readings of the reservation scheme's "maximum stretch in the resulting
-// schedule" (seed 003 §4), SeqConfig.Side.
+// schedule" (saule2012 §4), SeqConfig.Side.
 const (
 	SidePlan        = "plan"
 	SideWithRunning = "with_running"

@@ -107,7 +107,7 @@ func TestReservationSendsToAuxiliary(t *testing.T) {
 	}
 }
 
-// Lemma 3.2 / Theorem 3.3 (seed 003 §3.2): with running tasks and a random
+// Lemma 3.2 / Theorem 3.3 (saule2012 §3.2): with running tasks and a random
 // queue, the S* DASEDF finds passes the property, and the EDF schedule at S*
 // completes every task before d_i + (1 − 1/m)·p_i, i.e. its stretch is at
 // most S* + 1 − 1/m. S* is also minimal: S*·(1 − 2 tol) fails (or S* is the

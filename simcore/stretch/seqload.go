@@ -7,7 +7,7 @@ import (
 	"schedfarm/simcore/rng"
 )
 
-// SeqWorkload parameterises the sequential instances of seed 003 §4.1:
+// SeqWorkload parameterises the sequential instances of saule2012 §4.1:
 // N tasks with sizes uniform on [A, A·Delta] and exponential inter-arrival
 // times whose mean makes the expected load equal Load.
 type SeqWorkload struct {
@@ -20,7 +20,7 @@ type SeqWorkload struct {
 	LoadHi float64
 	// LoadMid in (Load, LoadHi) splits the band in two: the target is drawn
 	// uniformly in [LoadMid, LoadHi] with probability ShareHi, else in
-	// [Load, LoadMid] (seed 003 §4.2 counts its instances above 270 and
+	// [Load, LoadMid] (saule2012 §4.2 counts its instances above 270 and
 	// above 290; 0 keeps one uniform band).
 	LoadMid, ShareHi float64
 	// Exact rescales the release times so that the instance's realised load
@@ -119,7 +119,7 @@ func Measure(release, ref, end []float64) Stats {
 	return s
 }
 
-// SizeClasses are the bins of the fairness study (seed 003 Fig. 3(e)):
+// SizeClasses are the bins of the fairness study (saule2012 Fig. 3(e)):
 // sequential times in seconds, minutes, hours, days and weeks.
 var SizeClasses = []struct {
 	Metric string

@@ -123,7 +123,7 @@ func TestCheckRules(t *testing.T) {
 }
 
 // TestReservationSide checks what each reading of the reservation scheme's
-// "maximum stretch in the resulting schedule" (seed 003 §4) sees, on one
+// "maximum stretch in the resulting schedule" (saule2012 §4) sees, on one
 // processor per part (m = 2, X = 1, T = 1.5, FCFS): A and A2 (size 10) at 0
 // fill both parts, B (size 3) at 1 ties between them (stretch 4 either way)
 // and goes to the main part, where it starts at 10 with stretch 4. D (size 1)

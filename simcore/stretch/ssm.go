@@ -3,14 +3,14 @@ package stretch
 import "math"
 
 // SSM is the short-sequence-mapping runtime model of SPECS.md §5.2 (an
-// assumption: the IPDPS-2009 cost model of seed 003's ref. [6] was not
+// assumption: the IPDPS-2009 cost model of saule2012's ref. [6] was not
 // retrievable). The work is cut into x genome parts, y read parts and z
 // seed-template parts on x·y·z processors:
 //
 //	T(x,y,z) = a·(R/y)·kz + b·(G/x)·kz + c·(G/x)·(R/y)·kz + [xyz > 1]·(d·ln(xyz) + e),  kz = ⌈K/z⌉
 //
 // and the runtime on p processors is the minimum over x·y·z ≤ p, which puts
-// steps in the speedup (seed 003 §7).
+// steps in the speedup (saule2012 §7).
 type SSM struct {
 	A, B, C, D, E float64
 	K             int

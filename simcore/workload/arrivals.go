@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// How the probabilistic workload's submit times are placed (seed 002 §6.2
+// How the probabilistic workload's submit times are placed (krallmann1999 §6.2
 // fits "a Weibull distribution" to "the submission times of the jobs in
 // the trace"; §7 says of the generated workload that "the number of jobs
 // in the same time frame is significantly less" than the log's).

@@ -22,11 +22,11 @@ type Conventions struct {
 	// 8), or "requested_or_alloc" (field 8 when > 0, else field 5).
 	Size string
 	// CapRuntime: the actual run time is min(run, requested time) — the job
-	// is killed at its limit (seed 002 §3, policy rule 2). Jobs whose run
+	// is killed at its limit (krallmann1999 §3, policy rule 2). Jobs whose run
 	// time exceeded their limit are counted in Stats.Capped.
 	CapRuntime bool
 	// Estimate: "requested" (field 9), "max" (max(requested, actual)) or
-	// "exact" (the actual run time, seed 002 Table 6).
+	// "exact" (the actual run time, krallmann1999 Table 6).
 	Estimate string
 	// Invalid: what to do with a job whose run time or size is <= 0 (or
 	// unknown): "drop" it, or "repair" it into a 1-second / 1-node job.
@@ -43,7 +43,7 @@ type Conventions struct {
 	FirstN int
 }
 
-// DefaultConventions are the readings used for seed 002 unless a sweep
+// DefaultConventions are the readings used for krallmann1999 unless a sweep
 // says otherwise: allocated processors (CTC's requested field is -1 on
 // every line), runtime capped at the request (jobs killed at their limit),
 // requested time as the estimate, invalid jobs repaired (the paper removed

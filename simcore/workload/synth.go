@@ -9,7 +9,7 @@ import (
 	"schedfarm/simcore/rng"
 )
 
-// Model is the probabilistic workload of seed 002 §6.2: Weibull
+// Model is the probabilistic workload of krallmann1999 §6.2: Weibull
 // inter-arrival times fitted to a trace, and job attributes drawn from the
 // trace's empirical bins. The paper names the bins (every node count
 // 1..256, ranges of requested time, ranges of actual run time) but neither
@@ -35,7 +35,7 @@ type Model struct {
 	reqVals, runVals map[int][]float64
 }
 
-// GenOptions are the readings of seed 002 §6.2 that GenerateWith follows.
+// GenOptions are the readings of krallmann1999 §6.2 that GenerateWith follows.
 // The zero value with Values BinValuesLogUniform is Generate.
 type GenOptions struct {
 	// Values is how the requested and run times are drawn inside a bin
@@ -46,7 +46,7 @@ type GenOptions struct {
 	Marginal bool
 	// RunPastRequest keeps the run time as drawn even when it exceeds the
 	// request: the job runs past its estimate instead of having its run
-	// time redrawn and clamped to the request. Seed 002 §3 rule 2 says
+	// time redrawn and clamped to the request. krallmann1999 §3 rule 2 says
 	// only that such a job "may be cancelled".
 	RunPastRequest bool
 }
@@ -191,7 +191,7 @@ func FitWeibull(x []float64) (shape, scale float64) {
 }
 
 // How the Weibull inter-arrival distribution is fitted to the log's gaps
-// (seed 002 §6.2 says only that "a Weibull distribution matches best the
+// (krallmann1999 §6.2 says only that "a Weibull distribution matches best the
 // submission times of the jobs in the trace").
 const (
 	// WeibullMLE: maximum likelihood (FitWeibull), the default.
@@ -278,7 +278,7 @@ func (m *Model) GenerateValues(n int, seed uint64, values string) ([]Job, error)
 
 // GenerateMarginal is Generate with the three attributes drawn
 // independently, each from its own marginal bins (nodes, requested-time
-// class, run-time class), the other reading of seed 002 §6.2: it loses the
+// class, run-time class), the other reading of krallmann1999 §6.2: it loses the
 // correlations between size, request and run time that the joint bins
 // keep. The run time is redrawn (then clamped) as in Generate. Same seeded
 // streams, so the arrivals equal Generate's.
@@ -370,7 +370,7 @@ func (m *Model) jobWith(i int, t float64, c cell, attr *rng.Rand, uniform, past 
 	return Job{ID: int64(i + 1), Submit: t, Size: c.size, Run: run, Estimate: req, Request: req}
 }
 
-// Randomized is the workload of seed 002 Table 2, every parameter uniform:
+// Randomized is the workload of krallmann1999 Table 2, every parameter uniform:
 // inter-arrival in (0, 3600] s ("at least one job per hour"), nodes in
 // 1..nodes, requested time in [300 s, 24 h], run time in [1 s, requested].
 // Times are whole seconds.

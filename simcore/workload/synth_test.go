@@ -126,7 +126,7 @@ func TestGenerateMarginalIndependent(t *testing.T) {
 	}
 }
 
-// TestRandomizedTable2: every parameter within the ranges of seed 002
+// TestRandomizedTable2: every parameter within the ranges of krallmann1999
 // Table 2 and uniform (means within 2% of the midpoints).
 func TestRandomizedTable2(t *testing.T) {
 	const n, nodes = 50000, 256

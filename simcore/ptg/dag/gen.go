@@ -7,7 +7,7 @@ import (
 	"schedfarm/simcore/rng"
 )
 
-// Complexity is one of the computational-complexity scenarios of seed 004
+// Complexity is one of the computational-complexity scenarios of casanova2010
 // §5.1.2.
 type Complexity int
 
@@ -33,7 +33,7 @@ func ParseComplexity(s string) (Complexity, error) {
 	return 0, fmt.Errorf("complexity %q is not one of %v", s, ComplexityNames)
 }
 
-// Costs are the task-cost model of seed 004 §5.1.2 as drawn by daggen
+// Costs are the task-cost model of casanova2010 §5.1.2 as drawn by daggen
 // (README of the reference samples, step 2).
 type Costs struct {
 	Complexity Complexity
@@ -46,7 +46,7 @@ type Costs struct {
 	MinAlpha, MaxAlpha float64
 }
 
-// PaperCosts returns the cost model of seed 004 with the given scenario.
+// PaperCosts returns the cost model of casanova2010 with the given scenario.
 func PaperCosts(c Complexity) Costs {
 	return Costs{Complexity: c, MinData: 2048, MaxData: 11264, MinAlpha: 0, MaxAlpha: 0.25}
 }
@@ -83,7 +83,7 @@ func (c Costs) Assign(g *Graph, r *rng.Rand) {
 	}
 }
 
-// Shape are the random-DAG parameters of seed 004 §5.1.2 (daggen's n, fat,
+// Shape are the random-DAG parameters of casanova2010 §5.1.2 (daggen's n, fat,
 // regular, density, jump).
 type Shape struct {
 	N                     int
@@ -160,7 +160,7 @@ func Random(s Shape, r *rng.Rand) (*Graph, error) {
 // classical PTG test case: a binary tree of 2m − 1 recursive-call tasks
 // whose m leaves feed log2 m butterfly stages of m tasks, task j of stage s
 // depending on tasks j and j XOR 2^(s−1) of stage s − 1. m = 2, 4, 8 give
-// 5, 15 and 39 tasks and a maximum parallelism of m (seed 004 §5.1.2).
+// 5, 15 and 39 tasks and a maximum parallelism of m (casanova2010 §5.1.2).
 func FFT(m int) (*Graph, error) {
 	if m < 2 || m&(m-1) != 0 {
 		return nil, fmt.Errorf("dag: FFT on %d points, want a power of two >= 2", m)
@@ -193,7 +193,7 @@ func FFT(m int) (*Graph, error) {
 // multiplication: 10 pre-additions T1..T10 (tasks 0..9), the 7 products
 // M1..M7 (10..16), and 8 post-additions (17..24): C11 = ((M1+M4)−M5)+M7,
 // C12 = M3+M5, C21 = M2+M4, C22 = ((M1−M2)+M3)+M6. Maximum parallelism 10
-// (seed 004 §5.1.2).
+// (casanova2010 §5.1.2).
 func Strassen() *Graph {
 	g := New(25)
 	T := func(i int) int { return i - 1 }  // T1..T10

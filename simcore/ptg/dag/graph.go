@@ -1,4 +1,4 @@
-// Package dag holds the parallel task graphs (PTGs) of seed 004 (Casanova,
+// Package dag holds the parallel task graphs (PTGs) of casanova2010 (Casanova,
 // Desprez, Suter 2010, §3.1 and §5.1.2): their structure, their task costs,
 // the generators of the paper's three PTG classes (random daggen-style DAGs,
 // FFT and Strassen graphs), and import/export in DOT and in the text format
@@ -8,7 +8,7 @@
 //	ReadNative / ReadDOT (user files) ─────────────────────────────────────────▶  Graph
 //	Graph ──▶ WriteNative / WriteDOT, Stats (levels, widths, edges, jumps)
 //
-// A Graph has no communication costs (seed 004 §3.1: data go through files,
+// A Graph has no communication costs (casanova2010 §3.1: data go through files,
 // their cost is part of each task's time) and may have several entry and
 // exit tasks; the zero-cost ROOT and END of daggen are not represented.
 package dag
@@ -189,5 +189,5 @@ func (g *Graph) Stats() Stats {
 }
 
 // Width returns the number of tasks of the largest precedence level (the
-// width(i) of Eq. 2 of seed 004).
+// width(i) of Eq. 2 of casanova2010).
 func (g *Graph) Width() int { return g.Stats().MaxWidth }

@@ -56,7 +56,7 @@ func (m moments) sd() float64 {
 }
 
 // TestRandomMatchesDaggenSamples compares, for each of the 108 grid points of
-// seed 004 §5.1.2, the reference DAG drawn by the original generator with
+// casanova2010 §5.1.2, the reference DAG drawn by the original generator with
 // 1,000 DAGs of ours: its levels, largest level, edges and jump edges must be
 // values our generator produces at that point (within the range of our
 // samples: the statistics are small discrete counts, some reference values
