@@ -104,7 +104,7 @@ func (s *supervisor) stop(t *testing.T) []*os.ProcessState {
 	return s.exits
 }
 
-// crashSweep is issue 44's sweep (item 2) on the bench model: three good
+// crashSweep is the crash-neighbour sweep on the bench model: three good
 // jobs and, last, one that crashes its worker process (a Go fatal error,
 // as running out of memory is).
 const crashSweep = `sweeps:
@@ -119,7 +119,7 @@ const crashSweep = `sweeps:
 
 var failedRE = regexp.MustCompile(`(?m)^failed\s+\S+ sweep=crash index=(\d+) attempts=(\d+) worker=\S*: (.*)$`)
 
-// TestCrashHarmsOnlyItself (issue 44, item 2): a job that crashes its
+// TestCrashHarmsOnlyItself: a job that crashes its
 // worker process, restarted after every exit, harms only itself. One
 // worker process of two loops, the crasher published after three good
 // jobs (each alone, and all four in one pack): the three end ok, the

@@ -17,7 +17,7 @@ import (
 // marks a run's parts invalid without deleting anything; a collection
 // leaves them out (their jobs missing, an InvalidPartsError, never an
 // older superseded result), and the next plain submission runs their jobs
-// again, with the same values. Before issue 44 no command could
+// again, with the same values. Formerly no command could
 // invalidate a part.
 func TestInvalidateParts(t *testing.T) {
 	f := New(t, Settings())

@@ -142,7 +142,7 @@ func wireStatus(t *testing.T, bf *broker.Farm, req coordinator.StatusRequest) (i
 	return len(msg.Data), rep.Result
 }
 
-// TestStatusFitsMaxPayload (issue 44, item 4): a farm with history on a
+// TestStatusFitsMaxPayload: a farm with history on a
 // server with nats-server's default max_payload of 1 MiB — 10 finished
 // runs of 300 panicking jobs each (errors with stack traces), made with
 // MaxDeliver 1, and 3,000 workers seen once with a long host name and 16
@@ -264,7 +264,7 @@ func TestStatusFitsMaxPayload(t *testing.T) {
 // message of a listing) while nothing else reaches it.
 func received(c *Coordinator) uint64 { return c.Farm.NC.Stats().InMsgs }
 
-// TestStatusReadsBounded (issue 44, item 5): answering `status RUN` of a
+// TestStatusReadsBounded: answering `status RUN` of a
 // finished run with 3,000 failures, and `status` of the farm, reads a
 // bounded number of records — at most the 100 failures it lists plus a
 // few replies — however many failures the run has; a page of runs shown

@@ -9,12 +9,12 @@
 # `submit --wait` ended 0, each run's collected results hold every job exactly
 # once (N ok, 0 failed, 0 missing, N distinct job IDs in jobs.parquet), and
 # nothing of one farm is in the other's results.
-# Then the damaged-part case (issue 44, item 3): bytes of farm A's object
+# Then the damaged-part case: bytes of farm A's object
 # store block file overwritten while the server is down; the next submission
 # skips every job, its collection exits 4 naming the bad part(s) (never a
 # timeout) and marks them invalid, and the submission after that reruns their
 # jobs: its collection holds every job exactly once, all ok.
-# Then the crash-neighbour case (issue 44, item 2), on a third farm (chaos-c):
+# Then the crash-neighbour case, on a third farm (chaos-c):
 # a sweep whose n_tasks would exhaust memory is refused by validate, naming
 # the parameter and its maximum; and one worker process of two loops, under
 # `ulimit -v 3000000` and restarted after each exit, runs three good bench jobs
@@ -174,7 +174,7 @@ fi
 go run ./scripts/chaoscheck "$out/results-a/chaos-a-sweep/$run_a/jobs.parquet" "$jobs_a" \
   "$out/results-b/chaos-b-sweep/$run_b/jobs.parquet" "$jobs_b" || fail "job counts"
 
-# --- a damaged stored part (issue 44, item 3) ---
+# --- a damaged stored part ---
 # Bytes flipped in farm A's object store block file while the server is down:
 # the next submission skips every job (nothing is known to be wrong yet), its
 # collection names each part it finds bad, marks it invalid and exits 4 (before
@@ -214,7 +214,7 @@ grep -q "chaos-a-sweep: $jobs_a ok, 0 failed, 0 missing" "$out/collect-a3.log" |
 go run ./scripts/chaoscheck "$out/results-a3/chaos-a-sweep/$run_a3/jobs.parquet" "$jobs_a" || fail "job counts after the rerun"
 log "damaged part: the next submission reran $rerun job(s); $(cat "$out/collect-a3.log")"
 
-# --- crash neighbours (issue 44, item 2) ---
+# --- crash neighbours ---
 cat >"$out/oom.yaml" <<YAML
 sweeps:
   - name: oom

@@ -14,7 +14,7 @@ import (
 // Process is what the worker loops of one OS process share. A job that
 // crashes its process (a Go fatal error such as running out of memory, or
 // a kill) ends every loop of it, and the results they hold in their
-// buffers die with it: before the fix of issue 44 one crashing job took
+// buffers die with it: without isolation one crashing job took
 // its neighbours down with it on every delivery, until they all ran out
 // of deliveries. So a message that may crash — one delivered before
 // without settling (NumDelivered > 1), or marked broker.AloneHeader —

@@ -54,7 +54,7 @@ func withStateServer(t *testing.T, state string, fn func(url string, farm *broke
 	fn(ns.ClientURL(), farm)
 }
 
-// TestRunAgainAfterDamagedPart is issue 44's item 3 on the command line: a
+// TestRunAgainAfterDamagedPart is the damaged-part case on the command line: a
 // stored part of a `run` replaced by garbage; the next `run` of the sweep
 // skips every job, then its collection names the part, marks it invalid
 // and exits 4 (before the fix: a decoding error, every time); the `run`

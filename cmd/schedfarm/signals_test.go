@@ -224,7 +224,7 @@ func hugeSweepFile(t *testing.T, dir string) string {
 	return writeFile(t, filepath.Join(dir, "huge.yaml"), b.String())
 }
 
-// TestSignalStopsExpansion is item 11 of issue 44 for expand, expand
+// TestSignalStopsExpansion checks signals for expand, expand
 // --count and validate: each walks 10^9 points (minutes); a signal once
 // the walk has started ends the process, with 128 + the signal's number
 // and no listing, long before the walk could have finished.

@@ -6,7 +6,7 @@ import (
 	"schedfarm/simcore"
 )
 
-// TestSizeLimits (issue 44, item 2): sizes that would exhaust a worker's
+// TestSizeLimits: sizes that would exhaust a worker's
 // memory are refused by the schema, naming the parameter and its
 // maximum, so that validate refuses the sweep before anything runs.
 func TestSizeLimits(t *testing.T) {

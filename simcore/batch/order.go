@@ -23,7 +23,7 @@ var Orders = []string{FCFS, PSRS, SmartFFIA, SmartNFIW, GareyGraham}
 // Recomputation rules for SMART and PSRS (krallmann1999 §5.4: "the schedule is
 // recalculated when the ratio between the already scheduled jobs in the
 // wait queue to all the jobs in this queue exceeds a certain value", 2/3;
-// the sentence has two readings, SPECS §9.4).
+// the sentence has two readings).
 const (
 	// RecomputeNew: recompute when the jobs ordered by the last run make
 	// up less than 2/3 of the queue (more than 1/3 is new).
@@ -182,7 +182,7 @@ type shelf struct {
 	jobs     []int
 }
 
-// smart orders q by SMART (krallmann1999 §5.4, SPECS §9.4): bins of estimated
+// smart orders q by SMART (krallmann1999 §5.4): bins of estimated
 // length with γ = 2, shelves per bin (FFIA: by increasing area, first fit
 // over the bin's shelves; NFIW: by increasing nodes/weight, next fit),
 // shelves by decreasing Σw / height (Smith's rule). Jobs inside a shelf

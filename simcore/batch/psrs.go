@@ -6,7 +6,7 @@ import (
 	"schedfarm/simcore/pq"
 )
 
-// psrs orders q by PSRS (krallmann1999 §5.5, SPECS §9.7):
+// psrs orders q by PSRS (krallmann1999 §5.5):
 //
 //  1. modified Smith ratio w/(m·p̂), largest first (ties: submission order);
 //  2. the preemptive schedule of that list on an empty machine, all jobs

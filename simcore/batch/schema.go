@@ -64,11 +64,11 @@ var schema = simcore.Schema{
 		{Name: "smart_weight", Kind: simcore.String, Enum: []string{SmartWeightArea, SmartWeightUnit, SmartWeightSmith}, Default: SmartWeightArea, Algorithm: true,
 			Doc: "weighted SMART's job weight: area = m·p̂ (§4); unit = 1; smith = the modified Smith ratio m·p/(m·p̂) = p/p̂ (§5.5), 1 with exact estimates (a sensitivity reading, issue #28 §2)"},
 		{Name: "recompute", Kind: simcore.String, Enum: []string{RecomputeNew, RecomputeDispatched, RecomputeAlways}, Default: RecomputeNew, Algorithm: true,
-			Doc: "when SMART/PSRS recompute their order (the 2/3 rule of §5.4, SPECS §9.4)"},
+			Doc: "when SMART/PSRS recompute their order (the 2/3 rule of §5.4)"},
 		{Name: "event_order", Kind: simcore.String, Enum: []string{"batch", "each"}, Default: "batch", Algorithm: true,
 			Doc: "batch: at one instant all completions, then all arrivals, then one pass; each: one event at a time, arrivals before completions, a pass after each, a job whose estimate expires at the instant free from its first pass (jobs still running at their estimate are noticed before anything else)"},
 		{Name: "compress_order", Kind: simcore.String, Enum: []string{"start", "arrival"}, Default: "start", Algorithm: true,
-			Doc: "reservation depth > 1: start: after an early end, reservations re-fitted in order of their start (SPECS §9.6); arrival: after every end, each queued job's reservation re-fitted in queue order (pyss's conservative scheduler)"},
+			Doc: "reservation depth > 1: start: after an early end, reservations re-fitted in order of their start; arrival: after every end, each queued job's reservation re-fitted in queue order (pyss's conservative scheduler)"},
 		simcore.Output("schedule_table", "emit the schedule table (one row per job)"),
 	},
 	Metrics: []simcore.Column{

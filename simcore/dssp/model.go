@@ -408,7 +408,7 @@ func Solve(night *Night, cfg Config, seed uint64) (*NightRun, error) {
 	return out, nil
 }
 
-// profits turns rewards into DP's integer profits (SPECS §2.4).
+// profits turns rewards into DP's integer profits.
 func profits(items []Item, r Reward) []int64 {
 	p := make([]int64, len(items))
 	s := r.ProfitScale()

@@ -11,7 +11,7 @@
 //	  │ dag.Random / dag.FFT / dag.Strassen + dag.Costs    stream "ptgs" (shared by all
 //	  │ (a·d, a·d·log d, d^1.5; Amdahl α ~ U[0, 0.25))      algorithms: common random numbers)
 //	  ▼
-//	alone: improved HCPA on all P (§4.1, SPECS §6)    C*_i, the dedicated-cluster makespan
+//	alone: improved HCPA on all P (§4.1)    C*_i, the dedicated-cluster makespan
 //	  ▼
 //	allocate ─────────────── per family ───────────────────────────────────────────┐
 //	  SELFISH[_ORDER|_WEIGHT] (§4.1)  alone allocations; all tasks by bl, C* then bl, or bl/C*²
@@ -22,9 +22,9 @@
 //	                                  Mounié–Rapine–Trystram 3/2 dual approximation → C*max, allotments;
 //	                                  CRA bounds | boxes by SAF/SPTF/LPTF | K shelves of growing length
 //	  ▼                                                                              │
-//	map: mapStatic (free-time list scheduling, SPECS §6.5) or mapReady (CRA: ready tasks only)
+//	map: mapStatic (free-time list scheduling) or mapReady (CRA: ready tasks only)
 //	  ▼
-//	compact: backfilling, each task as early as possible without delaying any other (§4.1, SPECS §6.6)
+//	compact: backfilling, each task as early as possible without delaying any other (§4.1)
 //	  ▼
 //	assignProcessors → metrics (§3.2: Σ C_i/Σ C*_i, makespan, max C_i/C*_i; §5.2.6 utilisation)
 //	                   + tables "ptgs" and "schedule"

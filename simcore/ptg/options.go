@@ -30,7 +30,7 @@ type Options struct {
 // Values of Options.Mapping.
 const (
 	// MapPaper is the mapping each algorithm's description gives: Suter's
-	// free-time list scheduling (SPECS §6.5) for SELFISH, C1, C4, F1, F2
+	// free-time list scheduling for SELFISH, C1, C4, F1, F2
 	// and CAFM_CRA; ready-task list scheduling for CRA (casanova2010 §4.3).
 	MapPaper = "paper"
 	// MapReady list-schedules ready tasks in simulated time (the CRA
@@ -45,7 +45,7 @@ const (
 
 // Values of Options.Backfill.
 const (
-	// BackfillOnce is one pass in mapping order (casanova2010 §4.1, SPECS §6.6).
+	// BackfillOnce is one pass in mapping order (casanova2010 §4.1).
 	BackfillOnce = "once"
 	// BackfillNone leaves the mapping as it is (to measure the compaction).
 	BackfillNone = "none"

@@ -22,8 +22,8 @@
 //
 // Moldable tasks (§5–7), p_{i,j} for j = 1..P, stretch (C − r)/p_{i,1}:
 //
-//	DowneyInstance (§7, SPECS §3)       first 8,000 jobs of SDSC Par96 / OSC, A ~ U[p, P], σ ~ U[0, 2]
-//	SSMInstance (§7, SPECS §5.2)        short-sequence mapping, x·y·z partition runtimes, exponential gaps
+//	DowneyInstance (§7)       first 8,000 jobs of SDSC Par96 / OSC, A ~ U[p, P], σ ~ U[0, 2]
+//	SSMInstance (§7)        short-sequence mapping, x·y·z partition runtimes, exponential gaps
 //	  ▼
 //	SimulateMoldable: events = releases and completions
 //	  │  profile of the running tasks (a staircase, moldable.go)

@@ -8,7 +8,7 @@ import (
 	"schedfarm/simcore"
 )
 
-// TestSizeLimits (issue 44, item 2): sizes that would exhaust a worker's
+// TestSizeLimits: sizes that would exhaust a worker's
 // memory are refused by the schema, naming the parameter and its
 // maximum (a sweep is refused by validate before anything runs), and a
 // moldable instance whose n_tasks × m runtimes would not fit fails before

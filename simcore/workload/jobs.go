@@ -32,7 +32,7 @@ type Conventions struct {
 	// unknown): "drop" it, or "repair" it into a 1-second / 1-node job.
 	Invalid string
 	// RepairRun is the run time (s) a repaired zero-length job gets; 0
-	// means 1 s (SPECS §10.4).
+	// means 1 s.
 	RepairRun float64
 	// DropFailed drops jobs with status 0 (failed) or 5 (cancelled).
 	DropFailed bool

@@ -16,7 +16,7 @@ import (
 // their bounds nor whether they are joint; we use one joint histogram over
 // (nodes, requested-time class, run-time class) with power-of-two classes
 // in seconds, which keeps the size/length and estimate/run correlations
-// that backfilling depends on (SPECS §10.2, an assumption).
+// that backfilling depends on (an assumption).
 type Model struct {
 	Shape, Scale float64 // Weibull inter-arrival fit (s)
 	cells        []cell
