@@ -62,7 +62,7 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, dirs []string) (in
 		}
 		reps = append(reps, r)
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: report → %s\n", r.Sweep, filepath.Join(filepath.Clean(d), report.ReportHTML))
-		fmt.Fprint(cmd.ErrOrStderr(), report.FormatClaims(r.Sweep, r.Claims))
+		fmt.Fprint(cmd.ErrOrStderr(), r.FormatClaims())
 		for _, e := range r.FigureErrors {
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", e)
 		}

@@ -27,7 +27,13 @@
 // created), model wall time (the sum of duration_ms), CPU time (the sum of cpu_ms), jobs ok/failed; failed jobs
 // are listed with their errors (the first 500). The sweep file recorded in
 // the metadata supplies the declarations, so a report can be rebuilt from
-// the folder alone. Figures whose table is absent (a golden folder holds
+// the folder alone. Each claim also gets its scoreboard status (Classify,
+// the classification BuildScoreboard counts, over the sweeps reported
+// together): a failure explained by which reading, shown why not by which
+// claim, or unexplained, saying what would explain it when the sweep its
+// explained_by names is not among them; the sweeps of one run are
+// evaluated first (Evaluate), classified together, then written
+// (WriteFiles). Figures whose table is absent (a golden folder holds
 // only summary.parquet) are listed as errors in the report. Text from the
 // sweep file and the jobs is text in both: report.html escapes it as HTML,
 // report.md writes "<" as "&lt;" (no raw HTML) and fences the sweep file

@@ -65,7 +65,10 @@ type Report struct {
 	Cells        []claims.CellResult
 	// Sensitivity is the sweep's sensitivity: (its claims are counted apart).
 	Sensitivity string
-	Generated   time.Time
+	// Statuses are the claims' scoreboard statuses, parallel to Claims
+	// (Classify sets them, over the reports of the run).
+	Statuses  []ScoreClaim
+	Generated time.Time
 }
 
 // FailedClaims returns the number of claims whose verdict is fail.
@@ -94,8 +97,26 @@ func Write(dir string, reg *simcore.Registry) (*Report, error) {
 // WriteContext is Write that stops when ctx ends: in the expansion of the
 // sweep file (for the palette), before each figure and before the claims,
 // with an error wrapping ctx.Err(). It then writes none of report.md,
-// report.html and claims.json (figures already rendered stay).
+// report.html and claims.json (figures already rendered stay). The
+// claims' statuses are the scoreboard's of this sweep alone (Classify);
+// for the sweeps of a run of several, Evaluate each, Classify them
+// together, then WriteFiles.
 func WriteContext(ctx context.Context, dir string, reg *simcore.Registry) (*Report, error) {
+	r, err := Evaluate(ctx, dir, reg)
+	if err != nil {
+		return nil, err
+	}
+	Classify([]*Report{r})
+	if err := r.WriteFiles(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Evaluate is WriteContext but for the report's own files: it renders the
+// figures into dir/figures/ and evaluates the claims, and writes none of
+// report.md, report.html and claims.json (WriteFiles does).
+func Evaluate(ctx context.Context, dir string, reg *simcore.Registry) (*Report, error) {
 	sum, err := results.ReadTable(filepath.Join(dir, results.SummaryTable+".parquet"))
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
@@ -183,10 +204,20 @@ func WriteContext(ctx context.Context, dir string, reg *simcore.Registry) (*Repo
 	r.Claims = claims.Evaluate(sum, jobs, s.Schema(), decls.Claims, claims.Seeds(s.UsesSeed))
 	r.SweepPath, r.Calibrations, r.Sensitivity = s.File, decls.Calibrations, decls.Sensitivity
 	r.Cells = claims.PublishedCells(sum, s.Schema(), decls.Claims)
-	if err := r.write(); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
 	return r, nil
+}
+
+// WriteFiles writes report.md, report.html and claims.json into the
+// report's folder, each claim with its status in Statuses (those of the
+// sweep alone, Classify, when they are not set).
+func (r *Report) WriteFiles() error {
+	if len(r.Statuses) != len(r.Claims) {
+		Classify([]*Report{r})
+	}
+	if err := r.write(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
 }
 
 // FilePalette numbers the values every figure of the file's sweeps may
@@ -446,10 +477,14 @@ func (r *Report) markdown(b *bytes.Buffer) {
 		b.WriteString("The sweep declares no claims.\n\n")
 	} else {
 		p, f, i := r.claimCounts()
-		fmt.Fprintf(b, "%d pass, %d fail, %d inconclusive.\n\n", p, f, i)
-		b.WriteString("| claim | source | statement | verdict | numbers |\n|---|---|---|---|---|\n")
-		for _, c := range r.Claims {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", c.ID, mdEscape(c.Source), mdEscape(c.Text), verdictMark(c.Verdict), mdEscape(c.Numbers))
+		fmt.Fprintf(b, "%d pass, %d fail, %d inconclusive.", p, f, i)
+		if fc := r.failureCounts(); fc != "" {
+			fmt.Fprintf(b, " The failures as the suite scoreboard counts them: %s.", fc)
+		}
+		b.WriteString(" " + statusLegend + "\n\n")
+		b.WriteString("| claim | source | statement | verdict | status | numbers |\n|---|---|---|---|---|---|\n")
+		for k, c := range r.Claims {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", c.ID, mdEscape(c.Source), mdEscape(c.Text), verdictMark(c.Verdict), mdEscape(r.status(k).statusText()), mdEscape(c.Numbers))
 		}
 		b.WriteString("\n")
 		for _, c := range r.Claims {
@@ -494,6 +529,19 @@ func (r *Report) markdown(b *bytes.Buffer) {
 	fmt.Fprintf(b, "\n## Sweep file\n\n%syaml\n%s\n%s\n", fence, strings.TrimRight(r.SweepFile, "\n"), fence)
 }
 
+// statusLegend says what a report's status column is.
+const statusLegend = "Status: the claim as the suite scoreboard counts it over the sweeps of this run: a failure is explained by a reading, shown why not by a claim, or unexplained, saying what would explain it when the sweep its explained_by names is not in this run."
+
+// status is the scoreboard status of the k-th claim (its verdict alone
+// when Statuses were not set).
+func (r *Report) status(k int) ScoreClaim {
+	if k < len(r.Statuses) {
+		return r.Statuses[k]
+	}
+	c := r.Claims[k]
+	return ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict, Status: string(c.Verdict)}
+}
+
 func (r *Report) claimCounts() (p, f, i int) {
 	for _, c := range r.Claims {
 		switch c.Verdict {
@@ -523,9 +571,9 @@ img{max-width:100%;border:1px solid #eee}pre{background:#f6f8fa;padding:1em;over
 {{with .R.Doc}}<p>{{.}}</p>{{end}}
 <h2>Provenance</h2><table>{{range .Prov}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
 <h2>Claims</h2>
-{{if .R.Claims}}<p>{{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.</p>
-<table><tr><th>claim</th><th>source</th><th>statement</th><th>verdict</th><th>numbers</th></tr>
-{{range .R.Claims}}<tr><td>{{.ID}}</td><td>{{.Source}}</td><td>{{.Text}}</td><td class="{{.Verdict}}">{{mark .Verdict}}</td><td>{{.Numbers}}</td></tr>{{end}}
+{{if .R.Claims}}<p>{{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.{{with .Failures}} The failures as the suite scoreboard counts them: {{.}}.{{end}} {{.Legend}}</p>
+<table><tr><th>claim</th><th>source</th><th>statement</th><th>verdict</th><th>status</th><th>numbers</th></tr>
+{{range .Claims}}<tr><td>{{.C.ID}}</td><td>{{.C.Source}}</td><td>{{.C.Text}}</td><td class="{{.C.Verdict}}">{{mark .C.Verdict}}</td><td>{{.Status}}</td><td>{{.C.Numbers}}</td></tr>{{end}}
 </table>
 {{range .R.Claims}}{{if gt (len .Points) 1}}<details><summary>{{.ID}}: {{len .Points}} points</summary><table><tr><th>point</th><th>verdict</th><th>numbers</th></tr>
 {{range .Points}}<tr><td>{{.Point}}</td><td class="{{.Verdict}}">{{.Verdict}}</td><td>{{.Detail}}</td></tr>{{end}}</table></details>{{end}}{{end}}
@@ -544,6 +592,12 @@ img{max-width:100%;border:1px solid #eee}pre{background:#f6f8fa;padding:1em;over
 </body></html>
 `))
 
+// htmlClaim is a row of report.html's claims table.
+type htmlClaim struct {
+	C      claims.Result
+	Status string
+}
+
 type htmlFig struct {
 	F   *figure.Files
 	Src template.URL
@@ -551,12 +605,17 @@ type htmlFig struct {
 
 func (r *Report) html() ([]byte, error) {
 	data := struct {
-		R               *Report
-		Prov            [][2]string
-		Figs            []htmlFig
-		Pass, Fail, Inc int
-	}{R: r, Prov: r.provenance()}
+		R                *Report
+		Prov             [][2]string
+		Figs             []htmlFig
+		Pass, Fail, Inc  int
+		Failures, Legend string
+		Claims           []htmlClaim
+	}{R: r, Prov: r.provenance(), Failures: r.failureCounts(), Legend: statusLegend}
 	data.Pass, data.Fail, data.Inc = r.claimCounts()
+	for k, c := range r.Claims {
+		data.Claims = append(data.Claims, htmlClaim{C: c, Status: r.status(k).statusText()})
+	}
 	for _, f := range r.Figures {
 		png, err := os.ReadFile(f.PNG)
 		if err != nil {
@@ -571,11 +630,18 @@ func (r *Report) html() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// FormatClaims renders claim verdicts one per line, for a terminal.
-func FormatClaims(sweepName string, cs []claims.Result) string {
+// FormatClaims renders the report's claim verdicts one per line, for a
+// terminal: "claim <sweep>/<id>: <VERDICT>[, <status>] — <numbers>", the
+// status (Phrase) as the scoreboard of the run gives it, where it says
+// more than the verdict.
+func (r *Report) FormatClaims() string {
 	var b strings.Builder
-	for _, c := range cs {
-		fmt.Fprintf(&b, "claim %s/%s: %s — %s\n", sweepName, c.ID, strings.ToUpper(string(c.Verdict)), c.Numbers)
+	for k, c := range r.Claims {
+		fmt.Fprintf(&b, "claim %s/%s: %s", r.Sweep, c.ID, strings.ToUpper(string(c.Verdict)))
+		if p := r.status(k).Phrase(); p != "" {
+			b.WriteString(", " + p)
+		}
+		fmt.Fprintf(&b, " — %s\n", c.Numbers)
 	}
 	return b.String()
 }

@@ -47,8 +47,14 @@ type ScoreClaim struct {
 	// numbers are the claim's numbers, shown in the markdown for the
 	// inconclusive ones (not in the JSON: they hold measured values).
 	numbers string
-	// reading is the declared reading that explains a fail-explained claim.
+	// reading is the declared reading that explains a fail-explained
+	// claim, or would explain an unexplained one whose explanation awaits
+	// a sweep not in the run.
 	reading string
+	// awaits is, for a failure whose explained_by names a sweep file not
+	// in the run, that file's claim ("paper/file:claim"): the failure is
+	// unexplained here, explained (or shown why not) if that sweep passes.
+	awaits string
 }
 
 // PaperScore is one paper's line of the scoreboard: the sweeps of one
@@ -174,7 +180,11 @@ func paperOf(r *Report) string {
 // when the sweep file its explained_by names ran in this suite and the
 // named claim passed there. The register of each paper is read from
 // <folder>/CLAIMS.md beside the sweep files, if present.
-func BuildScoreboard(s *Suite) *Scoreboard {
+func BuildScoreboard(s *Suite) *Scoreboard { return buildScoreboard(s, nil) }
+
+// buildScoreboard is BuildScoreboard; when statuses is not nil it also
+// receives each report's claims as classified, in the report's order.
+func buildScoreboard(s *Suite, statuses map[*Report][]ScoreClaim) *Scoreboard {
 	sb := &Scoreboard{File: s.File, Tolerance: fmt.Sprintf("%g %% of the value, %g points on percentages (unit %%; 0.1 for a share), or the paper's own precision where a claim quotes it (precision_quote)", claims.CellRelTol*100, claims.CellPointsTol)}
 	byFile := map[string][]*Report{}
 	for _, r := range s.Sweeps {
@@ -212,61 +222,12 @@ func BuildScoreboard(s *Suite) *Scoreboard {
 		ps.Sweeps = append(ps.Sweeps, r.Sweep)
 		after := afterReading(readings[i], r)
 		for _, c := range r.Claims {
-			sc := ScoreClaim{Sweep: r.Sweep, ID: c.ID, Verdict: c.Verdict, numbers: c.Numbers}
-			cal := r.calibration(c.ID)
-			loose := c.Claim != nil && c.Claim.Loose != ""
-			switch {
-			case cal != nil:
-				sc.Status, sc.By = ScoreCalibration, cal.Param
-				ps.Calibration++
-			case after != nil:
-				sc.Status, sc.By = ScoreCalibration, "reading "+after.Name+" (declared after its result was seen)"
-				ps.Calibration++
-			case r.Sensitivity != "":
-				sc.Status = ScoreSensitivity
-				ps.Sensitivity++
-			case c.Claim != nil && c.Claim.Invariant != "":
-				sc.Status, sc.By = ScoreInvariant, c.Claim.Invariant
-				ps.Invariants++
-				if c.Verdict == claims.Pass {
-					ps.InvariantsHeld++
-				}
-			case c.Verdict == claims.Pass && loose:
-				sc.Status, sc.Note = ScorePassLoose, c.Claim.Loose
-				ps.PassLoose++
-			case c.Verdict == claims.Pass:
-				sc.Status = ScorePass
-				ps.Pass++
-			case c.Verdict == claims.Fail:
-				sc.Status = ScoreFailUnexpl
-				if c.Claim != nil && c.Claim.ExplainedBy != nil {
-					by, note := explained(c.Claim.ExplainedBy, r, byFile)
-					if note == "" && c.Claim.ExplainedBy.Reading != "" {
-						note = readingNote(c.Claim.ExplainedBy, readings[i], readingErrs[i])
-					}
-					switch {
-					case note != "":
-						sc.Note = note
-					case c.Claim.ExplainedBy.WhyNot != "":
-						sc.Status, sc.By = ScoreFailShown, by
-					default:
-						sc.Status, sc.By, sc.reading = ScoreFailExplained, by, c.Claim.ExplainedBy.Reading
-					}
-				}
-				switch sc.Status {
-				case ScoreFailExplained:
-					ps.FailExplained++
-				case ScoreFailShown:
-					ps.FailShown++
-				default:
-					ps.FailUnexpl++
-				}
-			default:
-				sc.Status = ScoreInconclusive
-				ps.Inconclusive++
-			}
-			ps.Claims++
+			sc := classify(c, r, after, byFile, readings[i], readingErrs[i])
+			ps.count(sc)
 			ps.ClaimList = append(ps.ClaimList, sc)
+			if statuses != nil {
+				statuses[r] = append(statuses[r], sc)
+			}
 		}
 		for _, cell := range r.Cells {
 			if r.Sensitivity != "" && after == nil {
@@ -452,14 +413,15 @@ func checkedHere(reg *decl.Register, claims []ScoreClaim) int {
 }
 
 // explained checks an explanation against the suite's sweeps: it returns
-// "file:claim" when the named claim ran and passed, else a note saying why
-// the failure stays unexplained.
-func explained(e *decl.Explanation, r *Report, byFile map[string][]*Report) (by, note string) {
+// "sweep/claim" when the named claim ran and passed, else a note saying
+// why the failure stays unexplained. ran is false when the named file's
+// sweep is not in the suite (by is then "paper/file:claim").
+func explained(e *decl.Explanation, r *Report, byFile map[string][]*Report) (by, note string, ran bool) {
 	file := filepath.Clean(filepath.Join(filepath.Dir(r.SweepPath), e.Sweep))
 	by = filepath.ToSlash(filepath.Join(paperOf(r), e.Sweep)) + ":" + e.Claim
 	reps := byFile[file]
 	if len(reps) == 0 {
-		return by, "explained_by " + by + " did not run in this suite"
+		return by, "explained_by " + by + " did not run in this suite", false
 	}
 	for _, x := range reps {
 		for _, c := range x.Claims {
@@ -467,15 +429,15 @@ func explained(e *decl.Explanation, r *Report, byFile map[string][]*Report) (by,
 				continue
 			}
 			if x.calibration(c.ID) != nil {
-				return by, "explained_by " + by + " is itself calibration (a value chosen so that it passes)"
+				return by, "explained_by " + by + " is itself calibration (a value chosen so that it passes)", true
 			}
 			if c.Verdict == claims.Pass {
-				return x.Sweep + "/" + c.ID, ""
+				return x.Sweep + "/" + c.ID, "", true
 			}
-			return by, fmt.Sprintf("explained_by %s ran but its claim is %s", by, c.Verdict)
+			return by, fmt.Sprintf("explained_by %s ran but its claim is %s", by, c.Verdict), true
 		}
 	}
-	return by, "explained_by " + by + ": no such claim in that file"
+	return by, "explained_by " + by + ": no such claim in that file", true
 }
 
 // calibration returns the calibration of the sweep that names the claim.

@@ -85,8 +85,11 @@ func TestScoreboard(t *testing.T) {
 	if c := status["main/bad-shown"]; c.By != "alt/holds" {
 		t.Errorf("shown by %q", c.By)
 	}
-	if c := status["main/bad-not-run"]; !strings.Contains(c.Note, "did not run in this suite") {
-		t.Errorf("note %q", c.Note)
+	// The explaining sweep is not in this run: unexplained, saying what
+	// would explain it.
+	if c := status["main/bad-not-run"]; c.Note != "explained by reading r if its sweep other.yaml passes (claim holds); other.yaml is not in this run" ||
+		c.Awaits() != "p1/other.yaml:holds" || c.Reading() != "r" {
+		t.Errorf("explanation not in the run: note %q, awaits %q, reading %q", c.Note, c.Awaits(), c.Reading())
 	}
 	if c := status["main/bad-alt-fails"]; !strings.Contains(c.Note, "its claim is fail") {
 		t.Errorf("note %q", c.Note)
