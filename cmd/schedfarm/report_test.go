@@ -23,8 +23,8 @@ func TestReportAndVerify(t *testing.T) {
 				t.Errorf("run: %v", err)
 			}
 		}
-		if !strings.Contains(o.stderr, "claim smoke/value-grows-with-size: PASS") {
-			t.Errorf("claim verdicts not on stderr:\n%s", o)
+		if !strings.Contains(o.stdout, "claim smoke/value-grows-with-size: PASS") {
+			t.Errorf("claim verdicts not on stdout:\n%s", o)
 		}
 		runs = append(runs, c)
 	}
@@ -79,8 +79,8 @@ func TestStrictClaims(t *testing.T) {
 	// Without --strict a failing claim is reported, not fatal.
 	o := execute(t, "run", "--state-dir", filepath.Join(dir, "s1"), "--results-dir", res, file)
 	mustSucceed(t, o)
-	if !strings.Contains(o.stderr, "claim claims/wrong: FAIL") {
-		t.Errorf("no failing verdict on stderr:\n%s", o)
+	if !strings.Contains(o.stdout, "claim claims/wrong: FAIL, unexplained") {
+		t.Errorf("no failing verdict on stdout:\n%s", o)
 	}
 	c := onlyCollected(t, o, res, "claims")
 	wantExit(t, execute(t, "report", "--strict", c.dir), exitFailures)

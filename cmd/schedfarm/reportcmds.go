@@ -1,12 +1,9 @@
 package main
 
 import (
-	"cmp"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -45,50 +42,6 @@ func (a *app) runDirs(run string) ([]string, error) {
 	return out, nil
 }
 
-// report writes the report of each results folder, prints where it is and
-// the claim verdicts (on stderr), and returns the number of failed claims.
-// It stops when ctx ends, before the next sweep or figure (an error
-// wrapping ctx's); the reports already written stay.
-func (a *app) report(ctx context.Context, cmd *cobra.Command, dirs []string) (int, error) {
-	failed := 0
-	var reps []*report.Report
-	for i, d := range dirs {
-		if err := ctx.Err(); err != nil {
-			return failed, fmt.Errorf("report: %d of %d sweep(s) written: %w", i, len(dirs), err)
-		}
-		r, err := report.WriteContext(ctx, d, a.registry())
-		if err != nil {
-			return failed, err
-		}
-		reps = append(reps, r)
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: report → %s\n", r.Sweep, filepath.Join(filepath.Clean(d), report.ReportHTML))
-		fmt.Fprint(cmd.ErrOrStderr(), r.FormatClaims())
-		for _, e := range r.FigureErrors {
-			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", e)
-		}
-		failed += r.FailedClaims()
-	}
-	if root, ok := suiteRoot(reps); ok {
-		// in the order of the file's sweeps (the folders come sorted by name)
-		slices.SortStableFunc(reps, func(a, b *report.Report) int { return cmp.Compare(a.Run.Position, b.Run.Position) })
-		// A run of several sweeps (a suite) also gets one combined report,
-		// beside the sweeps' folders.
-		if err := ctx.Err(); err != nil {
-			return failed, fmt.Errorf("report: every sweep's report written, not the suite's: %w", err)
-		}
-		s := &report.Suite{Run: reps[0].Run.Run, File: reps[0].Run.File, Sweeps: reps}
-		if f := reps[0].Run.Finished; !f.IsZero() && f.After(reps[0].Run.Created) {
-			s.Wall = f.Sub(reps[0].Run.Created)
-		}
-		path, err := report.WriteSuite(root, s)
-		if err != nil {
-			return failed, err
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "suite report → %s\n", path)
-	}
-	return failed, nil
-}
-
 // suiteRoot reports whether reports are the sweeps of one run in one
 // results directory (<root>/<sweep>/<run>/), and returns that root.
 func suiteRoot(reps []*report.Report) (string, bool) {
@@ -115,10 +68,11 @@ func (a *app) reportCmd() *cobra.Command {
 		Use:   "report RUN",
 		Short: "Write report.md and report.html (provenance, figures, claims, failed jobs) into a run's folders",
 		Long: "RUN is a run ID (every <results-dir>/<sweep>/<RUN>/ gets a report) or a results folder.\n" +
-			"Figures go to <folder>/figures/<id>.png and .svg; claim verdicts to claims.json and stderr.\n" +
+			"Figures go to <folder>/figures/<id>.png and .svg; claim verdicts to claims.json and stdout, each with its\n" +
+			"status as the scoreboard of the run's sweeps gives it.\n" +
 			"Exit status 1 with --strict when a claim fails, 2 on bad input.",
 		Example: `  schedfarm report 0b6c2a8e-...
-  schedfarm report --strict results/smoke/0b6c2a8e-.../`,
+  schedfarm report --strict runs/smoke/0b6c2a8e-.../`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dirs, err := a.runDirs(args[0])
