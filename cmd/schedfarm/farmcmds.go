@@ -521,7 +521,7 @@ func (a *app) collect(ctx context.Context, cmd *cobra.Command, farm *broker.Farm
 		if s.Superseded > 0 {
 			dup = fmt.Sprintf(" (%d repeated results of redelivered jobs dropped)", s.Superseded)
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d ok, %d failed, %d missing%s → %s\n", safe(s.Sweep, maxNameLen), s.OK, s.Failed, s.Missing, dup, safe(filepath.Clean(s.Dir), 4*maxNameLen))
+		fmt.Fprintf(a.textOut(cmd), "%s: %d ok, %d failed, %d missing%s → %s\n", safe(s.Sweep, maxNameLen), s.OK, s.Failed, s.Missing, dup, safe(filepath.Clean(s.Dir), 4*maxNameLen))
 	}
 	return out, nil
 }

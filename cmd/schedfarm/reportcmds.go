@@ -69,10 +69,11 @@ func (a *app) reportCmd() *cobra.Command {
 		Short: "Write report.md and report.html (provenance, figures, claims, failed jobs) into a run's folders",
 		Long: "RUN is a run ID (every <results-dir>/<sweep>/<RUN>/ gets a report) or a results folder.\n" +
 			"Figures go to <folder>/figures/<id>.png and .svg; claim verdicts to claims.json and stdout, each with its\n" +
-			"status as the scoreboard of the run's sweeps gives it.\n" +
+			"status as the scoreboard of the run's sweeps gives it (--json: one JSON document on stdout instead).\n" +
 			"Exit status 1 with --strict when a claim fails, 2 on bad input.",
 		Example: `  schedfarm report 0b6c2a8e-...
-  schedfarm report --strict runs/smoke/0b6c2a8e-.../`,
+  schedfarm report --strict runs/smoke/0b6c2a8e-.../
+  schedfarm report --json 0b6c2a8e-... | jq '.claims[] | select(.verdict == "fail")'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dirs, err := a.runDirs(args[0])
@@ -91,6 +92,7 @@ func (a *app) reportCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit 1 when a claim fails")
+	addJSONFlag(cmd.Flags())
 	return cmd
 }
 

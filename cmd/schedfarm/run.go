@@ -35,11 +35,14 @@ func (a *app) runCmd() *cobra.Command {
 			"from --data-dir: a missing one is bad input, named with the sweep file's line and where to get it.\n" +
 			"Jobs whose results are already in the state dir do not run and need no data (unless --force).\n" +
 			"--serve HOST:PORT serves the live status page meanwhile (docs/status.md).\n" +
+			"Where the results are and the claims' verdicts go to stdout, progress and logs to stderr; --json prints\n" +
+			"one JSON summary of the run's claims on stdout instead (docs/commands.md, \"Output\").\n" +
 			"Exit status 1 when jobs failed (or, with --strict, a claim failed), 2 on bad input, 130 or 143 when\n" +
 			"SIGINT or SIGTERM stopped it (finished jobs are kept: the same command resumes; a second signal exits at once).",
 		Example: `  schedfarm run configs/smoke.yaml
   schedfarm run --workers 2 --force configs/bench/overhead.yaml
-  schedfarm run --serve 127.0.0.1:8080 configs/quick-all.yaml`,
+  schedfarm run --serve 127.0.0.1:8080 configs/quick-all.yaml
+  schedfarm run --json configs/smoke.yaml 2>/dev/null > smoke.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -88,6 +91,7 @@ func (a *app) runCmd() *cobra.Command {
 	addPackingFlag(fl)
 	addCoordinatorFlags(fl)
 	addServeFlags(fl)
+	addJSONFlag(fl)
 	fl.Duration("serve-linger", 5*time.Second, "with --serve: keep serving the page this long after the run's report is written, so that open pages show the claim verdicts")
 	return cmd
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"schedfarm/results/report"
 )
@@ -18,7 +21,28 @@ import (
 // ("<sweep>: report → FILE") followed by its claims' verdicts ("claim
 // <sweep>/<id>: VERDICT[, status] — numbers"), and "suite report → FILE"
 // — so that `schedfarm run x.yaml > log` keeps them; progress, logs,
-// warnings and errors go to stderr.
+// warnings and errors go to stderr. With --json, stdout holds one JSON
+// document (report.RunSummary) and the text lines go to stderr.
+
+// addJSONFlag adds --json to a command that reports claims (run, report).
+func addJSONFlag(fs *pflag.FlagSet) {
+	fs.Bool("json", false, "print one JSON document on stdout: the run's sweeps, results folders, reports and every claim's verdict and scoreboard status (docs/commands.md); the text lines go to stderr")
+}
+
+// jsonSummary reports whether the command prints the JSON summary of its
+// claims (--json of run or report; other commands have no such flag).
+func (a *app) jsonSummary(cmd *cobra.Command) bool {
+	return cmd.Flags().Lookup("json") != nil && a.v.GetBool("json")
+}
+
+// textOut is where a command's text results go: stdout, or stderr when
+// stdout holds the JSON summary.
+func (a *app) textOut(cmd *cobra.Command) io.Writer {
+	if a.jsonSummary(cmd) {
+		return cmd.ErrOrStderr()
+	}
+	return cmd.OutOrStdout()
+}
 
 // report writes the report of each results folder, prints where it is and
 // the claim verdicts, each with its status as the scoreboard of the
@@ -45,7 +69,7 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, dirs []string) (in
 		slices.SortStableFunc(reps, func(a, b *report.Report) int { return cmp.Compare(a.Run.Position, b.Run.Position) })
 	}
 	report.Classify(reps)
-	out := cmd.OutOrStdout()
+	out := a.textOut(cmd)
 	failed := 0
 	for _, r := range reps {
 		if err := r.WriteFiles(); err != nil {
@@ -58,6 +82,7 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, dirs []string) (in
 		}
 		failed += r.FailedClaims()
 	}
+	var suitePath, scoreboard string
 	if suite {
 		// A run of several sweeps (a suite) also gets one combined report,
 		// beside the sweeps' folders.
@@ -72,7 +97,15 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, dirs []string) (in
 		if err != nil {
 			return failed, err
 		}
+		suitePath, scoreboard = path, filepath.Join(root, report.ScoreboardName(s.Run))
 		fmt.Fprintf(out, "suite report → %s\n", safe(path, 4*maxNameLen))
+	}
+	if a.jsonSummary(cmd) {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report.Summarize(reps, suitePath, scoreboard)); err != nil {
+			return failed, fmt.Errorf("report: the JSON summary: %w", err)
+		}
 	}
 	return failed, nil
 }

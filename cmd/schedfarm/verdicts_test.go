@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,6 +170,120 @@ func TestRunVerdictsOnStdout(t *testing.T) {
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("fx-main's report.md lacks %q:\n%s", want, md)
+		}
+	}
+
+	// The sweeps' statuses (report --json) are the scoreboard's, claim by claim.
+	var sb report.Scoreboard
+	b, err := os.ReadFile(filepath.Join(dir, "res", report.ScoreboardName(run)))
+	if err == nil {
+		err = json.Unmarshal(b, &sb)
+	}
+	if err != nil {
+		t.Fatalf("the run's scoreboard: %v", err)
+	}
+	board := map[string]report.ScoreClaim{}
+	for _, p := range sb.Papers {
+		for _, c := range p.ClaimList {
+			board[c.Sweep+"/"+c.ID] = c
+		}
+	}
+	r := runProcess(t, dir, "report", "--json", "--results-dir", "res", run)
+	if r.code != 0 {
+		t.Fatalf("report --json: exit %d\n%s", r.code, r.stderr)
+	}
+	sum := decodeSummary(t, r.stdout)
+	if len(sum.Claims) != 6 || len(board) != 6 {
+		t.Fatalf("%d claims in the summary, %d on the scoreboard, want 6", len(sum.Claims), len(board))
+	}
+	for _, c := range sum.Claims {
+		sc := board[c.Sweep+"/"+c.ID]
+		if c.Status != sc.Status || c.By != sc.By || c.Note != sc.Note || c.Verdict != sc.Verdict {
+			t.Errorf("%s/%s: the report says %s %s (by %q, %q), the scoreboard %s %s (by %q, %q)", c.Sweep, c.ID, c.Verdict, c.Status, c.By, c.Note, sc.Verdict, sc.Status, sc.By, sc.Note)
+		}
+	}
+}
+
+// decodeSummary decodes stdout, which must hold one JSON document and
+// nothing else.
+func decodeSummary(t *testing.T, stdout string) *report.RunSummary {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	var s report.RunSummary
+	if err := dec.Decode(&s); err != nil {
+		t.Fatalf("stdout is not the JSON summary: %v\n%s", err, stdout)
+	}
+	if rest, _ := io.ReadAll(dec.Buffered()); strings.TrimSpace(string(rest)) != "" || dec.More() {
+		t.Fatalf("stdout holds more than the JSON summary:\n%s", stdout)
+	}
+	return &s
+}
+
+// TestRunJSON: `run --json` prints one JSON document on stdout, the text
+// lines on stderr; a failure whose explanation's sweep is not in the run
+// is unexplained, saying what would explain it, in the summary and in the
+// sweep's report alike.
+func TestRunJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	verdictPaper(t, dir)
+	o := runProcess(t, dir, "run", "--json", "--workers", "2", "--state-dir", "state", "--results-dir", "res", "p/main.yaml")
+	if o.code != 0 {
+		t.Fatalf("run --json: exit %d\nstdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
+	}
+	s := decodeSummary(t, o.stdout)
+	if s.Run == "" || s.File != "p/main.yaml" || len(s.Sweeps) != 1 || s.SuiteReport != "" || s.Scoreboard != "" {
+		t.Fatalf("summary %+v", s)
+	}
+	sw := s.Sweeps[0]
+	if sw.Sweep != "fx-main" || sw.Dir != filepath.Join("res", "fx-main", s.Run) || sw.Jobs != 6 || sw.OK != 6 || sw.Failed != 0 {
+		t.Errorf("sweep %+v", sw)
+	}
+	for _, f := range []string{sw.Report, sw.ClaimsJSON} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the summary names %s: %v", f, err)
+		}
+	}
+	if s.Verdicts != (report.VerdictCounts{Pass: 1, Fail: 3}) || s.Statuses[report.ScoreFailUnexpl] != 3 || s.Statuses[report.ScorePass] != 1 {
+		t.Errorf("verdicts %+v, statuses %v", s.Verdicts, s.Statuses)
+	}
+	claim := map[string]report.ClaimSummary{}
+	for _, c := range s.Claims {
+		claim[c.ID] = c
+	}
+	const pending = "explained by reading low-noise if its sweep alt.yaml passes (claim holds); alt.yaml is not in this run"
+	if c := claim["wrong-explained"]; c.Sweep != "fx-main" || c.Verdict != "fail" || c.Status != report.ScoreFailUnexpl || c.Awaits != "p/alt.yaml:holds" ||
+		c.Reading != "low-noise" || c.Note != pending || c.StatusText != "fail, unexplained in this run: "+pending {
+		t.Errorf("wrong-explained %+v", c)
+	}
+	if c := claim["wrong-explained"]; c.Metric != "value" || c.Expected == nil || c.Expected.Value == nil || *c.Expected.Value != 7 || *c.Expected.Tol != 0.5 ||
+		len(c.Values) != 1 || c.Values[0].Point != "size=1" || c.Values[0].Value == nil || c.Values[0].WithinRule || !strings.Contains(c.Reason, "published 7 ± 0.5") {
+		t.Errorf("wrong-explained's numbers %+v", c)
+	}
+	if c := claim["wrong-shown"]; c.Status != report.ScoreFailUnexpl || c.Awaits != "p/why.yaml:bound" || !strings.Contains(c.Note, "why.yaml is not in this run") {
+		t.Errorf("wrong-shown %+v", c)
+	}
+	if c := claim["wrong"]; c.Status != report.ScoreFailUnexpl || c.Awaits != "" || c.Note != "" || c.StatusText != "fail, unexplained" {
+		t.Errorf("wrong %+v", c)
+	}
+	if c := claim["grows"]; c.Verdict != "pass" || c.Status != report.ScorePass || c.Expected != nil {
+		t.Errorf("grows %+v", c)
+	}
+	for _, want := range []string{"fx-main: 6 ok, 0 failed, 0 missing → res/fx-main/", "fx-main: report → ",
+		"claim fx-main/wrong-explained: FAIL, unexplained in this run: " + pending + " — "} {
+		if !strings.Contains(o.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, o.stderr)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, sw.Dir, report.ReportMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"The failures as the suite scoreboard counts them: 3 unexplained (2 of them explained or shown why not if a sweep not in this run passes).",
+		"| ❌ fail | fail, unexplained in this run: " + pending + " |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
 	}
 }

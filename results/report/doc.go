@@ -33,8 +33,9 @@
 // claim, or unexplained, saying what would explain it when the sweep its
 // explained_by names is not among them; the sweeps of one run are
 // evaluated first (Evaluate), classified together, then written
-// (WriteFiles). Figures whose table is absent (a golden folder holds
-// only summary.parquet) are listed as errors in the report. Text from the
+// (WriteFiles). Summarize gathers the run's claims for `--json`.
+// Figures whose table is absent (a golden folder holds only
+// summary.parquet) are listed as errors in the report. Text from the
 // sweep file and the jobs is text in both: report.html escapes it as HTML,
 // report.md writes "<" as "&lt;" (no raw HTML) and fences the sweep file
 // with more backticks than any run of them in it.

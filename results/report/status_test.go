@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +114,24 @@ func TestClassifyIsTheScoreboard(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSummarizeMissingValue: a published claim's point without a value
+// (NaN) is null in the JSON summary, which still encodes.
+func TestSummarizeMissingValue(t *testing.T) {
+	pub := &decl.Claim{ID: "pub", Kind: decl.ClaimPublished, Metric: "m", Value: 3, Tol: 0.3}
+	r := &Report{Sweep: "s", Dir: "res/s/r1", Claims: []claims.Result{{ID: "pub", Verdict: claims.Inconclusive, Claim: pub}},
+		Cells: []claims.CellResult{{Claim: "pub", Point: "x=1", Published: 3, Ours: math.NaN(), Tol: 0.3}, {Claim: "pub", Point: "x=2", Published: 3, Ours: 2.9, Tol: 0.3, Within: true}}}
+	Classify([]*Report{r})
+	b, err := json.Marshal(Summarize([]*Report{r}, "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"values":[{"point":"x=1","value":null,"rule_tol":0.3,"within_rule":false},{"point":"x=2","value":2.9,"rule_tol":0.3,"within_rule":true}]`,
+		`"expected":{"value":3,"tol":0.3}`, `"report":"res/s/r1/report.html"`, `"statuses":{"inconclusive":1}`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("summary lacks %s:\n%s", want, b)
+		}
 	}
 }
