@@ -414,14 +414,15 @@ func checkedHere(reg *decl.Register, claims []ScoreClaim) int {
 
 // explained checks an explanation against the suite's sweeps: it returns
 // "sweep/claim" when the named claim ran and passed, else a note saying
-// why the failure stays unexplained. ran is false when the named file's
-// sweep is not in the suite (by is then "paper/file:claim").
+// why the failure stays unexplained. ran is false, and note empty, when
+// the named file's sweep is not in the suite (by is then
+// "paper/file:claim"; explainFailure says what it would explain).
 func explained(e *decl.Explanation, r *Report, byFile map[string][]*Report) (by, note string, ran bool) {
 	file := filepath.Clean(filepath.Join(filepath.Dir(r.SweepPath), e.Sweep))
 	by = filepath.ToSlash(filepath.Join(paperOf(r), e.Sweep)) + ":" + e.Claim
 	reps := byFile[file]
 	if len(reps) == 0 {
-		return by, "explained_by " + by + " did not run in this suite", false
+		return by, "", false
 	}
 	for _, x := range reps {
 		for _, c := range x.Claims {

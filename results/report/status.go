@@ -64,7 +64,7 @@ func classify(c claims.Result, r *Report, after *decl.Reading, byFile map[string
 // suite but would count if its claim passed).
 func explainFailure(sc *ScoreClaim, e *decl.Explanation, r *Report, byFile map[string][]*Report, rs *decl.Readings, rerr error) {
 	by, note, ran := explained(e, r, byFile)
-	if e.Reading != "" && (note == "" || !ran) {
+	if e.Reading != "" && note == "" {
 		if rn := readingNote(e, rs, rerr); rn != "" {
 			sc.Note = rn
 			return
