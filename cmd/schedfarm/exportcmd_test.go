@@ -224,3 +224,105 @@ func checkExported(t *testing.T, dir string, format export.Format) []string {
 	}
 	return onDisk
 }
+
+// exportExampleMarker precedes docs/results.md's export example: a sh
+// block of commands, then a block of the files they write.
+const exportExampleMarker = "<!-- export example: go test ./cmd/schedfarm -run TestDocsExportExample"
+
+// TestDocsExportExample runs docs/results.md's export example as written
+// (the run's ID for <run-id>; the state, results and --out folders in a
+// temporary directory) and checks that it writes exactly the files the
+// docs list, each of which parses.
+func TestDocsExportExample(t *testing.T) {
+	t.Parallel()
+	var blocks [][]string
+	found := false
+	var cur []string
+	in := false
+	for _, l := range readDoc(t, "docs/results.md") {
+		if strings.HasPrefix(l.text, exportExampleMarker) {
+			found = true
+			continue
+		}
+		if !found || len(blocks) == 2 {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l.text, "```") && !in:
+			in, cur = true, nil
+		case strings.HasPrefix(l.text, "```"):
+			in = false
+			blocks = append(blocks, cur)
+		case in:
+			cur = append(cur, l.text)
+		}
+	}
+	if len(blocks) != 2 || len(blocks[0]) == 0 || len(blocks[1]) == 0 {
+		t.Fatalf("docs/results.md: no export example (%q, then a block of commands and a block of files)", exportExampleMarker)
+	}
+	tmp := t.TempDir()
+	res, state := filepath.Join(tmp, "runs"), filepath.Join(tmp, ".schedfarm")
+	run := ""
+	for _, line := range blocks[0] {
+		line, _, _ = strings.Cut(line, "#")
+		args, ok := strings.CutPrefix(strings.TrimSpace(line), "go run ./cmd/schedfarm ")
+		if !ok {
+			t.Fatalf("docs/results.md: %q: not a go run ./cmd/schedfarm command", line)
+		}
+		fields := strings.Fields(args)
+		for i, f := range fields {
+			switch {
+			case strings.HasPrefix(f, "configs/"):
+				fields[i] = filepath.Join(repoRoot, f)
+			case strings.HasPrefix(f, "exports/"):
+				fields[i] = filepath.Join(tmp, f)
+			case f == "<run-id>":
+				if run == "" {
+					t.Fatalf("docs/results.md: %q uses <run-id> before a run", line)
+				}
+				fields[i] = run
+			}
+		}
+		switch fields[0] {
+		case "run":
+			fields = append([]string{"run", "--state-dir", state, "--results-dir", res}, fields[1:]...)
+		case "export":
+			fields = append([]string{"export", "--results-dir", res}, fields[1:]...)
+		}
+		o := execute(t, fields...)
+		mustSucceed(t, o)
+		if fields[0] == "run" {
+			run = filepath.Base(parseCollected(t, o)[0].dir)
+		}
+	}
+	var want, got []string
+	for _, f := range blocks[1] {
+		want = append(want, filepath.FromSlash(strings.TrimSpace(f)))
+	}
+	err := filepath.WalkDir(filepath.Join(tmp, "exports"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(tmp, p)
+			got = append(got, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("the export example wrote\n  %s\nthe docs list\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	dirs := map[string]export.Format{}
+	for _, f := range got {
+		switch {
+		case strings.HasSuffix(f, export.FormatBatsim.Suffix()):
+			dirs[filepath.Dir(f)] = export.FormatBatsim
+		case strings.HasSuffix(f, export.FormatSWF.Suffix()):
+			dirs[filepath.Dir(f)] = export.FormatSWF
+		}
+	}
+	for dir, format := range dirs {
+		checkExported(t, filepath.Join(tmp, dir), format)
+	}
+}
