@@ -102,3 +102,15 @@ func CompareLabels(a, b string) int {
 	}
 	return strings.Compare(a, b)
 }
+
+// CSVText neutralises a text cell of a CSV file that a spreadsheet would
+// read as a formula (CSV injection): one that starts with =, +, -, @, a
+// tab or a carriage return gets a leading single quote, as OWASP
+// recommends. Numbers are never text cells, so a negative one stays a
+// number.
+func CSVText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"schedfarm/results"
 	"schedfarm/simcore"
@@ -127,7 +126,7 @@ func (sum *summary) writeParquet(w io.Writer, l results.Layout, meta map[string]
 
 // formatCSV renders a value for summary.csv: integers in base 10, floats
 // with strconv 'g' and the shortest precision that round-trips, bools as
-// true/false, strings as they are but neutralised (csvText), nil (null)
+// true/false, strings as they are but neutralised (results.CSVText), nil (null)
 // as the empty field.
 func formatCSV(v any) string {
 	switch x := v.(type) {
@@ -136,22 +135,11 @@ func formatCSV(v any) string {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
-		return csvText(x)
+		return results.CSVText(x)
 	case bool:
 		return strconv.FormatBool(x)
 	}
 	return ""
-}
-
-// csvText neutralises a text cell a spreadsheet would read as a formula
-// (CSV injection): one that starts with =, +, -, @, a tab or a carriage
-// return gets a leading single quote, as OWASP recommends. Numbers are
-// never text cells, so a negative one stays a number.
-func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
 }
 
 func (sum *summary) writeCSV(w io.Writer, l results.Layout) error {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"schedfarm/results"
 )
@@ -25,34 +26,58 @@ var Formats = []Format{FormatBatsim, FormatSWF, FormatDataset}
 
 // Written reports what an export wrote.
 type Written struct {
-	// Files are the paths written, in order.
+	// Files are the paths written, in order (schedule formats: without
+	// the index files).
 	Files []string
+	// Indexes are the index files written (schedule formats: one per
+	// sweep folder).
+	Indexes []string
 	// Skipped explains each sweep that had nothing to export.
 	Skipped []string
+	// NoSchedule are the sweeps a schedule format skipped, with what to
+	// set (the same sweeps as Skipped).
+	NoSchedule []*NoScheduleError
 	// Allocated counts the schedules whose processor ids Allocate chose.
 	Allocated int
 }
 
+// Suffix returns the file name suffix of a schedule format: Batsim's
+// <prefix>_jobs.csv, or .swf.
+func (f Format) Suffix() string {
+	switch f {
+	case FormatBatsim:
+		return "_jobs.csv"
+	case FormatSWF:
+		return ".swf"
+	}
+	return ""
+}
+
 // WriteScheduleFiles writes every schedule of the sweeps in the Batsim or
-// SWF format: out/<sweep>/<schedule name>_jobs.csv (Batsim's file name
-// pattern, <prefix>_jobs.csv) or out/<sweep>/<schedule name>.swf. Sweeps
-// without a schedule are skipped and listed; none at all is an error.
+// SWF format: out/<sweep>/<stem>_jobs.csv (Batsim's file name pattern,
+// <prefix>_jobs.csv) or out/<sweep>/<stem>.swf, each stem named after the
+// job's parameters (FileStems), and out/<sweep>/index.csv mapping each
+// file to its job and every parameter (IndexFile). Sweeps without a
+// schedule are skipped and listed (Skipped, NoSchedule); none at all is an
+// error wrapping ErrNoSchedule.
 func WriteScheduleFiles(out string, sweeps []*Sweep, format Format, prov results.Provenance) (*Written, error) {
 	var write func(io.Writer, *Schedule) error
-	var suffix string
 	switch format {
 	case FormatBatsim:
-		write, suffix = WriteBatsim, "_jobs.csv"
+		write = WriteBatsim
 	case FormatSWF:
-		write, suffix = func(w io.Writer, s *Schedule) error { return WriteSWF(w, s, prov) }, ".swf"
+		write = func(w io.Writer, s *Schedule) error { return WriteSWF(w, s, prov) }
 	default:
 		return nil, fmt.Errorf("export: format %q is not a schedule format", format)
 	}
+	suffix := format.Suffix()
 	res := &Written{}
 	for _, sw := range sweeps {
 		scheds, err := Schedules(sw)
-		if errors.Is(err, ErrNoSchedule) {
+		var none *NoScheduleError
+		if errors.As(err, &none) {
 			res.Skipped = append(res.Skipped, err.Error())
+			res.NoSchedule = append(res.NoSchedule, none)
 			continue
 		}
 		if err != nil {
@@ -65,11 +90,14 @@ func WriteScheduleFiles(out string, sweeps []*Sweep, format Format, prov results
 		if err := makeDir(dir); err != nil {
 			return res, err
 		}
-		for _, s := range scheds {
-			if !safeName(s.Name()) {
-				return res, fmt.Errorf("export %s: schedule name %q cannot be a file name", sw.Dir, s.Name())
+		stems := FileStems(scheds)
+		names := make([]string, len(scheds))
+		for i, s := range scheds {
+			names[i] = stems[i] + suffix
+			if !safeStem(stems[i]) || names[i] == IndexFile {
+				return res, fmt.Errorf("export %s: file name %q (of %s) is not a safe file name", sw.Dir, names[i], s.Name())
 			}
-			path := filepath.Join(dir, s.Name()+suffix)
+			path := filepath.Join(dir, names[i])
 			if err := writeFile(path, func(w io.Writer) error { return write(w, s) }); err != nil {
 				return res, err
 			}
@@ -78,9 +106,15 @@ func WriteScheduleFiles(out string, sweeps []*Sweep, format Format, prov results
 				res.Allocated++
 			}
 		}
+		index, err := writeIndex(dir, sw, format, scheds, names)
+		if err != nil {
+			return res, err
+		}
+		res.Indexes = append(res.Indexes, index)
 	}
 	if len(res.Files) == 0 {
-		return res, fmt.Errorf("export: no schedule in %d sweep(s) (models with one: %v, with their schedule option on)", len(sweeps), ScheduleModels())
+		return res, fmt.Errorf("export: no schedule in %s (models with one: %s, with their schedule option on): %w",
+			Plural(len(sweeps), "sweep"), strings.Join(ScheduleModels(), ", "), ErrNoSchedule)
 	}
 	return res, nil
 }

@@ -68,7 +68,8 @@ type Param struct {
 	Name, Value string
 }
 
-// Name returns the schedule's file stem: job-<index>, plus -<instance>.
+// Name returns the schedule's identity within its sweep, for messages:
+// job-<index>, plus -<instance>. Its files are named by FileStems.
 func (s *Schedule) Name() string {
 	n := fmt.Sprintf("job-%04d", s.JobIndex)
 	if s.Instance != "" {
@@ -82,18 +83,52 @@ func (s *Schedule) Name() string {
 // schedule option).
 var ErrNoSchedule = errors.New("no schedule table")
 
+// NoScheduleError is the error of Schedules for a sweep with no schedule
+// to export; it wraps ErrNoSchedule and says what to set.
+type NoScheduleError struct {
+	// Sweep, Model and Dir name the sweep, its model and its results folder.
+	Sweep, Model, Dir string
+	// Option is the model's parameter that turns its schedule table on
+	// (schedule_table; divisible: schedule), empty when the model emits
+	// no schedule.
+	Option string
+	// Off counts the sweep's successful jobs that ran with Option false.
+	Off int
+}
+
+func (e *NoScheduleError) Error() string {
+	switch {
+	case e.Option == "":
+		return fmt.Sprintf("export %s: model %s emits no schedule (models with one: %s)", e.Sweep, e.Model, strings.Join(ScheduleModels(), ", "))
+	case e.Off > 0:
+		return fmt.Sprintf("export %s: its %s ran with %s: false; set %s: true in the sweep's params: and run it again", e.Sweep, Plural(e.Off, "successful job"), e.Option, e.Option)
+	}
+	return fmt.Sprintf("export %s: no %s.parquet: run the sweep with %s: true in its params:", e.Sweep, ScheduleTable, e.Option)
+}
+
+// Unwrap makes errors.Is(err, ErrNoSchedule) hold.
+func (e *NoScheduleError) Unwrap() error { return ErrNoSchedule }
+
+// Plural returns n and the noun, with an "s" unless n is 1: "1 sweep",
+// "2 sweeps".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 // Schedules returns the schedules of the sweep's successful jobs that ran
 // with their model's schedule option on, in job_index order, each
-// allocated (Allocate) and validated. A sweep whose
-// model has no schedule adapter, or that ran without its schedule table,
-// is an error naming what to do.
+// allocated (Allocate) and validated. A sweep whose model has no schedule
+// adapter, or that ran without its schedule table, is a *NoScheduleError.
 func Schedules(s *Sweep) ([]*Schedule, error) {
 	ad, ok := adapters[s.Model]
 	if !ok {
-		return nil, fmt.Errorf("export %s: model %s emits no schedule (models with one: %s): %w", s.Name, s.Model, strings.Join(ScheduleModels(), ", "), ErrNoSchedule)
+		return nil, &NoScheduleError{Sweep: s.Name, Model: s.Model, Dir: s.Dir}
 	}
 	if s.Schedule == nil {
-		return nil, fmt.Errorf("export %s: no %s.parquet: run the sweep with %s: true: %w", s.Name, ScheduleTable, ad.option, ErrNoSchedule)
+		return nil, &NoScheduleError{Sweep: s.Name, Model: s.Model, Dir: s.Dir, Option: ad.option}
 	}
 	jobs := s.Jobs
 	c := cols{f: jobs, table: results.JobsTable}
@@ -151,7 +186,7 @@ func Schedules(s *Sweep) ([]*Schedule, error) {
 		out = append(out, scheds...)
 	}
 	if len(out) == 0 && off > 0 {
-		return nil, fmt.Errorf("export %s: its %d successful job(s) ran with %s: false: %w", s.Name, off, ad.option, ErrNoSchedule)
+		return nil, &NoScheduleError{Sweep: s.Name, Model: s.Model, Dir: s.Dir, Option: ad.option, Off: off}
 	}
 	return out, nil
 }

@@ -7,6 +7,10 @@
 //                                            the key-value metadata of one file
 //   node duckdb_check.mjs rewrite SRC DST    COPY the Parquet file SRC to DST as DuckDB
 //                                            writes Parquet (timestamps in MICROS)
+//   node duckdb_check.mjs sql FILE           run the SQL statements of the JSON list in FILE
+//                                            in order, on one connection (views persist),
+//                                            and print the rows of each (the notebook test of
+//                                            cmd/schedfarm)
 //
 // SCHEDFARM_DUCKDB_DIR names the folder whose node_modules holds the package.
 import { createRequire } from 'node:module';
@@ -47,7 +51,19 @@ if (mode === 'dataset') {
     types[r.name] = r.logical ?? r.type;
   }
   console.log(JSON.stringify({ types }));
+} else if (mode === 'sql') {
+  const fs = await import('node:fs');
+  const results = [];
+  for (const sql of JSON.parse(fs.readFileSync(a, 'utf8'))) {
+    try {
+      results.push(await rows(sql));
+    } catch (e) {
+      console.error(`${e.message}\nin the statement:\n${sql}`);
+      process.exit(1);
+    }
+  }
+  console.log(JSON.stringify({ results }));
 } else {
-  console.error('usage: duckdb_check.mjs dataset DIR | rewrite SRC DST');
+  console.error('usage: duckdb_check.mjs dataset DIR | rewrite SRC DST | sql FILE');
   process.exit(2);
 }
