@@ -229,7 +229,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		})
 	}()
 	if err := c.serve(ctx); err != nil {
-		c.stop() // releases the lease
+		// Stop and wait: the lease is released before Start returns, so
+		// the caller may close the connection at once (closed first, the
+		// release never reached the server and the next coordinator
+		// waited a whole TTL for a lease nobody held).
+		c.stop()
+		c.wg.Wait()
 		return err
 	}
 	return nil
