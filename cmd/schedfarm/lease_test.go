@@ -62,8 +62,12 @@ func TestRunAfterFailedRunTakesLease(t *testing.T) {
 		if code := c.exitCode(); code != exitUsage {
 			t.Fatalf("a run of a sweep naming a missing trace: exit status %d, want %d:\n%s", code, exitUsage, c.log())
 		}
-		if log := c.log(); !strings.Contains(log, "coordinator ready") || !strings.Contains(log, `"traces/tiny.swf.gz" not found`) {
-			t.Fatalf("the refused run did not start its coordinator, or not say what is missing:\n%s", log)
+		if log := c.log(); !strings.Contains(log, "coordinator ready") || !strings.Contains(log, `"traces/tiny.swf.gz" not found`) ||
+			!strings.Contains(log, `did you mean "traces/tiny.swf"?`) {
+			t.Fatalf("the refused run did not start its coordinator, or not say what is missing and what is there:\n%s", log)
+		}
+		if log := c.log(); strings.Contains(log, "sweep(s)") || strings.Contains(log, "published") {
+			t.Errorf("the refused run said its job count or published:\n%s", log)
 		}
 		next(t, state)
 	})

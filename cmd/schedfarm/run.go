@@ -31,9 +31,11 @@ func (a *app) runCmd() *cobra.Command {
 			"coordinator and --workers workers, shows progress, and collects the results into\n" +
 			"<results-dir>/<sweep>/<run-id>/. Jobs whose results already exist in the state dir are skipped\n" +
 			"unless --force, then writes report.md and report.html (figures, claims) into each sweep's folder.\n" +
-			"Before anything starts, every data file the jobs to run read (traces, PTG and night files) must open\n" +
-			"from --data-dir: a missing one is bad input, named with the sweep file's line and where to get it.\n" +
-			"Jobs whose results are already in the state dir do not run and need no data (unless --force).\n" +
+			"Before any job is published, every data file the jobs to run read (traces, PTG and night files) must open\n" +
+			"from --data-dir, a known log with the archive's SHA-256: a missing or wrong one is bad input, named with the\n" +
+			"sweep file's line, the file meant (did you mean) and where to get it. It is checked before the embedded farm\n" +
+			"starts; only when the state dir may hold the results of jobs that read it, once the farm has loaded them:\n" +
+			"jobs whose results are already in the state dir do not run and need no data (unless --force).\n" +
 			"--serve HOST:PORT serves the live status page meanwhile (docs/status.md).\n" +
 			"Exit status 1 when jobs failed (or, with --strict, a claim failed), 2 on bad input, 130 or 143 when\n" +
 			"SIGINT or SIGTERM stopped it (finished jobs are kept: the same command resumes; a second signal exits at once).",
@@ -43,9 +45,13 @@ func (a *app) runCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			f, jobs, err := a.loadAndExpand(ctx, cmd.ErrOrStderr(), args[0], maxJobs, fmt.Sprintf(", %d workers", workers))
+			// The job count is said once the data check lets the run go on.
+			f, jobs, err := a.loadAndExpand(ctx, nil, args[0], maxJobs, "")
 			if err != nil {
 				return err
+			}
+			announce := func() {
+				fmt.Fprintln(cmd.ErrOrStderr(), jobsLine(args[0], f, jobs, fmt.Sprintf(", %d workers", workers)))
 			}
 			// The sweep's text travels in one message (the run record):
 			// the embedded server's limit is known before it starts.
@@ -66,8 +72,14 @@ func (a *app) runCmd() *cobra.Command {
 				// read the missing files: those jobs do not run again.
 				// Check, once it is loaded, the jobs that will.
 				recheck = func(c *coordinator.Coordinator) error {
-					return checkData(a.registry(), a.dataDirs(), f, c.Pending(jobs))
+					if err := checkData(a.registry(), a.dataDirs(), f, c.Pending(jobs)); err != nil {
+						return err
+					}
+					announce()
+					return nil
 				}
+			} else {
+				announce()
 			}
 			page, err := a.listenStatusPage()
 			if err != nil {

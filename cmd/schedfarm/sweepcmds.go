@@ -49,8 +49,16 @@ func (a *app) loadAndExpand(ctx context.Context, w io.Writer, path string, maxJo
 	if err != nil {
 		return nil, nil, err
 	}
-	fmt.Fprintf(w, "%s: %d sweep(s), %d jobs%s%s\n", path, len(f.Sweeps), len(jobs), adaptiveNote(f, jobs), extra)
+	if w != nil {
+		fmt.Fprintln(w, jobsLine(path, f, jobs, extra))
+	}
 	return f, jobs, nil
+}
+
+// jobsLine says how many sweeps and jobs file path holds (extra appended):
+// what loadAndExpand prints, unless given no writer.
+func jobsLine(path string, f *sweep.File, jobs []sweep.Job, extra string) string {
+	return fmt.Sprintf("%s: %d sweep(s), %d jobs%s%s", path, len(f.Sweeps), len(jobs), adaptiveNote(f, jobs), extra)
 }
 
 // adaptiveNote says, for a file with adaptive replicates, how many jobs
