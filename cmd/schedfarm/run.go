@@ -42,7 +42,7 @@ func (a *app) runCmd() *cobra.Command {
 		Example: `  schedfarm run configs/smoke.yaml
   schedfarm run --workers 2 --force configs/bench/overhead.yaml
   schedfarm run --serve 127.0.0.1:8080 configs/quick-all.yaml`,
-		Args: cobra.ExactArgs(1),
+		Args: wantArgs(oneSweep("run")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			// The job count is said once the data check lets the run go on.
