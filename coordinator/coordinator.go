@@ -85,6 +85,10 @@ type Coordinator struct {
 	wg   sync.WaitGroup
 	stop context.CancelFunc
 	lost atomic.Bool
+	// leaseVal is the value this coordinator wrote into the lease when it
+	// took it (releaseLease knows its own entry by it). Written by
+	// acquireLease before the lease keeper starts, then by the keeper alone.
+	leaseVal []byte
 }
 
 type runEntry struct {
@@ -214,9 +218,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	// reads, so it runs before the keeper starts (it takes far less than
 	// the lease's TTL).
 	if err := c.farm.Apply(ctx); err != nil {
-		rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = c.farm.Locks.Delete(rctx, leaseKey, jetstream.LastRevision(rev)) // release the lease
-		cancel()
+		c.releaseLease(rev)
 		return fmt.Errorf("coordinator: %w", err)
 	}
 	ctx, c.stop = context.WithCancel(ctx)

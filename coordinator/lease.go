@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,6 +91,7 @@ func (c *Coordinator) acquireLease(ctx context.Context) (uint64, error) {
 	for {
 		rev, err := c.farm.Locks.Create(ctx, leaseKey, val)
 		if err == nil {
+			c.leaseVal = val
 			return rev, nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) {
@@ -108,11 +110,12 @@ func (c *Coordinator) acquireLease(ctx context.Context) (uint64, error) {
 				// coordinator replacing it first makes this fail).
 				rev, err := c.farm.Locks.Update(ctx, leaseKey, val, e.Revision())
 				if err == nil {
+					c.leaseVal = val
 					c.log.Info("took over the coordinator lease of a holder that died on this host",
 						"holder", h.Name, "pid", h.PID, "why", why)
 					return rev, nil
 				}
-				if !errors.Is(err, jetstream.ErrKeyExists) {
+				if !revisionMismatch(err) {
 					return 0, fmt.Errorf("coordinator lease: taking over from %s (pid %d, %s): %w", h.Name, h.PID, why, err)
 				}
 				if again < 3 {
@@ -151,9 +154,7 @@ func (c *Coordinator) keepLease(ctx context.Context, rev uint64, lost func()) {
 	for {
 		select {
 		case <-ctx.Done():
-			rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			_ = c.farm.Locks.Delete(rctx, leaseKey, jetstream.LastRevision(rev))
-			cancel()
+			c.releaseLease(rev)
 			return
 		case <-t.C:
 		}
@@ -196,5 +197,36 @@ func (c *Coordinator) acquireOnce(ctx context.Context) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return c.farm.Locks.Create(ctx, leaseKey, val)
+	rev, err := c.farm.Locks.Create(ctx, leaseKey, val)
+	if err == nil {
+		c.leaseVal = val
+	}
+	return rev, err
+}
+
+// releaseLease deletes the lease entry this coordinator holds, last seen
+// at revision rev, with a deadline of its own (the coordinator's context
+// has ended). When the entry has moved on, it is deleted still if it holds
+// this coordinator's own value: a renewal whose context ended as it was
+// sent may have reached the server, leaving rev one behind, and a lease
+// left so would make the next coordinator wait a whole TTL. Another
+// holder's entry is left alone.
+func (c *Coordinator) releaseLease(rev uint64) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := c.farm.Locks.Delete(ctx, leaseKey, jetstream.LastRevision(rev))
+	if err == nil || !revisionMismatch(err) {
+		return
+	}
+	e, err := c.farm.Locks.Get(ctx, leaseKey)
+	if err != nil || !bytes.Equal(e.Value(), c.leaseVal) {
+		return
+	}
+	_ = c.farm.Locks.Delete(ctx, leaseKey, jetstream.LastRevision(e.Revision()))
+}
+
+// revisionMismatch reports whether err is a key-value write refused
+// because the entry's revision is not the one given (any replication).
+func revisionMismatch(err error) bool {
+	return errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists)
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"schedfarm/broker"
 	"schedfarm/simcore"
 )
@@ -225,5 +227,48 @@ func TestProcStat(t *testing.T) {
 	}
 	if gone, _ := processGone(os.Getpid(), start+1); !gone {
 		t.Fatal("processGone(self, another start time) = false, want a reused PID")
+	}
+}
+
+// TestReleaseAfterLandedRenewal: a coordinator that stops as a renewal
+// reaches the server (its context ended, so it never saw the new
+// revision) still releases its lease; an entry another holder wrote
+// meanwhile is left alone.
+func TestReleaseAfterLandedRenewal(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name     string
+		other    bool // the entry moved on to another holder's value
+		released bool
+	}{
+		{"own renewal landed", false, true},
+		{"another holder's entry", true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			farm := leaseFarm(t)
+			coord, err := New(farm, Config{Name: "me", Registry: &simcore.Registry{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			rev, err := coord.acquireLease(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			val := coord.leaseVal
+			if c.other {
+				val = []byte(`{"name":"other"}`)
+			}
+			if _, err := farm.Locks.Update(ctx, leaseKey, val, rev); err != nil { // behind the coordinator's back
+				t.Fatal(err)
+			}
+			coord.releaseLease(rev)
+			_, err = farm.Locks.Get(ctx, leaseKey)
+			if gone := errors.Is(err, jetstream.ErrKeyNotFound); gone != c.released {
+				t.Fatalf("after the release: Get = %v, want released %v", err, c.released)
+			}
+		})
 	}
 }
