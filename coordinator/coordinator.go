@@ -85,6 +85,10 @@ type Coordinator struct {
 	wg   sync.WaitGroup
 	stop context.CancelFunc
 	lost atomic.Bool
+	// leaseVal is the value this coordinator wrote into the lease when it
+	// took it (releaseLease knows its own entry by it). Written by
+	// acquireLease before the lease keeper starts, then by the keeper alone.
+	leaseVal []byte
 }
 
 type runEntry struct {
@@ -214,9 +218,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	// reads, so it runs before the keeper starts (it takes far less than
 	// the lease's TTL).
 	if err := c.farm.Apply(ctx); err != nil {
-		rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = c.farm.Locks.Delete(rctx, leaseKey, jetstream.LastRevision(rev)) // release the lease
-		cancel()
+		c.releaseLease(rev)
 		return fmt.Errorf("coordinator: %w", err)
 	}
 	ctx, c.stop = context.WithCancel(ctx)
@@ -229,7 +231,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		})
 	}()
 	if err := c.serve(ctx); err != nil {
-		c.stop() // releases the lease
+		// Stop and wait: the lease is released before Start returns, so
+		// the caller may close the connection at once (closed first, the
+		// release never reached the server and the next coordinator
+		// waited a whole TTL for a lease nobody held).
+		c.stop()
+		c.wg.Wait()
 		return err
 	}
 	return nil

@@ -59,7 +59,7 @@ func (a *app) benchCmd() *cobra.Command {
 			"--markdown prints the tables as Markdown, for docs/performance.md (scripts/performance.sh).",
 		Example: `  schedfarm bench
   schedfarm bench --models batch --runs 5 --no-farm`,
-		Args: cobra.NoArgs,
+		Args: wantArgs(noArgs("schedfarm bench --models batch --no-farm")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runs < 1 || workers < 1 {
 				return &exitError{exitUsage, fmt.Errorf("--runs and --workers must be at least 1")}

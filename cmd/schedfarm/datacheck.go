@@ -1,16 +1,22 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"schedfarm/simcore"
 	"schedfarm/simcore/workload"
 	"schedfarm/sweep"
+	"schedfarm/tracefetch"
 )
 
 // checkData looks up every data file the jobs of f read (the models that
@@ -67,12 +73,18 @@ func checkData(reg *simcore.Registry, dirs simcore.Dirs, f *sweep.File, jobs []s
 		}
 		e.Msg = fmt.Sprintf("parameter %s: %v (%s)", n.file.Param, err, jobsText)
 		var hints []string
-		if errors.Is(err, fs.ErrNotExist) {
-			if _, known := workload.LookupKnown(n.file.Name); known || path.Dir(n.file.Name) == workload.TraceDir {
+		var ce *checksumError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if near := nearDataFile(dirs, n.file.Name); near != "" {
+				hints = append(hints, near)
+			} else if _, known := workload.LookupKnown(n.file.Name); known || path.Dir(n.file.Name) == workload.TraceDir {
 				hints = append(hints, workload.DownloadHint(dirs, n.file.Name))
 			} else {
 				hints = append(hints, "put it in one of the data directories, or pass --data-dir")
 			}
+		case errors.As(err, &ce):
+			hints = append(hints, ce.hint(dirs))
 		}
 		if !set && line > 0 {
 			hints = append(hints, fmt.Sprintf("the sweep keeps the model's default %s; set %s in its params to read another file", n.file.Param, n.file.Param))
@@ -107,6 +119,10 @@ func eachDataFile(reg *simcore.Registry, jobs []sweep.Job, fn func(j *sweep.Job,
 // (.swf, .swf.gz) needs a job line (workload.Probe: the header's cost, not
 // the log's), so an empty or interrupted download is bad input here
 // rather than a job of zero jobs whose metrics are all zeros.
+//
+// A known log (workload.Known) at its place under traces/ must have the
+// archive's SHA-256: another file there (a truncated or edited copy)
+// would give results that are not the paper's log's, under its name.
 func openable(dirs simcore.Dirs, name string) error {
 	r, err := dirs.Open(name)
 	if err != nil {
@@ -117,6 +133,18 @@ func openable(dirs simcore.Dirs, name string) error {
 		if st, err := f.Stat(); err == nil && st.Size() == 0 {
 			return fmt.Errorf("data file %q is empty (0 bytes)", name)
 		}
+		if k, known := workload.LookupKnown(name); known && path.Clean(name) == path.Join(workload.TraceDir, k.File) {
+			h := sha256.New()
+			if _, err := io.Copy(h, f); err != nil {
+				return fmt.Errorf("data file %q: %w", name, err)
+			}
+			if sum := hex.EncodeToString(h.Sum(nil)); sum != k.SHA256 {
+				return &checksumError{name: name, path: f.Name(), trace: k, sum: sum}
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return fmt.Errorf("data file %q: %w", name, err)
+			}
+		}
 	}
 	if strings.HasSuffix(name, ".swf") || strings.HasSuffix(name, ".swf.gz") {
 		if err := workload.Probe(r); err != nil {
@@ -124,4 +152,121 @@ func openable(dirs simcore.Dirs, name string) error {
 		}
 	}
 	return nil
+}
+
+// checksumError is a known log whose file under traces/ is not the one
+// the archive distributes.
+type checksumError struct {
+	name, path string // as the sweep names it; where it was found
+	trace      workload.KnownTrace
+	sum        string
+}
+
+func (e *checksumError) Error() string {
+	return fmt.Sprintf("data file %q (%s) has SHA-256 %s, not the Parallel Workloads Archive's %s", e.name, e.path, e.sum, e.trace.SHA256)
+}
+
+// hint is the command that puts the archive's file in its place: with
+// --force where the first data directory holds the wrong one (fetch
+// writes there), without where a later one does (the fetched file, in
+// the first directory, is read first).
+func (e *checksumError) hint(dirs simcore.Dirs) string {
+	force, flag := "", ""
+	if len(dirs) > 0 {
+		flag = " --data-dir " + shellWord(dirs[0])
+		if filepath.Dir(filepath.Dir(e.path)) == filepath.Clean(dirs[0]) {
+			force = " --force"
+		}
+	}
+	return fmt.Sprintf("run `schedfarm traces fetch%s%s %s` to replace it by the archive's (a log of your own goes under another name)", force, flag, e.trace.Name())
+}
+
+// nearDataFile returns a did-you-mean for a data file name that is not in
+// dirs, or "": the name of a known log it differs from only by its suffix
+// or case (.swf for .swf.gz), else the closest file of the same folder of
+// a data directory, or of the known logs. It says whether that file is
+// there, or how to fetch it.
+func nearDataFile(dirs simcore.Dirs, name string) string {
+	dir := path.Dir(path.Clean(name))
+	var near string
+	if k, known := workload.LookupKnown(name); known && path.Clean(name) == path.Join(workload.TraceDir, k.File) {
+		// A known log's own name: not a typo of another log's. Only the
+		// same log kept under another suffix (gunzipped) is meant.
+		for _, d := range dirs {
+			ents, _ := os.ReadDir(filepath.Join(d, workload.TraceDir))
+			for _, e := range ents {
+				if e.Type().IsRegular() && e.Name() != k.File && !strings.HasSuffix(e.Name(), ".part") &&
+					strings.EqualFold(workload.TrimTraceSuffix(e.Name()), k.Name()) {
+					return fmt.Sprintf("is it %q (%s), the same log under another suffix? Name that, or %s",
+						path.Join(workload.TraceDir, e.Name()), filepath.Join(d, workload.TraceDir, e.Name()), workload.DownloadHint(dirs, name))
+				}
+			}
+		}
+		return ""
+	}
+	if dir == workload.TraceDir {
+		if k, ok := tracefetch.Find(workload.Known, path.Base(name)); ok {
+			near = path.Join(workload.TraceDir, k.File)
+		}
+	}
+	if near == "" || near == path.Clean(name) {
+		near = ""
+		seen := map[string]bool{}
+		var names []string
+		add := func(n string) {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+		for _, d := range dirs {
+			ents, err := os.ReadDir(filepath.Join(d, filepath.FromSlash(dir)))
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				if e.Type().IsRegular() && !strings.HasSuffix(e.Name(), ".part") {
+					add(path.Join(dir, e.Name()))
+				}
+			}
+		}
+		if dir == workload.TraceDir {
+			for _, k := range workload.Known {
+				add(path.Join(workload.TraceDir, k.File))
+			}
+		}
+		sort.Strings(names)
+		hint := sweep.DidYouMean(name, names)
+		for _, n := range names {
+			if hint != "" && hint == fmt.Sprintf("did you mean %q?", n) { // the candidate it names
+				near = n
+				break
+			}
+		}
+	}
+	if near == "" {
+		return ""
+	}
+	if where, ok := dataFileIn(dirs, near); ok {
+		return fmt.Sprintf("did you mean %q? (%s is there)", near, filepath.Join(where, filepath.FromSlash(near)))
+	}
+	return fmt.Sprintf("did you mean %q? It is a known log, not in the data directories: %s", near, workload.DownloadHint(dirs, near))
+}
+
+// dataFileIn returns the data directory that holds name, if one does.
+func dataFileIn(dirs simcore.Dirs, name string) (string, bool) {
+	for _, d := range dirs {
+		if st, err := os.Stat(filepath.Join(d, filepath.FromSlash(name))); err == nil && st.Mode().IsRegular() {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+// shellWord quotes s for a POSIX shell unless it needs no quoting.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

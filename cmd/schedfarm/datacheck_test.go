@@ -228,3 +228,71 @@ func TestRunRefusesEmptyTrace(t *testing.T) {
 		})
 	}
 }
+
+// TestRunDataFileNearMiss: a sweep naming a data file that is not there
+// but close to one that is (or to a known log) is refused before the farm
+// starts — no job count, no state dir, nothing published, exit status 2 —
+// with a did-you-mean naming that file and, for a known log not in the
+// data directories, the command that fetches it; a known log whose bytes
+// are not the archive's is refused the same way, with the command that
+// replaces it.
+func TestRunDataFileNearMiss(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		trace string            // the sweep's trace parameter
+		files map[string]string // data dir files
+		want  []string          // in the error; <data> is the data dir
+	}{
+		{"suffix", "traces/tiny.swf.gz", map[string]string{"traces/tiny.swf": ""},
+			[]string{`data file "traces/tiny.swf.gz" not found in <data>`, `did you mean "traces/tiny.swf"? (<data>/traces/tiny.swf is there)`}},
+		{"typo", "traces/tiyn.swf", map[string]string{"traces/tiny.swf": ""},
+			[]string{`did you mean "traces/tiny.swf"? (<data>/traces/tiny.swf is there)`}},
+		{"known log .swf for .swf.gz present", "traces/CTC-SP2-1996-3.1-cln.swf", map[string]string{"traces/CTC-SP2-1996-3.1-cln.swf.gz": "x"},
+			[]string{`did you mean "traces/CTC-SP2-1996-3.1-cln.swf.gz"? (<data>/traces/CTC-SP2-1996-3.1-cln.swf.gz is there)`}},
+		{"known log .swf for .swf.gz absent", "traces/CTC-SP2-1996-3.1-cln.swf", nil,
+			[]string{`did you mean "traces/CTC-SP2-1996-3.1-cln.swf.gz"? It is a known log, not in the data directories: run ` + "`schedfarm traces fetch --data-dir <data> CTC-SP2-1996-3.1-cln`"}},
+		{"known log gunzipped", "traces/CTC-SP2-1996-3.1-cln.swf.gz", map[string]string{"traces/CTC-SP2-1996-3.1-cln.swf": "x"},
+			[]string{`is it "traces/CTC-SP2-1996-3.1-cln.swf" (<data>/traces/CTC-SP2-1996-3.1-cln.swf), the same log under another suffix?`, "`schedfarm traces fetch --data-dir <data> CTC-SP2-1996-3.1-cln`"}},
+		{"known log case", "traces/ctc-sp2-1996-3.1-cln.swf.gz", nil,
+			[]string{`did you mean "traces/CTC-SP2-1996-3.1-cln.swf.gz"?`}},
+		{"known log wrong bytes", "traces/CTC-SP2-1996-3.1-cln.swf.gz", map[string]string{"traces/CTC-SP2-1996-3.1-cln.swf.gz": "not the log\n"},
+			[]string{`data file "traces/CTC-SP2-1996-3.1-cln.swf.gz" (<data>/traces/CTC-SP2-1996-3.1-cln.swf.gz) has SHA-256 `,
+				"not the Parallel Workloads Archive's 9fa28ac16c4386fb81b72a91d8bd8888281df2948a9d912769d387c5ee285bb4",
+				"run `schedfarm traces fetch --force --data-dir <data> CTC-SP2-1996-3.1-cln` to replace it"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			data := filepath.Join(dir, "data")
+			if err := os.MkdirAll(filepath.Join(data, "traces"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, text := range c.files {
+				if text == "" {
+					writeTinyTrace(t, data) // the one small log the cases use
+					continue
+				}
+				writeFile(t, filepath.Join(data, name), text)
+			}
+			file := writeFile(t, filepath.Join(dir, "near.yaml"), strings.Replace(tinyLogSweep("none, easy"), "traces/tiny.swf", c.trace, 1))
+			state, res := filepath.Join(dir, "state"), filepath.Join(dir, "results")
+			o := execute(t, "run", "--workers", "2", "--data-dir", data, "--state-dir", state, "--results-dir", res, file)
+			wantExit(t, o, exitUsage)
+			msg := o.err.Error()
+			for _, w := range append([]string{file + ":4: tiny: parameter trace: ", "(2 jobs read it)"}, c.want...) {
+				if w = strings.ReplaceAll(w, "<data>", data); !strings.Contains(msg, w) {
+					t.Errorf("error lacks %q:\n%s", w, o)
+				}
+			}
+			if strings.Contains(o.stderr, "sweep(s)") || strings.Contains(o.stderr, "published") {
+				t.Errorf("a refused run said its job count or published:\n%s", o)
+			}
+			for _, d := range []string{state, res} {
+				if _, err := os.Stat(d); !os.IsNotExist(err) {
+					t.Errorf("%s exists after a refused run (%v)", d, err)
+				}
+			}
+		})
+	}
+}

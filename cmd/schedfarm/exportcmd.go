@@ -52,7 +52,9 @@ func (a *app) exportCmd() *cobra.Command {
   schedfarm export <run-id> --format batsim --out exports/batsim
   schedfarm export runs/krallmann1999-quick-schedule/<run-id>/ --format swf --out exports/swf
   schedfarm export <run-id> --format parquet-dataset --out exports/dataset`,
-		Args: cobra.ExactArgs(1),
+		Args: wantArgs(argSpec{min: 1, max: 1, what: "one run: its ID or a results folder", example: "schedfarm export runs/<sweep>/<run-id> --format parquet-dataset --out exports/dataset",
+			where: "a run's results are under --results-dir, runs/<sweep>/<run-id>/",
+			more:  func([]string) string { return "export one run at a time; the folder to write goes after --out" }}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return &exitError{exitUsage, fmt.Errorf("--out DIR is required")}

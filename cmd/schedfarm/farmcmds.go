@@ -36,7 +36,7 @@ func (a *app) serverCmd() *cobra.Command {
 			"with --user/--password or --token when those are set, and TLS is served with --server-cert/--server-key\n" +
 			"(client certificates are required when --server-ca is also given).",
 		Example: `  SCHEDFARM_TOKEN=s3cret schedfarm server --host 0.0.0.0 --port 4222 --store-dir /var/lib/schedfarm`,
-		Args:    cobra.NoArgs,
+		Args:    wantArgs(noArgs("schedfarm server --port 4222 --store-dir /var/lib/schedfarm")),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ns, err := broker.StartServer(broker.ServerConfig{
 				Host: host, Port: port, StoreDir: storeDir, MaxStore: maxStore,
@@ -71,7 +71,7 @@ func (a *app) coordinatorCmd() *cobra.Command {
 		Use:     "coordinator",
 		Short:   "Run the coordinator: accepts submissions, publishes jobs, tracks runs and failures",
 		Example: `  schedfarm coordinator --nats nats://queue.example:4222 --creds farm.creds`,
-		Args:    cobra.NoArgs,
+		Args:    wantArgs(noArgs("schedfarm coordinator --nats nats://queue.example:4222 --creds farm.creds")),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			farm, err := a.connectCoordinator(ctx, "schedfarm-coordinator")
@@ -112,7 +112,7 @@ func (a *app) workerCmd() *cobra.Command {
 		Long: "Runs --workers worker loops in this process (default: one per CPU). SIGTERM or Ctrl-C hands the job in\n" +
 			"flight back to the queue, stores the buffered results and exits.",
 		Example: `  schedfarm worker --nats nats://queue.example:4222 --workers 8`,
-		Args:    cobra.NoArgs,
+		Args:    wantArgs(noArgs("schedfarm worker --nats nats://queue.example:4222 --workers 8")),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if name == "" {
@@ -192,7 +192,7 @@ func (a *app) submitCmd() *cobra.Command {
 			"among it), 3 when the farm did not answer in time.",
 		Example: `  schedfarm submit configs/smoke.yaml
   schedfarm submit --wait configs/smoke.yaml && schedfarm collect <run-id>`,
-		Args: cobra.ExactArgs(1),
+		Args: wantArgs(oneSweep("submit")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			f, _, err := a.loadAndExpand(ctx, cmd.ErrOrStderr(), args[0], maxJobs, "")
@@ -351,7 +351,9 @@ func (a *app) statusCmd() *cobra.Command {
   schedfarm status --json 0b6c2a8e-...
   schedfarm status --before 0b6c2a8e-... --limit 200
   schedfarm status --serve 127.0.0.1:8080 --nats nats://queue.example:4222 --creds farm.creds`,
-		Args: cobra.MaximumNArgs(1),
+		Args: wantArgs(argSpec{min: 0, max: 1, what: "at most one run ID", example: "schedfarm status <run-id>",
+			where: "`schedfarm status` without one lists the runs",
+			more:  func([]string) string { return "status shows one run, or every run without one" }}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			run := ""
@@ -478,7 +480,7 @@ func (a *app) collectCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "collect RUN",
 		Short: "Merge a run's Parquet parts into <results-dir>/<sweep>/<run>/ with a summary",
-		Args:  cobra.ExactArgs(1),
+		Args:  wantArgs(oneRunID("collect", "schedfarm collect <run-id>")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			farm, err := a.connectForRun(ctx, "schedfarm-collect", args[0])
@@ -539,11 +541,13 @@ func (a *app) partsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "parts",
 		Short: "List a run's stored result parts, or invalidate them so that their jobs run again",
+		Args:  wantArgs(noArgs("schedfarm parts list <run-id>")),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	list := &cobra.Command{
 		Use:   "list RUN",
 		Short: "List a run's stored parts: jobs, worker, digests recorded, invalid or not",
-		Args:  cobra.ExactArgs(1),
+		Args:  wantArgs(oneRunID("list the parts of", "schedfarm parts list <run-id>")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			farm, err := a.connectForRun(ctx, "schedfarm-parts", args[0])
@@ -581,7 +585,7 @@ func (a *app) partsCmd() *cobra.Command {
 			"of the sweep runs their jobs again. A collection marks the parts it finds damaged, lost or undecodable itself.",
 		Example: `  schedfarm parts invalidate <run-id> --reason "model bug fixed in v3"
   schedfarm parts invalidate <run-id> --part <part-id> && schedfarm submit --wait sweep.yaml`,
-		Args: cobra.ExactArgs(1),
+		Args: wantArgs(oneRunID("invalidate the parts of", "schedfarm parts invalidate <run-id> --part <part-id>")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			for _, id := range partIDs {
@@ -620,7 +624,7 @@ func (a *app) cancelCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cancel RUN",
 		Short: "Stop a run: purge its queued jobs (results already stored are kept)",
-		Args:  cobra.ExactArgs(1),
+		Args:  wantArgs(oneRunID("cancel", "schedfarm cancel <run-id>")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			farm, err := a.connectForRun(ctx, "schedfarm-cancel", args[0])
@@ -643,7 +647,9 @@ func (a *app) drainCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "drain WORKER",
 		Short: "Ask a worker to finish its current job, store its results and exit",
-		Args:  cobra.ExactArgs(1),
+		Args: wantArgs(argSpec{min: 1, max: 1, what: "a worker's name", example: "schedfarm drain <worker>",
+			where: "`schedfarm status` lists the workers by name",
+			more:  func([]string) string { return "drain one worker at a time" }}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			farm, err := a.connect(ctx, "schedfarm-drain", false)

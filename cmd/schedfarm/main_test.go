@@ -782,7 +782,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no workers", []string{"run", "--workers", "0", "--state-dir", filepath.Join(dir, "s"), smokeFile}, "--workers must be at least 1"},
 		{"bad sweep", []string{"run", "--state-dir", filepath.Join(dir, "s2"), "../../sweep/testdata/bad/unknown_model.yaml"}, "unknown_model.yaml:2:8:"},
 		{"missing sweep", []string{"expand", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
-		{"run needs a file", []string{"run"}, "accepts 1 arg"},
+		{"run needs a file", []string{"run"}, "run needs one sweep file, e.g. `schedfarm run configs/smoke.yaml`"},
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
 		{"unknown flag", []string{"models", "--bogus"}, "unknown flag"},
 	}

@@ -74,7 +74,9 @@ func (a *app) reportCmd() *cobra.Command {
 		Example: `  schedfarm report 0b6c2a8e-...
   schedfarm report --strict runs/smoke/0b6c2a8e-.../
   schedfarm report --json 0b6c2a8e-... | jq '.claims[] | select(.verdict == "fail")'`,
-		Args: cobra.ExactArgs(1),
+		Args: wantArgs(argSpec{min: 1, max: 1, what: "one run: its ID or a results folder", example: "schedfarm report runs/smoke/<run-id>",
+			where: "a run's results are under --results-dir, runs/<sweep>/<run-id>/",
+			more:  func([]string) string { return "report one run at a time" }}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dirs, err := a.runDirs(args[0])
 			if err != nil {
@@ -149,8 +151,15 @@ func (a *app) verifyCmd() *cobra.Command {
 			"bit-identical when the model version is unchanged, within the sweep's verify: tolerances otherwise.\n" +
 			"Exit status 1 on drift, 2 on bad input.",
 		Example: `  schedfarm verify 51a83e6e-... --against 3d5e83fc-...
-  schedfarm verify results/smoke/51a83e6e-... --against configs/golden/smoke`,
-		Args: cobra.ExactArgs(1),
+  schedfarm verify runs/smoke/51a83e6e-... --against configs/golden/smoke`,
+		Args: wantArgs(argSpec{min: 1, max: 1, what: "one folder (a run ID or a results folder; the golden goes after --against)",
+			example: "schedfarm verify runs/smoke/<run-id> --against configs/golden/smoke",
+			more: func(args []string) string {
+				if len(args) == 2 {
+					return fmt.Sprintf("to compare two, `schedfarm verify %s --against %s`", shellWord(safe(args[0], maxNameLen)), shellWord(safe(args[1], maxNameLen)))
+				}
+				return "to compare two, `schedfarm verify A --against B`"
+			}}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if against == "" {
 				return &exitError{exitUsage, fmt.Errorf("--against GOLDEN is required")}

@@ -31,9 +31,11 @@ func (a *app) runCmd() *cobra.Command {
 			"coordinator and --workers workers, shows progress, and collects the results into\n" +
 			"<results-dir>/<sweep>/<run-id>/. Jobs whose results already exist in the state dir are skipped\n" +
 			"unless --force, then writes report.md and report.html (figures, claims) into each sweep's folder.\n" +
-			"Before anything starts, every data file the jobs to run read (traces, PTG and night files) must open\n" +
-			"from --data-dir: a missing one is bad input, named with the sweep file's line and where to get it.\n" +
-			"Jobs whose results are already in the state dir do not run and need no data (unless --force).\n" +
+			"Before any job is published, every data file the jobs to run read (traces, PTG and night files) must open\n" +
+			"from --data-dir, a known log with the archive's SHA-256: a missing or wrong one is bad input, named with the\n" +
+			"sweep file's line, the file meant (did you mean) and where to get it. It is checked before the embedded farm\n" +
+			"starts; only when the state dir may hold the results of jobs that read it, once the farm has loaded them:\n" +
+			"jobs whose results are already in the state dir do not run and need no data (unless --force).\n" +
 			"--serve HOST:PORT serves the live status page meanwhile (docs/status.md).\n" +
 			"Where the results are and the claims' verdicts go to stdout, progress and logs to stderr; --json prints\n" +
 			"one JSON summary of the run's claims on stdout instead (docs/commands.md, \"Output\").\n" +
@@ -43,12 +45,16 @@ func (a *app) runCmd() *cobra.Command {
   schedfarm run --workers 2 --force configs/bench/overhead.yaml
   schedfarm run --serve 127.0.0.1:8080 configs/quick-all.yaml
   schedfarm run --json configs/smoke.yaml 2>/dev/null > smoke.json`,
-		Args: cobra.ExactArgs(1),
+		Args: wantArgs(oneSweep("run")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			f, jobs, err := a.loadAndExpand(ctx, cmd.ErrOrStderr(), args[0], maxJobs, fmt.Sprintf(", %d workers", workers))
+			// The job count is said once the data check lets the run go on.
+			f, jobs, err := a.loadAndExpand(ctx, nil, args[0], maxJobs, "")
 			if err != nil {
 				return err
+			}
+			announce := func() {
+				fmt.Fprintln(cmd.ErrOrStderr(), jobsLine(args[0], f, jobs, fmt.Sprintf(", %d workers", workers)))
 			}
 			// The sweep's text travels in one message (the run record):
 			// the embedded server's limit is known before it starts.
@@ -69,8 +75,14 @@ func (a *app) runCmd() *cobra.Command {
 				// read the missing files: those jobs do not run again.
 				// Check, once it is loaded, the jobs that will.
 				recheck = func(c *coordinator.Coordinator) error {
-					return checkData(a.registry(), a.dataDirs(), f, c.Pending(jobs))
+					if err := checkData(a.registry(), a.dataDirs(), f, c.Pending(jobs)); err != nil {
+						return err
+					}
+					announce()
+					return nil
 				}
+			} else {
+				announce()
 			}
 			page, err := a.listenStatusPage()
 			if err != nil {

@@ -49,8 +49,16 @@ func (a *app) loadAndExpand(ctx context.Context, w io.Writer, path string, maxJo
 	if err != nil {
 		return nil, nil, err
 	}
-	fmt.Fprintf(w, "%s: %d sweep(s), %d jobs%s%s\n", path, len(f.Sweeps), len(jobs), adaptiveNote(f, jobs), extra)
+	if w != nil {
+		fmt.Fprintln(w, jobsLine(path, f, jobs, extra))
+	}
 	return f, jobs, nil
+}
+
+// jobsLine says how many sweeps and jobs file path holds (extra appended):
+// what loadAndExpand prints, unless given no writer.
+func jobsLine(path string, f *sweep.File, jobs []sweep.Job, extra string) string {
+	return fmt.Sprintf("%s: %d sweep(s), %d jobs%s%s", path, len(f.Sweeps), len(jobs), adaptiveNote(f, jobs), extra)
 }
 
 // adaptiveNote says, for a file with adaptive replicates, how many jobs
@@ -114,7 +122,7 @@ func (a *app) validateCmd() *cobra.Command {
 		Example: `  schedfarm validate configs/smoke.yaml
   schedfarm validate configs/*/*.yaml
   schedfarm validate --data --data-dir /srv/traces configs/krallmann1999/table3.yaml`,
-		Args: cobra.MinimumNArgs(1),
+		Args: wantArgs(argSpec{min: 1, max: -1, what: "one or more sweep files", example: "schedfarm validate configs/smoke.yaml", where: sweepsWhere}),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			bad := 0
@@ -191,7 +199,7 @@ func (a *app) expandCmd() *cobra.Command {
 		Example: `  schedfarm expand configs/smoke.yaml
   schedfarm expand --count configs/smoke.yaml
   schedfarm expand --json configs/smoke.yaml | jq -s '.[0]'`,
-		Args: cobra.ExactArgs(1),
+		Args: wantArgs(oneSweep("expand")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			f, err := a.loadSweep(args[0])
@@ -340,7 +348,7 @@ func (a *app) versionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the schedfarm version, VCS revision and Go version",
-		Args:  cobra.NoArgs,
+		Args:  wantArgs(noArgs("schedfarm version")),
 		Run: func(cmd *cobra.Command, _ []string) {
 			p := a.provenance()
 			fmt.Fprintf(cmd.OutOrStdout(), "schedfarm %s (revision %s, modified %s) %s %s/%s\n",

@@ -56,7 +56,8 @@ func safeLine(s string) string { return safe(firstLine(s), maxErrorLen) }
 func safeLines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = strings.ReplaceAll(safe(strings.ReplaceAll(l, "\t", "    "), len(l)+1), `\x0d`, "")
+		l = strings.ReplaceAll(l, "\t", "    ") // before the bound: each tab is four runes now
+		lines[i] = strings.ReplaceAll(safe(l, len(l)+1), `\x0d`, "")
 	}
 	return strings.Join(lines, "\n")
 }

@@ -27,6 +27,11 @@ func TestSafe(t *testing.T) {
 	if got := safeLine("first \x1b]0;title\x07\nsecond"); got != `first \x1b]0;title\x07` {
 		t.Errorf("safeLine = %q", got)
 	}
+	// Tabs become four spaces, and the line is not cut for it (cobra's
+	// "Did you mean this?\n\trun" lost its suggestion).
+	if got, want := safeLines("Did you mean this?\n\trun\n\t\x1b"), "Did you mean this?\n    run\n    \\x1b"; got != want {
+		t.Errorf("safeLines = %q, want %q", got, want)
+	}
 }
 
 // FuzzSafe: whatever comes in, nothing a terminal interprets comes out,

@@ -40,7 +40,7 @@ func (a *app) tracesCmd() *cobra.Command {
 			"`schedfarm traces fetch` downloads them.",
 		Example: `  schedfarm traces
   schedfarm traces --data-dir /mnt/pwa-mirror --json`,
-		Args: cobra.NoArgs,
+		Args: wantArgs(noArgs("schedfarm traces --json")),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dirs := a.dataDirs()
 			st := workload.Check(dirs, a.knownTraces())
