@@ -85,19 +85,49 @@ func (g *gate) waitHeld(t *testing.T, n int, who string) {
 func (f *Farm) heldBench(hold func(simcore.Params) bool) (*Farm, *gate) {
 	f.TB.Helper()
 	g := newGate(bench.New(), hold)
-	models := []simcore.Model{g}
-	for _, m := range f.Registry.Models() {
-		if m.Name() != g.Name() {
-			models = append(models, m)
+	return f.withModel(g), g
+}
+
+// withModel returns a copy of f whose registry has m in the place of the
+// model of m's name.
+func (f *Farm) withModel(m simcore.Model) *Farm {
+	f.TB.Helper()
+	models := []simcore.Model{m}
+	for _, o := range f.Registry.Models() {
+		if o.Name() != m.Name() {
+			models = append(models, o)
 		}
 	}
 	reg, err := simcore.NewRegistry(models...)
 	if err != nil {
 		f.TB.Fatal(err)
 	}
-	held := *f
-	held.Registry = reg
-	return &held, g
+	g := *f
+	g.Registry = reg
+	return &g
+}
+
+// lasting makes the jobs that which selects last at least d of model time,
+// waiting without using CPU: a lower bound of their duration_ms whatever
+// the machine's speed (a loaded machine only makes them longer).
+type lasting struct {
+	simcore.Model
+	d     time.Duration
+	which func(simcore.Params) bool
+}
+
+// Run implements simcore.Model.
+func (l lasting) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	if l.which(p) {
+		t := time.NewTimer(l.d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return l.Model.Run(ctx, p, seed)
 }
 
 // fileGate is the gate of a farm of processes: jobs of the bench variant

@@ -16,17 +16,23 @@ import (
 	"schedfarm/coordinator"
 	"schedfarm/results"
 	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
 	"schedfarm/worker"
 )
 
 // packedRun runs text on a fresh farm of n workers under a packing policy
 // and returns the collected folder, the run's packing and the number of
-// messages published on the work queue.
-func packedRun(t *testing.T, s broker.Settings, pol coordinator.Packing, n int, text string) (string, []broker.PackChoice, uint64) {
+// messages published on the work queue. The workers run models as wrap
+// (if given) makes the farm's.
+func packedRun(t *testing.T, s broker.Settings, pol coordinator.Packing, n int, text string, wrap ...func(*Farm) *Farm) (string, []broker.PackChoice, uint64) {
 	t.Helper()
 	f := New(t, s)
 	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: pol})
-	f.StartWorkers(n, "w", worker.Config{FlushRows: 50})
+	workers := f
+	for _, w := range wrap {
+		workers = w(workers)
+	}
+	workers.StartWorkers(n, "w", worker.Config{FlushRows: 50})
 	rep := submit(t, c.Coordinator, text, false)
 	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Failed != 0 || p.Done != rep.Total {
@@ -88,7 +94,9 @@ func sameResults(t *testing.T, what string, dirA, dirB string) {
 // TestPackingSameResults: a sweep of tiny jobs is packed (auto: a probe of
 // single jobs, then packs; or a fixed size), in far fewer messages, and its
 // results are bit-identical to an unpacked run's; the packing is recorded
-// in the run record, run.json and jobs.parquet's metadata.
+// in the run record, run.json and jobs.parquet's metadata. The target is
+// 1 s of model time per pack, so that k ≥ 10 unless the 0-ms jobs take
+// 100 ms each.
 func TestPackingSameResults(t *testing.T) {
 	const jobs = 300
 	text := benchSweep("tiny", 60, 5, 0, "      noise: 2.5\n")
@@ -97,7 +105,7 @@ func TestPackingSameResults(t *testing.T) {
 		t.Fatalf("off: %d messages, packing %+v", offMsgs, offPacking)
 	}
 
-	autoDir, autoPacking, autoMsgs := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: 10 * time.Second}, 2, text)
+	autoDir, autoPacking, autoMsgs := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, Target: time.Second, ProbeWait: time.Minute}, 2, text)
 	if len(autoPacking) != 1 {
 		t.Fatalf("auto: packing %+v", autoPacking)
 	}
@@ -564,10 +572,17 @@ func TestPrefetchedJobGoesToIdleWorker(t *testing.T) {
 
 // TestPackingShortestSweepLast: under auto packing the probed sweeps are
 // published longest jobs first, whatever their order in the file, and the
-// one of the shortest jobs ends the run in shrinking packs.
+// one of the shortest jobs ends the run in shrinking packs. The long
+// sweep's jobs last 120 ms at least (waiting, not burning): long against a
+// 200-ms target whatever the machine's speed, and longer than the 0-ms
+// jobs unless those take 100 ms each.
 func TestPackingShortestSweepLast(t *testing.T) {
-	text := benchSweep("short", 20, 5, 0, "") + strings.TrimPrefix(benchSweep("long", 20, 5, 2, ""), "sweeps:\n")
-	_, choices, _ := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: 10 * time.Second}, 2, text)
+	text := benchSweep("short", 20, 5, 0, "") + strings.TrimPrefix(benchSweep("long", 5, 2, 2, ""), "sweeps:\n")
+	lasts := func(f *Farm) *Farm {
+		return f.withModel(&lasting{bench.New(), 120 * time.Millisecond, func(p simcore.Params) bool { return p.Float("work_ms") == 2 }})
+	}
+	pol := coordinator.Packing{Mode: coordinator.PackAuto, Target: 200 * time.Millisecond, ProbeJobs: 4, ProbeWait: time.Minute}
+	_, choices, _ := packedRun(t, Settings(), pol, 2, text, lasts)
 	if len(choices) != 2 || choices[0].Sweep != "short" || choices[1].Sweep != "long" {
 		t.Fatalf("packing %+v", choices)
 	}
@@ -619,7 +634,7 @@ func TestProbeWaitCountsFromLastResult(t *testing.T) {
 	if len(choices) != 2 || choices[1].Sweep != "tiny" {
 		t.Fatalf("packing %+v", choices)
 	}
-	if slow, tiny := choices[0], choices[1]; slow.K != 1 || slow.Probed < 4 || tiny.Probed != probeJobs || tiny.K < 10 {
+	if slow, tiny := choices[0], choices[1]; slow.K != 1 || slow.Probed < 4 || tiny.Probed != probeJobs {
 		t.Errorf("the probe ended before all its results came back:\nslow: %+v\ntiny: %+v", slow, tiny)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -601,7 +603,9 @@ func (c *cluster) consumerConfig() jetstream.ConsumerConfig {
 // cluster's token, if its processes have one).
 func (c *cluster) conn() *nats.Conn {
 	c.t.Helper()
-	cc := broker.ConnConfig{URL: fmt.Sprintf("nats://127.0.0.1:%d", c.port), Name: "test"}
+	// Its reconnections (a test restarts the server) are no news.
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cc := broker.ConnConfig{URL: fmt.Sprintf("nats://127.0.0.1:%d", c.port), Name: "test", Logger: quiet}
 	for _, e := range c.env {
 		if v, ok := strings.CutPrefix(e, "SCHEDFARM_TOKEN="); ok {
 			cc.Token = v
