@@ -343,7 +343,9 @@ func TestSubmitReplyDeadline(t *testing.T) {
 // submission and answers with the same run, which it completes.
 func TestSubmitResentAfterCoordinatorStops(t *testing.T) {
 	f := New(t, Settings())
-	c1 := f.StartCoordinatorWith("coord1", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackAuto}})
+	// With no worker running, its packing probe waits for results until
+	// it is stopped (an hour's ProbeWait, not the default second).
+	c1 := f.StartCoordinatorWith("coord1", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: time.Hour}})
 	var notes []string
 	var mu sync.Mutex
 	cl := &coordinator.Client{Farm: f.Connect("client"), RequestTimeout: 5 * time.Second, CoordinatorTimeout: eventWait,
