@@ -350,28 +350,15 @@ func TestSubmitResentAfterCoordinatorStops(t *testing.T) {
 	var mu sync.Mutex
 	cl := &coordinator.Client{Farm: f.Connect("client"), RequestTimeout: 5 * time.Second, CoordinatorTimeout: eventWait,
 		PingEvery: 100 * time.Millisecond, Notify: func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }}
-	type res struct {
-		rep *coordinator.SubmitReply
-		err error
-	}
-	done := make(chan res, 1)
-	go func() {
-		// No worker runs: the packing probe waits for results, so the
-		// submission is still being worked on when coord1 stops.
-		rep, err := cl.Submit(context.Background(), coordinator.SubmitRequest{File: "resent.yaml", Text: benchSweep("resent", 50, 2, 0, "")})
-		done <- res{rep, err}
-	}()
+	// No worker runs: the packing probe waits for results, so the
+	// submission is still being worked on when coord1 stops.
+	done := submitAsync(cl.Submit, coordinator.SubmitRequest{File: "resent.yaml", Text: benchSweep("resent", 50, 2, 0, "")})
 	waitFor(t, "the submission's run record", func() bool { return len(runKeys(t, c1.Farm)) > 0 })
 	run := runKeys(t, c1.Farm)[0]
 	c1.Stop()
 	f.StartWorkers(2, "w", worker.Config{})
 	c2 := f.StartCoordinator("coord2")
-	var r res
-	select {
-	case r = <-done:
-	case <-time.After(eventWait):
-		t.Fatalf("Submit did not return within %v of coord2's start", eventWait)
-	}
+	r := awaitSubmitted(t, done, "coord2's start")
 	if r.err != nil || r.rep.Run != run || !r.rep.Existing {
 		t.Fatalf("submission after coord1 stopped: %+v %v, want run %s", r.rep, r.err, run)
 	}

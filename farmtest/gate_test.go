@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"schedfarm/coordinator"
 	"schedfarm/simcore"
 	"schedfarm/simcore/bench"
 )
@@ -151,6 +152,36 @@ func (g *fileGate) Open() {
 	if err := os.WriteFile(g.Path, nil, 0o600); err != nil {
 		g.t.Fatal(err)
 	}
+}
+
+// submitted is how a submission started by submitAsync ended.
+type submitted struct {
+	rep *coordinator.SubmitReply
+	err error
+}
+
+// submitAsync sends req with submit (a coordinator's or a client's Submit)
+// in a goroutine; the channel gets how it ended.
+func submitAsync(submit func(context.Context, coordinator.SubmitRequest) (*coordinator.SubmitReply, error), req coordinator.SubmitRequest) <-chan submitted {
+	done := make(chan submitted, 1)
+	go func() {
+		rep, err := submit(context.Background(), req)
+		done <- submitted{rep, err}
+	}()
+	return done
+}
+
+// awaitSubmitted waits for the submission of done to end; after
+// eventWait the test fails with what names the event it waited for.
+func awaitSubmitted(t *testing.T, done <-chan submitted, what string) submitted {
+	t.Helper()
+	select {
+	case s := <-done:
+		return s
+	case <-time.After(eventWait):
+		t.Fatalf("the submission did not return within %v of %s", eventWait, what)
+	}
+	return submitted{}
 }
 
 // waitFor polls cond (every 20 ms) until it holds; after eventWait the

@@ -176,26 +176,13 @@ func TestPackingLongJobsUnpacked(t *testing.T) {
 	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: pol})
 	held, g := f.heldBench(nil)
 	held.StartWorkers(2, "w", worker.Config{})
-	type submitted struct {
-		rep *coordinator.SubmitReply
-		err error
-	}
-	done := make(chan submitted, 1)
-	go func() {
-		rep, err := c.Submit(context.Background(), coordinator.SubmitRequest{File: "test.yaml", Text: benchSweep("long", 20, 1, 0, "")})
-		done <- submitted{rep, err}
-	}()
+	done := submitAsync(c.Submit, coordinator.SubmitRequest{File: "test.yaml", Text: benchSweep("long", 20, 1, 0, "")})
 	for range 4 {
 		g.waitHeld(t, 1, "a worker")
 		time.Sleep(50 * time.Millisecond) // a lower bound of the job's model time
 		g.releaseOne(nil)
 	}
-	var s submitted
-	select {
-	case s = <-done:
-	case <-time.After(eventWait):
-		t.Fatalf("the submission did not return within %v of four long probe results: the probe waits for all eight", eventWait)
-	}
+	s := awaitSubmitted(t, done, "four long probe results (does the probe wait for all eight?)")
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
