@@ -53,7 +53,7 @@ func TestAdaptiveReplicates(t *testing.T) {
 		if rep.Total != 6*20 {
 			t.Fatalf("%d jobs at submission, want 120 (6 points × min 20)", rep.Total)
 		}
-		p := WaitRun(t, c.Coordinator, rep.Run, 2*time.Minute)
+		p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 		recs[i] = runRecord(t, c.Farm, rep.Run)
 		if p.Failed != 0 || recs[i].Status != broker.RunComplete {
 			t.Fatalf("%d workers: progress %+v, status %s", n, *p, recs[i].Status)
@@ -64,7 +64,7 @@ func TestAdaptiveReplicates(t *testing.T) {
 		if i == 0 {
 			// The rerun: every job of every round is found done.
 			again := submit(t, c.Coordinator, adaptiveSweep, false)
-			WaitRun(t, c.Coordinator, again.Run, time.Minute)
+			WaitRun(t, c.Coordinator, again.Run, eventWait)
 			rec2 := runRecord(t, c.Farm, again.Run)
 			if !reflect.DeepEqual(rec2.Rounds, recs[0].Rounds) || rec2.Total != recs[0].Total || rec2.Skipped != rec2.Total {
 				t.Errorf("rerun: rounds %+v total %d skipped %d; first run: rounds %+v total %d",
@@ -145,10 +145,10 @@ func startAdaptiveRound(t *testing.T, name string) (*Farm, *Coordinator, string,
 	text := strings.Replace(adaptiveSweep, "replicates:", "params: {work_ms: 2}\nreplicates:", 1)
 	f.StartWorkers(2, "w", worker.Config{})
 	rep := submit(t, c.Coordinator, text, false)
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(eventWait)
 	for len(runRecord(t, c.Farm, rep.Run).Rounds) == 0 {
 		if time.Now().After(deadline) {
-			t.Fatal("no round after a minute")
+			t.Fatalf("no round after %v", eventWait)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -171,7 +171,7 @@ func TestAdaptiveReplicatesFailover(t *testing.T) {
 	}
 	c.Stop()
 	c2 := f.StartCoordinator("coord-b")
-	WaitRun(t, c2.Coordinator, rep.Run, 2*time.Minute)
+	WaitRun(t, c2.Coordinator, rep.Run, eventWait)
 	got := runRecord(t, c2.Farm, rep.Run)
 	dir := collect(t, f, c2.Farm, rep.Run)[0].Dir
 
@@ -179,7 +179,7 @@ func TestAdaptiveReplicatesFailover(t *testing.T) {
 	cg := g.StartCoordinator("coord")
 	g.StartWorkers(2, "w", worker.Config{})
 	ref := submit(t, cg.Coordinator, text, false)
-	WaitRun(t, cg.Coordinator, ref.Run, 2*time.Minute)
+	WaitRun(t, cg.Coordinator, ref.Run, eventWait)
 	want := runRecord(t, cg.Farm, ref.Run)
 	refDir := collect(t, g, cg.Farm, ref.Run)[0].Dir
 	if !reflect.DeepEqual(got.Rounds, want.Rounds) || got.Total != want.Total || got.Adaptive != want.Adaptive {

@@ -35,7 +35,7 @@ const (
 // TestAccountsIsolateFarms: with a NATS config of two accounts, a client
 // without credentials is refused, a client of the other account sees none
 // of the farm's messages or streams, and the farm's password appears in no
-// log line, report or Parquet file. Bound: 30 s.
+// log line, report or Parquet file.
 func TestAccountsIsolateFarms(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "nats.conf")
@@ -74,7 +74,7 @@ func TestAccountsIsolateFarms(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	f.StartWorkers(1, "w", worker.Config{})
 	rep := submit(t, c.Coordinator, benchSweep("secure", 10, 2, 0, ""), false)
-	WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	out := collect(t, f, c.Farm, rep.Run)
 	if _, err := report.Write(out[0].Dir, f.Registry); err != nil {
 		t.Fatal(err)
@@ -118,7 +118,6 @@ func TestAccountsIsolateFarms(t *testing.T) {
 
 // TestTLSClientCertificates: a server that requires client certificates
 // refuses a client without one and serves the farm to a client with one.
-// Bound: 30 s.
 func TestTLSClientCertificates(t *testing.T) {
 	dir := t.TempDir()
 	ca, caKey := newCert(t, dir, "ca", nil, nil)
@@ -186,7 +185,7 @@ func newCert(t *testing.T, dir, name string, parent *x509.Certificate, parentKey
 }
 
 // TestNKeyUser: a server that lists an NKey user serves the farm to a client
-// holding the seed, and refuses one holding another seed. Bound: 30 s.
+// holding the seed, and refuses one holding another seed.
 func TestNKeyUser(t *testing.T) {
 	dir := t.TempDir()
 	user, err := nkeys.CreateUser()
@@ -216,7 +215,7 @@ func TestNKeyUser(t *testing.T) {
 }
 
 // TestTokenAuth: a server with a token refuses a client without it or with
-// another one, and serves the farm to a client with it. Bound: 30 s.
+// another one, and serves the farm to a client with it.
 func TestTokenAuth(t *testing.T) {
 	const token = "tok-3e1f6b"
 	f := NewWithServer(t, Settings(), broker.ServerConfig{Token: token})
@@ -231,7 +230,7 @@ func TestTokenAuth(t *testing.T) {
 
 // TestCredsFile: an operator-mode server (operator, account and user JWTs)
 // serves the farm to a client with the user's credentials file (JWT + NKey
-// seed) and refuses one with a user of an unknown account. Bound: 30 s.
+// seed) and refuses one with a user of an unknown account.
 func TestCredsFile(t *testing.T) {
 	dir := t.TempDir()
 	must := func(s string, err error) string {
@@ -293,7 +292,7 @@ func runThrough(t *testing.T, f *Farm, name string, n int) {
 	c := f.StartCoordinator("coord")
 	f.StartWorkers(1, "w", worker.Config{})
 	rep := submit(t, c.Coordinator, benchSweep(name, n, 1, 0, ""), false)
-	if p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second); p.Done != n {
+	if p := WaitRun(t, c.Coordinator, rep.Run, eventWait); p.Done != n {
 		t.Fatalf("progress %+v", p)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"schedfarm/coordinator"
 	"schedfarm/results"
@@ -26,7 +25,7 @@ func TestRegistryCreateOnly(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	f.StartWorkers(1, "w", worker.Config{})
 	run := submit(t, c.Coordinator, benchSweep("create-only", 4, 1, 0, ""), false)
-	WaitRun(t, c.Coordinator, run.Run, time.Minute)
+	WaitRun(t, c.Coordinator, run.Run, eventWait)
 	key, _ := firstPart(t, c.Farm, run.Run)
 	ctx := context.Background()
 	before, err := c.Farm.Done.Get(ctx, key)
@@ -66,7 +65,7 @@ func TestRewrittenPartDetected(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	f.StartWorkers(2, "w", worker.Config{})
 	run := submit(t, c.Coordinator, benchSweep("rewritten", 6, 2, 0, ""), false)
-	WaitRun(t, c.Coordinator, run.Run, time.Minute)
+	WaitRun(t, c.Coordinator, run.Run, eventWait)
 	_, rec := firstPart(t, c.Farm, run.Run)
 	object := jobsObject(t, rec)
 	ctx := context.Background()

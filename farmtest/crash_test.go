@@ -93,8 +93,8 @@ func (s *supervisor) stop(t *testing.T) []*os.ProcessState {
 	s.mu.Unlock()
 	select {
 	case <-s.done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the supervised worker did not stop within 30 s of SIGTERM")
+	case <-time.After(eventWait):
+		t.Fatalf("the supervised worker did not stop within %v of SIGTERM", eventWait)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,16 +129,18 @@ var failedRE = regexp.MustCompile(`(?m)^failed\s+\S+ sweep=crash index=(\d+) att
 // crasher, died with the process every time, and all four ended "no
 // result after 5 deliveries". The results buffer is never stored by age
 // (--flush-every 1m), only when the queue is empty or before a job that
-// must run alone, so nothing depends on timing. Bound: 2 × 120 s.
+// must run alone, so nothing depends on timing.
 func TestCrashHarmsOnlyItself(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, packing string }{{"alone", "off"}, {"packed", "4"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newCluster(t, "2s")
+			t.Parallel()
+			c := newCluster(t, "1s")
 			c.coordFlags = append(c.coordFlags, "--packing", tc.packing)
 			c.start("coordinator", "coordinator")
 			run := c.submit(c.writeSweep("crash.yaml", crashSweep))
 			sup := c.supervise("worker", "worker", "--workers", "2", "--flush-every", "1m")
-			total, done, failed := c.waitDone(run, 120*time.Second)
+			total, done, failed := c.waitDone(run, eventWait)
 			exits := sup.stop(t)
 			if total != 4 || done != 3 || failed != 1 {
 				t.Errorf("status: total %d done %d failed %d, want 4 jobs: 3 done, 1 failed", total, done, failed)
@@ -151,7 +153,7 @@ func TestCrashHarmsOnlyItself(t *testing.T) {
 			if len(exits) != 5 {
 				t.Errorf("the worker process exited %d times, want 5: once per delivery of the crasher (--max-deliver 5)", len(exits))
 			}
-			out, err := c.run(10*time.Second, "status", run)
+			out, err := c.run(eventWait, "status", run)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +205,7 @@ func TestRedeliveredJobsRunAlone(t *testing.T) {
 	rep := submit(t, c.Coordinator, benchSweep("alone", n, 1, 0, ""), false)
 	thief := f.Connect("thief")
 	taken := 0
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for taken < n {
 		batch, err := thief.Workers.Fetch(n-taken, jetstream.FetchMaxWait(time.Second))
 		if err != nil {
@@ -217,7 +219,7 @@ func TestRedeliveredJobsRunAlone(t *testing.T) {
 		}
 	}
 	f.StartWorkers(2, "w", worker.Config{Process: worker.NewProcess()})
-	p := WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Done != n || p.Failed != 0 {
 		t.Fatalf("progress: %+v", *p)
 	}

@@ -62,7 +62,7 @@ func testDamagedPart(t *testing.T, damage func(t *testing.T, f *Farm, c *Coordin
 	ws := f.StartWorkers(2, "w", worker.Config{})
 	text := benchSweep("damaged", 20, 2, 0, "")
 	first := submit(t, c.Coordinator, text, false)
-	WaitRun(t, c.Coordinator, first.Run, time.Minute)
+	WaitRun(t, c.Coordinator, first.Run, eventWait)
 	truth := valuesByJob(t, f, c.Farm, first.Run)
 
 	_, rec := firstPart(t, c.Farm, first.Run)
@@ -79,7 +79,7 @@ func testDamagedPart(t *testing.T, damage func(t *testing.T, f *Farm, c *Coordin
 	if again.Skipped != len(truth) {
 		t.Fatalf("the submission after the damage skipped %d of %d jobs, want all (the damage is not known yet)", again.Skipped, len(truth))
 	}
-	WaitRun(t, c.Coordinator, again.Run, time.Minute)
+	WaitRun(t, c.Coordinator, again.Run, eventWait)
 	// The collection names the part and lists its jobs as missing, at once.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -105,7 +105,7 @@ func testDamagedPart(t *testing.T, damage func(t *testing.T, f *Farm, c *Coordin
 	if third.Published != len(rec.Jobs) {
 		t.Fatalf("the next submission published %d job(s), want the damaged part's %d", third.Published, len(rec.Jobs))
 	}
-	WaitRun(t, c.Coordinator, third.Run, time.Minute)
+	WaitRun(t, c.Coordinator, third.Run, eventWait)
 	for _, run := range []string{third.Run, again.Run, first.Run} {
 		if got := valuesByJob(t, f, c.Farm, run); !equalValues(got, truth) {
 			t.Errorf("run %s: the values collected after the rerun differ from the first run's", run)
@@ -113,7 +113,7 @@ func testDamagedPart(t *testing.T, damage func(t *testing.T, f *Farm, c *Coordin
 	}
 	// A forced rerun collects too (it reads its own parts only).
 	forced := submit(t, c.Coordinator, text, true)
-	WaitRun(t, c.Coordinator, forced.Run, time.Minute)
+	WaitRun(t, c.Coordinator, forced.Run, eventWait)
 	if got := valuesByJob(t, f, c.Farm, forced.Run); !equalValues(got, truth) {
 		t.Errorf("the forced run's values differ from the first run's")
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,7 +88,7 @@ func TestThousandJobsFourWorkers(t *testing.T) {
 	if rep.Total != 1000 || rep.Published != 1000 {
 		t.Fatalf("submit: %+v", rep)
 	}
-	p := WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Done != 1000 || p.Failed != 0 {
 		t.Fatalf("progress: %+v", p)
 	}
@@ -143,15 +144,18 @@ func TestThousandJobsFourWorkers(t *testing.T) {
 
 // TestWorkerDiesMidJob: a worker that vanishes mid-job (connection gone, no
 // ack, no nak) loses nothing: the job is redelivered after AckWait and
-// completes once.
+// completes once. The doomed worker's job is held in flight (a gate) until
+// the worker is gone, whatever the machine's speed.
 func TestWorkerDiesMidJob(t *testing.T) {
 	f := New(t, Settings())
 	c := f.StartCoordinator("coord")
-	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
-	rep := submit(t, c.Coordinator, benchSweep("dies", 1, 1, 3000, ""), false)
+	held, g := f.heldBench(nil)
+	doomed := held.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	rep := submit(t, c.Coordinator, benchSweep("dies", 1, 1, 0, ""), false)
+	g.waitHeld(t, 1, "the doomed worker")
 	killMidJob(t, c, doomed)
 	f.StartWorkers(1, "survivor", worker.Config{})
-	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Done != 1 || p.Failed != 0 {
 		t.Fatalf("progress: %+v", p)
 	}
@@ -182,60 +186,66 @@ func (s stubborn) Run(_ context.Context, p simcore.Params, seed uint64) (*simcor
 // pause longer than AckWait), still runs it; the first worker's result
 // lands first and is the one kept. The run still counts the second
 // delivery: REDELIVERED used to count only results that came from a later
-// delivery, so it showed 0 here. Bound: 30 s.
+// delivery, so it showed 0 here. Each worker's run of the job is held by a
+// gate of its own: the first is let go once the second holds the job, the
+// second once the first's result is stored, so the order is the test's,
+// not the machine's.
 func TestRedeliveredCountsEveryDelivery(t *testing.T) {
 	s := Settings()
 	s.AckWait = time.Second
 	f := New(t, s)
 	c := f.StartCoordinator("coord")
-	slow := *f
-	reg, err := simcore.NewRegistry(stubborn{bench.New()})
+	firstGate := newGate(bench.New(), nil)
+	reg, err := simcore.NewRegistry(stubborn{firstGate})
 	if err != nil {
 		t.Fatal(err)
 	}
+	slow := *f
 	slow.Registry = reg
 	slow.StartWorkers(1, "first", worker.Config{JobTimeout: 200 * time.Millisecond})
-	rep := submit(t, c.Coordinator, benchSweep("twice", 1, 1, 2500, ""), false)
-	waitInFlight(t, c, "the first worker")
-	second := f.StartWorkers(1, "second", worker.Config{})
-	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	rep := submit(t, c.Coordinator, benchSweep("twice", 1, 1, 0, ""), false)
+	firstGate.waitHeld(t, 1, "the first worker")
+	held, secondGate := f.heldBench(nil)
+	second := held.StartWorkers(1, "second", worker.Config{})
+	secondGate.waitHeld(t, 1, "the second worker (the job's second delivery)")
+	firstGate.Open()
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
+	secondGate.Open()
+	waitFor(t, "the second worker's result of the job", func() bool { return second.List[0].Stats().Done == 1 })
+	waitFor(t, "the run to count the second delivery", func() bool {
+		p, err = c.Progress(context.Background(), rep.Run)
+		return err == nil && p.Redelivered > 0
+	})
+	t.Logf("progress %+v", *p)
+	if p.Done != 1 || p.Redelivered != 1 {
+		t.Fatalf("done %d, redelivered %d; want 1 and 1 (two deliveries of one job)", p.Done, p.Redelivered)
+	}
 	out := collect(t, f, c.Farm, rep.Run)
 	fr := readJobs(t, out[0].Dir)
 	if fr.Len() != 1 || strCol(t, fr, "worker")[0] != "first-0" || fr.Col("attempts").([]int64)[0] != 1 {
 		t.Fatalf("kept %d row(s), worker %v, attempts %v: want the first worker's result of the first delivery",
 			fr.Len(), strCol(t, fr, "worker"), fr.Col("attempts"))
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for second.List[0].Stats().Done == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Logf("progress %+v; the second worker ran the job too: %v", *p, second.List[0].Stats().Done == 1)
-	if second.List[0].Stats().Done != 1 {
-		t.Fatal("the job was not delivered a second time")
-	}
-	if p.Done != 1 || p.Redelivered != 1 {
-		t.Fatalf("done %d, redelivered %d; want 1 and 1 (two deliveries of one job)", p.Done, p.Redelivered)
-	}
 }
 
 // TestCoordinatorRestart: stop the coordinator mid-run and start a new one;
-// the run completes, nothing duplicated.
+// the run completes, nothing duplicated. Jobs past the 100th are held in
+// flight (a gate) until the coordinator is stopped, so it stops mid-run.
 func TestCoordinatorRestart(t *testing.T) {
 	f := New(t, Settings())
 	c1 := f.StartCoordinator("coord1")
-	f.StartWorkers(2, "w", worker.Config{FlushRows: 20})
-	rep := submit(t, c1.Coordinator, benchSweep("restart", 50, 6, 2, ""), false)
-	for {
-		p, _ := c1.Progress(context.Background(), rep.Run)
-		if p.Done >= 60 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	var ran atomic.Int32
+	held, g := f.heldBench(func(simcore.Params) bool { return ran.Add(1) > 100 })
+	held.StartWorkers(2, "w", worker.Config{FlushRows: 20})
+	rep := submit(t, c1.Coordinator, benchSweep("restart", 50, 6, 0, ""), false)
+	waitFor(t, "60 results of the run", func() bool {
+		p, err := c1.Progress(context.Background(), rep.Run)
+		return err == nil && p.Done >= 60
+	})
 	c1.Stop()
-	time.Sleep(200 * time.Millisecond) // completions keep landing while no coordinator runs
+	g.Open() // completions land while no coordinator runs
 	c2 := f.StartCoordinator("coord2")
-	p := WaitRun(t, c2.Coordinator, rep.Run, 60*time.Second)
+	p := WaitRun(t, c2.Coordinator, rep.Run, eventWait)
 	if p.Done != 300 || p.Failed != 0 {
 		t.Fatalf("progress after restart: %+v", p)
 	}
@@ -265,7 +275,7 @@ func TestRestartMidPublication(t *testing.T) {
 		t.Fatalf("stream holds %d jobs after republish, want 200 (dedup)", info.State.Msgs)
 	}
 	f.StartWorkers(2, "w", worker.Config{})
-	p := WaitRun(t, c2.Coordinator, rep.Run, 60*time.Second)
+	p := WaitRun(t, c2.Coordinator, rep.Run, eventWait)
 	if p.Done != 200 {
 		t.Fatalf("progress: %+v", p)
 	}
@@ -287,7 +297,7 @@ func TestFailingJob(t *testing.T) {
         values: [never, error, panic]
 `
 	rep := submit(t, c.Coordinator, text, false)
-	p := WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Done != 3 || p.Failed != 6 {
 		t.Fatalf("progress: %+v", p)
 	}
@@ -336,12 +346,12 @@ func TestResubmit(t *testing.T) {
 	f.StartWorkers(2, "w", worker.Config{})
 	text := benchSweep("again", 20, 2, 0, "")
 	first := submit(t, c.Coordinator, text, false)
-	WaitRun(t, c.Coordinator, first.Run, 30*time.Second)
+	WaitRun(t, c.Coordinator, first.Run, eventWait)
 	second := submit(t, c.Coordinator, text, false)
 	if second.Published != 0 || second.Skipped != 40 {
 		t.Fatalf("second submission: %+v", second)
 	}
-	p := WaitRun(t, c.Coordinator, second.Run, 10*time.Second)
+	p := WaitRun(t, c.Coordinator, second.Run, eventWait)
 	if p.Skipped != 40 {
 		t.Fatalf("progress: %+v", p)
 	}
@@ -353,7 +363,7 @@ func TestResubmit(t *testing.T) {
 	if forced.Published != 40 {
 		t.Fatalf("forced submission: %+v", forced)
 	}
-	p = WaitRun(t, c.Coordinator, forced.Run, 30*time.Second)
+	p = WaitRun(t, c.Coordinator, forced.Run, eventWait)
 	if p.Done != 40 {
 		t.Fatalf("forced progress: %+v", p)
 	}
@@ -400,7 +410,7 @@ func TestWorkerCountInvariance(t *testing.T) {
 		c := f.StartCoordinator("coord")
 		f.StartWorkers(n, "w", worker.Config{FlushRows: 7})
 		rep := submit(t, c.Coordinator, text, false)
-		WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+		WaitRun(t, c.Coordinator, rep.Run, eventWait)
 		dirs[i] = collect(t, f, c.Farm, rep.Run)[0].Dir
 	}
 	a, b := readJobs(t, dirs[0]), readJobs(t, dirs[1])
@@ -426,16 +436,19 @@ func TestWorkerCountInvariance(t *testing.T) {
 // TestLastDeliveryLost: a worker dies on a job's last allowed delivery, so
 // no worker can report the failure; the server's max-deliveries advisory
 // makes the coordinator record it, remove the message, and finish the run.
+// The job is held in flight (a gate) until the worker is gone.
 func TestLastDeliveryLost(t *testing.T) {
 	s := Settings()
 	s.MaxDeliver = 1
 	s.AckWait = time.Second
 	f := New(t, s)
 	c := f.StartCoordinator("coord")
-	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
-	rep := submit(t, c.Coordinator, benchSweep("lost", 1, 1, 3000, ""), false)
+	held, g := f.heldBench(nil)
+	doomed := held.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	rep := submit(t, c.Coordinator, benchSweep("lost", 1, 1, 0, ""), false)
+	g.waitHeld(t, 1, "the doomed worker")
 	killMidJob(t, c, doomed)
-	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Failed != 1 || p.Done != 0 {
 		t.Fatalf("progress: %+v", p)
 	}
@@ -455,21 +468,14 @@ func TestLastDeliveryLost(t *testing.T) {
 	}
 }
 
-// waitInFlight waits up to 10 s until the farm's single worker (who) holds
-// a job.
+// waitInFlight waits until the coordinator sees the farm's single worker
+// (who) hold a job.
 func waitInFlight(t *testing.T, c *Coordinator, who string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitFor(t, "the coordinator to see "+who+" hold a job", func() bool {
 		ws := c.Workers()
-		if len(ws) == 1 && len(ws[0].InFlight) == 1 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never started the job", who)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(ws) == 1 && len(ws[0].InFlight) == 1
+	})
 }
 
 // killMidJob waits until the single worker of doomed holds a job, then makes
@@ -493,8 +499,8 @@ func TestTwoFarmsOneServer(t *testing.T) {
 	b.StartWorkers(1, "wb", worker.Config{})
 	ra := submit(t, ca.Coordinator, benchSweep("farm-a", 30, 1, 0, ""), false)
 	rb := submit(t, cb.Coordinator, benchSweep("farm-b", 20, 1, 0, ""), false)
-	WaitRun(t, ca.Coordinator, ra.Run, 30*time.Second)
-	WaitRun(t, cb.Coordinator, rb.Run, 30*time.Second)
+	WaitRun(t, ca.Coordinator, ra.Run, eventWait)
+	WaitRun(t, cb.Coordinator, rb.Run, eventWait)
 	for _, c := range []struct {
 		f      *Farm
 		co     *Coordinator
@@ -525,7 +531,7 @@ func TestTwoFarmsOneServer(t *testing.T) {
 // "LAB_B" on one server are as separate as any two farms: each has its own
 // streams, buckets, coordinator lease and consumer, its runs complete on
 // its own worker, and none can see or collect another's run (these
-// prefixes used to share LAB_B_JOBS and every bucket). Bound: 30 s.
+// prefixes used to share LAB_B_JOBS and every bucket).
 func TestPrefixesDifferingOnlyInCaseOrDash(t *testing.T) {
 	base := New(t, Settings())
 	prefixes := []string{"lab-b", "lab_b", "LAB_B"}
@@ -545,7 +551,7 @@ func TestPrefixesDifferingOnlyInCaseOrDash(t *testing.T) {
 	ctx := context.Background()
 	streams := map[string]bool{}
 	for i, p := range prefixes {
-		WaitRun(t, coords[i].Coordinator, runs[i], 30*time.Second)
+		WaitRun(t, coords[i].Coordinator, runs[i], eventWait)
 		out := collect(t, farms[i], coords[i].Farm, runs[i])
 		fr := readJobs(t, out[0].Dir)
 		if fr.Len() != 10+5*i {
@@ -602,7 +608,7 @@ func TestForeignMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Done != 10 {
 		t.Fatalf("progress: %+v", p)
 	}
@@ -617,7 +623,14 @@ func TestForeignMessages(t *testing.T) {
 	if st := ws.List[0].Stats(); st.Done != 10 {
 		t.Errorf("worker stats %+v, want 10 done", st)
 	}
-	t.Logf("submitted 10 real + %d foreign messages: %d results, %d recorded failures", len(bad), p.Done, len(fails))
+	// The worker logged each malformed message it rejected (the four
+	// above that are not well-formed job messages), naming the job.
+	rejected := logLines(f.Logs.String(), "level=ERROR", `msg="rejected a malformed job message"`)
+	if len(rejected) != 4 || !strings.Contains(strings.Join(rejected, "\n"), "job=11111111-1111-1111-1111-111111111111") ||
+		!strings.Contains(strings.Join(rejected, "\n"), "job=44444444-4444-4444-4444-444444444444") {
+		t.Errorf("the worker logged %d rejections, want 4 naming jobs 1111… and 4444…:\n%s", len(rejected), strings.Join(rejected, "\n"))
+	}
+	t.Logf("submitted 10 real + %d foreign messages: %d results, %d recorded failures, %d rejections logged", len(bad), p.Done, len(fails), len(rejected))
 }
 
 // TestCoordinatorLease: a second coordinator on a live farm refuses with the
@@ -647,7 +660,7 @@ func TestCoordinatorLease(t *testing.T) {
 	c3 := f.StartCoordinator("third")
 	t.Logf("third coordinator took over after %v", time.Since(start).Round(time.Millisecond))
 	f.StartWorkers(1, "w", worker.Config{})
-	p := WaitRun(t, c3.Coordinator, rep.Run, 30*time.Second)
+	p := WaitRun(t, c3.Coordinator, rep.Run, eventWait)
 	if p.Done != 20 {
 		t.Fatalf("progress: %+v", p)
 	}
@@ -693,7 +706,7 @@ func TestMultiSweepFile(t *testing.T) {
 	if rep.Total != 21 || rep.Published != 21 {
 		t.Fatalf("submit: %+v", rep)
 	}
-	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Done != 21 {
 		t.Fatalf("progress: %+v", p)
 	}
@@ -730,6 +743,21 @@ func TestMultiSweepFile(t *testing.T) {
 	}
 }
 
+// logLines returns the lines of logs that hold every one of parts.
+func logLines(logs string, parts ...string) []string {
+	var out []string
+	for _, l := range strings.Split(logs, "\n") {
+		all := l != ""
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // expectFailures waits until the jobs stream of c is empty (foreign messages
 // leave it when their deliveries run out, malformed ones at once), then
 // checks that each job of want was recorded as failed for run with a reason
@@ -737,7 +765,7 @@ func TestMultiSweepFile(t *testing.T) {
 func expectFailures(t *testing.T, c *Coordinator, run string, want map[string]string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for {
 		info, err := c.Farm.Jobs.Info(ctx)
 		if err != nil {
@@ -784,19 +812,22 @@ func markPublishing(t *testing.T, f *Farm, run string) {
 }
 
 // drainAndWait asks the first worker of ws to drain through its control
-// subject, as `schedfarm drain` does, and waits up to limit for the
-// workers to return.
-func drainAndWait(t *testing.T, c *Coordinator, ws *Workers, limit time.Duration) {
+// subject, as `schedfarm drain` does, calls then (if not nil) once the
+// worker has the request, and waits for the workers to return.
+func drainAndWait(t *testing.T, c *Coordinator, ws *Workers, then func()) {
 	t.Helper()
-	if _, err := c.Farm.NC.Request(c.Farm.Names.ControlSubject(ws.List[0].Name()), []byte("drain"), 5*time.Second); err != nil {
+	if _, err := c.Farm.NC.Request(c.Farm.Names.ControlSubject(ws.List[0].Name()), []byte("drain"), eventWait); err != nil {
 		t.Fatal(err)
+	}
+	if then != nil {
+		then()
 	}
 	done := make(chan struct{})
 	go func() { ws.wg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(limit):
-		t.Fatal("drained worker did not return")
+	case <-time.After(eventWait):
+		t.Fatalf("the drained worker did not return within %v", eventWait)
 	}
 }
 
@@ -829,7 +860,7 @@ func TestForgedHeartbeats(t *testing.T) {
 	if err := nc.NC.Publish(names.HeartbeatSubject("probe"), data); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for {
 		ws := c.Coordinator.Workers()
 		if len(ws) > 0 {
@@ -853,7 +884,7 @@ func TestCPUTimeRecorded(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	f.StartWorkers(2, "w", worker.Config{})
 	rep := submit(t, c.Coordinator, benchSweep("cpu", 10, 2, 5, ""), false)
-	WaitRun(t, c.Coordinator, rep.Run, 60*time.Second)
+	WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	fr := readJobs(t, collect(t, f, c.Farm, rep.Run)[0].Dir)
 	cpu, ok1 := fr.Col("cpu_ms").([]float64)
 	dur, ok2 := fr.Col("duration_ms").([]float64)

@@ -42,19 +42,33 @@ type Farm struct {
 	InProcess bool
 	// Auth, when set, adds credentials or TLS to every connection.
 	Auth func(*broker.ConnConfig)
-	// Logger receives the farm's logs: warnings and errors by default,
-	// everything with SCHEDFARM_TEST_LOG=debug.
+	// Logger receives the farm's logs (warnings and errors; every level
+	// from SCHEDFARM_TEST_LOG, e.g. debug, up): they go into Logs, not to
+	// the terminal, so that the errors a test provokes on purpose (a
+	// malformed message rejected, a full store) do not read as failures.
+	// A test asserts on them in Logs; they are shown, through the test's
+	// log, only when the test fails.
 	Logger *slog.Logger
+	// Logs holds what Logger wrote.
+	Logs *SyncBuffer
 	// sc is the server's configuration, for RestartServer.
 	sc broker.ServerConfig
 }
 
-func testLogger() *slog.Logger {
-	level := slog.LevelError
+// testLogger returns a logger into a new buffer, which is written to tb's
+// log when tb fails.
+func testLogger(tb testing.TB) (*slog.Logger, *SyncBuffer) {
+	level := slog.LevelWarn
 	if os.Getenv("SCHEDFARM_TEST_LOG") != "" {
 		_ = level.UnmarshalText([]byte(os.Getenv("SCHEDFARM_TEST_LOG")))
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logs := &SyncBuffer{}
+	tb.Cleanup(func() {
+		if tb.Failed() && logs.Len() > 0 {
+			tb.Logf("--- the farm's logs:\n%s", logs.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level})), logs
 }
 
 // New starts an embedded server with file storage in a temporary directory.
@@ -74,7 +88,8 @@ func NewWithServer(tb testing.TB, s broker.Settings, sc broker.ServerConfig) *Fa
 	if err != nil {
 		tb.Fatal(err)
 	}
-	f := &Farm{TB: tb, Server: ns, Settings: s, Dir: dir, Logger: testLogger(), sc: sc}
+	f := &Farm{TB: tb, Server: ns, Settings: s, Dir: dir, sc: sc}
+	f.Logger, f.Logs = testLogger(tb)
 	tb.Cleanup(func() {
 		f.Server.Shutdown()
 		f.Server.WaitForShutdown()

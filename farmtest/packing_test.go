@@ -15,19 +15,26 @@ import (
 	"schedfarm/broker"
 	"schedfarm/coordinator"
 	"schedfarm/results"
+	"schedfarm/simcore"
+	"schedfarm/simcore/bench"
 	"schedfarm/worker"
 )
 
 // packedRun runs text on a fresh farm of n workers under a packing policy
 // and returns the collected folder, the run's packing and the number of
-// messages published on the work queue.
-func packedRun(t *testing.T, s broker.Settings, pol coordinator.Packing, n int, text string) (string, []broker.PackChoice, uint64) {
+// messages published on the work queue. The workers run models as wrap
+// (if given) makes the farm's.
+func packedRun(t *testing.T, s broker.Settings, pol coordinator.Packing, n int, text string, wrap ...func(*Farm) *Farm) (string, []broker.PackChoice, uint64) {
 	t.Helper()
 	f := New(t, s)
 	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: pol})
-	f.StartWorkers(n, "w", worker.Config{FlushRows: 50})
+	workers := f
+	for _, w := range wrap {
+		workers = w(workers)
+	}
+	workers.StartWorkers(n, "w", worker.Config{FlushRows: 50})
 	rep := submit(t, c.Coordinator, text, false)
-	p := WaitRun(t, c.Coordinator, rep.Run, 2*time.Minute)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Failed != 0 || p.Done != rep.Total {
 		t.Fatalf("packing %v: progress %+v", pol, *p)
 	}
@@ -87,7 +94,9 @@ func sameResults(t *testing.T, what string, dirA, dirB string) {
 // TestPackingSameResults: a sweep of tiny jobs is packed (auto: a probe of
 // single jobs, then packs; or a fixed size), in far fewer messages, and its
 // results are bit-identical to an unpacked run's; the packing is recorded
-// in the run record, run.json and jobs.parquet's metadata.
+// in the run record, run.json and jobs.parquet's metadata. The target is
+// 1 s of model time per pack, so that k ≥ 10 unless the 0-ms jobs take
+// 100 ms each.
 func TestPackingSameResults(t *testing.T) {
 	const jobs = 300
 	text := benchSweep("tiny", 60, 5, 0, "      noise: 2.5\n")
@@ -96,7 +105,7 @@ func TestPackingSameResults(t *testing.T) {
 		t.Fatalf("off: %d messages, packing %+v", offMsgs, offPacking)
 	}
 
-	autoDir, autoPacking, autoMsgs := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: 10 * time.Second}, 2, text)
+	autoDir, autoPacking, autoMsgs := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, Target: time.Second, ProbeWait: time.Minute}, 2, text)
 	if len(autoPacking) != 1 {
 		t.Fatalf("auto: packing %+v", autoPacking)
 	}
@@ -155,30 +164,35 @@ func TestPackingSameResults(t *testing.T) {
 }
 
 // TestPackingLongJobsUnpacked: jobs longer than the target stay one per
-// message, and the probe does not wait for all its results.
+// message, and the probe does not wait for all its results: four long
+// results show long jobs, so the submission returns while the other four
+// probe jobs are held in flight, with a ProbeWait the test would not
+// outlive. Every job is held by a gate; four are let go one by one, each
+// after 50 ms at least (a model time above the 30-ms target, whatever
+// the machine's speed).
 func TestPackingLongJobsUnpacked(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 80 jobs of 40 ms")
-	}
-	pol := coordinator.Packing{Mode: coordinator.PackAuto, ProbeJobs: 8, ProbeWait: 20 * time.Second}
+	pol := coordinator.Packing{Mode: coordinator.PackAuto, ProbeJobs: 8, ProbeWait: time.Hour}
 	f := New(t, Settings())
 	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: pol})
-	f.StartWorkers(2, "w", worker.Config{})
-	start := time.Now()
-	rep := submit(t, c.Coordinator, benchSweep("long", 20, 4, 40, ""), false)
-	took := time.Since(start)
-	WaitRun(t, c.Coordinator, rep.Run, time.Minute)
-	ch := runRecord(t, c.Farm, rep.Run).Packing[0]
+	held, g := f.heldBench(nil)
+	held.StartWorkers(2, "w", worker.Config{})
+	done := submitAsync(c.Submit, coordinator.SubmitRequest{File: "test.yaml", Text: benchSweep("long", 20, 1, 0, "")})
+	for range 4 {
+		g.waitHeld(t, 1, "a worker")
+		time.Sleep(50 * time.Millisecond) // a lower bound of the job's model time
+		g.releaseOne(nil)
+	}
+	s := awaitSubmitted(t, done, "four long probe results (does the probe wait for all eight?)")
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	g.Open()
+	WaitRun(t, c.Coordinator, s.rep.Run, eventWait)
+	ch := runRecord(t, c.Farm, s.rep.Run).Packing[0]
 	if ch.K != 1 || ch.Probed < 4 || ch.ProbeMeanMs < 30 {
-		t.Errorf("packing of 40-ms jobs: %+v", ch)
+		t.Errorf("packing of long jobs: %+v", ch)
 	}
-	// Four 40-ms results show long jobs: the submission returns after
-	// about two rounds of the two workers, not after the eight probe jobs
-	// nor the 20-s ProbeWait.
-	if took > 5*time.Second {
-		t.Errorf("submission took %v", took)
-	}
-	t.Logf("submission took %v; packing %+v", took, ch)
+	t.Logf("packing %+v", ch)
 }
 
 // TestPackingFailingJobs: a job that fails inside a pack is recorded as
@@ -202,7 +216,7 @@ func TestPackingFailingJobs(t *testing.T) {
         values: [never, error, panic]
 `
 	rep := submit(t, c.Coordinator, text, false)
-	p := WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Done != 8 || p.Failed != 16 {
 		t.Fatalf("progress: %+v", *p)
 	}
@@ -282,18 +296,21 @@ func firstLineOf(s string) string {
 // the pack is redelivered to another worker, which splits it into
 // messages of one job (one of them may have crashed the first worker),
 // each run alone and stored in a part of its own on that same second
-// delivery; every job has exactly one result, and nothing is lost.
+// delivery; every job has exactly one result, and nothing is lost. The
+// pack's first job is held in flight (a gate) until the worker is gone.
 func TestPackingWorkerDiesMidPack(t *testing.T) {
 	s := Settings()
 	s.AckWait = time.Second
 	f := New(t, s)
 	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 6}})
-	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
-	// One pack of 6 jobs of 300 ms: 1.8 s, longer than the 1-s AckWait.
-	rep := submit(t, c.Coordinator, benchSweep("pack", 6, 1, 300, ""), false)
+	held, g := f.heldBench(nil)
+	doomed := held.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	// One pack of 6 jobs, its first held in flight until the worker is gone.
+	rep := submit(t, c.Coordinator, benchSweep("pack", 6, 1, 0, ""), false)
+	g.waitHeld(t, 1, "the doomed worker")
 	killMidJob(t, c, doomed)
 	f.StartWorkers(1, "survivor", worker.Config{})
-	p := WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Done != 6 || p.Failed != 0 {
 		t.Fatalf("progress: %+v", *p)
 	}
@@ -368,7 +385,7 @@ func TestPackingRestartMidPublication(t *testing.T) {
 		t.Fatalf("stream holds %d messages after republish, want 20 packs (dedup)", info.State.Msgs)
 	}
 	f.StartWorkers(2, "w", worker.Config{})
-	if p := WaitRun(t, c2.Coordinator, rep.Run, time.Minute); p.Done != 200 {
+	if p := WaitRun(t, c2.Coordinator, rep.Run, eventWait); p.Done != 200 {
 		t.Fatalf("progress: %+v", *p)
 	}
 	if out := collect(t, f, c2.Farm, rep.Run); out[0].OK != 200 || out[0].Missing != 0 {
@@ -377,41 +394,33 @@ func TestPackingRestartMidPublication(t *testing.T) {
 }
 
 // TestPackingDrain: a worker asked to drain in the middle of a pack
-// finishes the pack, stores its results and returns.
+// finishes the pack, stores its results and returns. The pack's first job
+// is held in flight (a gate) until the drain is asked for.
 func TestPackingDrain(t *testing.T) {
 	f := New(t, Settings())
 	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 5}})
-	ws := f.StartWorkers(1, "w", worker.Config{Heartbeat: 20 * time.Millisecond})
-	// Two packs of 5 jobs of 300 ms: the drain arrives early in the first.
-	rep := submit(t, c.Coordinator, benchSweep("drain", 10, 1, 300, ""), false)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if w := c.Workers(); len(w) == 1 && len(w[0].InFlight) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the worker never started a job")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	drainAndWait(t, c, ws, 20*time.Second)
+	held, g := f.heldBench(nil)
+	ws := held.StartWorkers(1, "w", worker.Config{Heartbeat: 20 * time.Millisecond})
+	// Two packs of 5 jobs: the drain arrives while the first one's first
+	// job is held.
+	rep := submit(t, c.Coordinator, benchSweep("drain", 10, 1, 0, ""), false)
+	g.waitHeld(t, 1, "the worker")
+	drainAndWait(t, c, ws, g.Open)
 	// The drained worker finished its pack: 5 results stored, 5 queued.
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		p, err := c.Progress(context.Background(), rep.Run)
+	var p *coordinator.RunProgress
+	waitFor(t, "the drained worker's pack of 5 results", func() bool {
+		var err error
+		p, err = c.Progress(context.Background(), rep.Run)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Done == 5 {
-			break
-		}
-		if p.Done > 5 || time.Now().After(deadline) {
-			t.Fatalf("after draining mid-pack: %+v, want 5 done", *p)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return p.Done >= 5
+	})
+	if p.Done != 5 {
+		t.Fatalf("after draining mid-pack: %+v, want 5 done", *p)
 	}
 	f.StartWorkers(1, "next", worker.Config{})
-	if p := WaitRun(t, c.Coordinator, rep.Run, time.Minute); p.Done != 10 || p.Redelivered != 0 {
+	if p := WaitRun(t, c.Coordinator, rep.Run, eventWait); p.Done != 10 || p.Redelivered != 0 {
 		t.Fatalf("progress: %+v", *p)
 	}
 }
@@ -419,16 +428,19 @@ func TestPackingDrain(t *testing.T) {
 // TestPackingLastDeliveryLost: a worker dies on a pack's last allowed
 // delivery; the max-deliveries advisory makes the coordinator record each
 // of the pack's jobs as failed, remove the message and finish the run.
+// The pack's first job is held in flight (a gate) until the worker is gone.
 func TestPackingLastDeliveryLost(t *testing.T) {
 	s := Settings()
 	s.MaxDeliver = 1
 	s.AckWait = time.Second
 	f := New(t, s)
 	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackFixed, K: 3}})
-	doomed := f.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
-	rep := submit(t, c.Coordinator, benchSweep("lost", 3, 1, 1000, ""), false)
+	held, g := f.heldBench(nil)
+	doomed := held.StartWorkers(1, "doomed", worker.Config{Heartbeat: 20 * time.Millisecond})
+	rep := submit(t, c.Coordinator, benchSweep("lost", 3, 1, 0, ""), false)
+	g.waitHeld(t, 1, "the doomed worker")
 	killMidJob(t, c, doomed)
-	p := WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Failed != 3 || p.Done != 0 || len(p.Failures) != 3 {
 		t.Fatalf("progress: %+v", *p)
 	}
@@ -458,7 +470,7 @@ func TestPackingForeignPack(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	f.StartWorkers(1, "w", worker.Config{})
 	rep := submit(t, c.Coordinator, benchSweep("real", 3, 1, 0, ""), false)
-	WaitRun(t, c.Coordinator, rep.Run, 30*time.Second)
+	WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	ctx := context.Background()
 	pack := `{"run":"` + rep.Run + `","jobs":[` +
 		`{"id":"11111111-1111-1111-1111-111111111111","model":"bench","model_version":"1","params":{"size":-5}},` +
@@ -473,6 +485,9 @@ func TestPackingForeignPack(t *testing.T) {
 	})
 	if _, failed := reasons["55555555-5555-5555-5555-555555555555"]; failed {
 		t.Error("the good job of the pack was recorded as failed")
+	}
+	if rejected := logLines(f.Logs.String(), "level=ERROR", `msg="rejected a malformed job message"`, "job=11111111-1111-1111-1111-111111111111"); len(rejected) == 0 {
+		t.Errorf("the worker did not log the malformed job of the pack it rejected:\n%s", f.Logs.String())
 	}
 	// Its result was registered (a part of this run holds it).
 	lister, err := c.Farm.Done.ListKeysFiltered(ctx, rep.Run+".*")
@@ -502,9 +517,11 @@ func TestPackingForeignPack(t *testing.T) {
 // while it runs one (after short messages, with plenty queued), but when
 // the one it runs turns out long and another worker has nothing to do, it
 // hands the message it holds to that worker instead of keeping it until
-// its own job ends: the long job is the last its worker runs.
+// its own job ends: the long job is the last its worker runs. The long job
+// is held in flight (a gate) until every other job is done, which only a
+// hand-off lets happen.
 func TestPrefetchedJobGoesToIdleWorker(t *testing.T) {
-	const long = 2500.0
+	const long = 2.5
 	text := fmt.Sprintf(`sweeps:
   - name: hold
     model: bench
@@ -513,8 +530,19 @@ func TestPrefetchedJobGoesToIdleWorker(t *testing.T) {
       - name: work_ms
         values: [1, 1.1, 1.2, 1.3, %g, 3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.1, 2.2, 2.3]
 `, long)
-	dir, _, _ := packedRun(t, Settings(), coordinator.Packing{}, 2, text)
-	jobs := readJobs(t, dir)
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	held, g := f.heldBench(func(p simcore.Params) bool { return p.Float("work_ms") == long })
+	held.StartWorkers(2, "w", worker.Config{FlushRows: 50})
+	rep := submit(t, c.Coordinator, text, false)
+	g.waitHeld(t, 1, "a worker (the long job)")
+	waitFor(t, "the 14 other jobs to be done while the long one is held (the prefetched message handed to the idle worker)", func() bool {
+		p, err := c.Progress(context.Background(), rep.Run)
+		return err == nil && p.Done == 14
+	})
+	g.Open()
+	WaitRun(t, c.Coordinator, rep.Run, eventWait)
+	jobs := readJobs(t, collect(t, f, c.Farm, rep.Run)[0].Dir)
 	workers, work := strCol(t, jobs, "worker"), jobs.Col("work_ms").([]float64)
 	starts := jobs.Col("started_at").([]time.Time)
 	l := slices.Index(work, long)
@@ -531,10 +559,17 @@ func TestPrefetchedJobGoesToIdleWorker(t *testing.T) {
 
 // TestPackingShortestSweepLast: under auto packing the probed sweeps are
 // published longest jobs first, whatever their order in the file, and the
-// one of the shortest jobs ends the run in shrinking packs.
+// one of the shortest jobs ends the run in shrinking packs. The long
+// sweep's jobs last 120 ms at least (waiting, not burning): long against a
+// 200-ms target whatever the machine's speed, and longer than the 0-ms
+// jobs unless those take 100 ms each.
 func TestPackingShortestSweepLast(t *testing.T) {
-	text := benchSweep("short", 20, 5, 0, "") + strings.TrimPrefix(benchSweep("long", 20, 5, 2, ""), "sweeps:\n")
-	_, choices, _ := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeWait: 10 * time.Second}, 2, text)
+	text := benchSweep("short", 20, 5, 0, "") + strings.TrimPrefix(benchSweep("long", 5, 2, 2, ""), "sweeps:\n")
+	lasts := func(f *Farm) *Farm {
+		return f.withModel(&lasting{bench.New(), 120 * time.Millisecond, func(p simcore.Params) bool { return p.Float("work_ms") == 2 }})
+	}
+	pol := coordinator.Packing{Mode: coordinator.PackAuto, Target: 200 * time.Millisecond, ProbeJobs: 4, ProbeWait: time.Minute}
+	_, choices, _ := packedRun(t, Settings(), pol, 2, text, lasts)
 	if len(choices) != 2 || choices[0].Sweep != "short" || choices[1].Sweep != "long" {
 		t.Fatalf("packing %+v", choices)
 	}
@@ -549,20 +584,44 @@ func TestPackingShortestSweepLast(t *testing.T) {
 
 // TestProbeWaitCountsFromLastResult: ProbeWait bounds the wait for the
 // next probe result, not the whole probe: a probe that takes longer than
-// ProbeWait in all (here 32 jobs of 100 ms and 32 tiny ones on 2 workers,
-// about 1.6 s, against 1.2 s) but whose results keep coming is waited for
-// to the end, and every sweep is measured on all its probe jobs. Timing
-// based, so skipped in -short mode (the race detector's run).
+// ProbeWait in all but whose results keep coming is waited for to the end,
+// and every sweep is measured on all its probe jobs. The slow sweep's jobs
+// are held in flight (a gate) and let go one every 250 ms, so the 16 of
+// its probe (and the tiny sweep's 16, queued among them) come back over at
+// least 3.75 s, against a ProbeWait of 2.5 s: a gap between two results
+// exceeds ProbeWait only if storing one result takes over 2 s.
 func TestProbeWaitCountsFromLastResult(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing based")
-	}
-	text := benchSweep("slow", 66, 1, 100, "") + strings.TrimPrefix(benchSweep("tiny", 20, 5, 0, ""), "sweeps:\n")
-	_, choices, _ := packedRun(t, Settings(), coordinator.Packing{Mode: coordinator.PackAuto, ProbeJobs: 32, ProbeWait: 1200 * time.Millisecond}, 2, text)
+	const probeJobs, step = 16, 250 * time.Millisecond
+	text := benchSweep("slow", 66, 1, 1, "") + strings.TrimPrefix(benchSweep("tiny", 20, 5, 0, ""), "sweeps:\n")
+	f := New(t, Settings())
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackAuto, ProbeJobs: probeJobs, ProbeWait: 2500 * time.Millisecond}})
+	held, g := f.heldBench(func(p simcore.Params) bool { return p.Float("work_ms") == 1 })
+	held.StartWorkers(2, "w", worker.Config{FlushRows: 50})
+	stop := make(chan struct{})
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		for i := 0; i < probeJobs; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(step):
+			}
+			if !g.releaseOne(stop) {
+				return
+			}
+		}
+	}()
+	rep := submit(t, c.Coordinator, text, false)
+	close(stop)
+	<-released
+	g.Open()
+	WaitRun(t, c.Coordinator, rep.Run, eventWait)
+	choices := runRecord(t, c.Farm, rep.Run).Packing
 	if len(choices) != 2 || choices[1].Sweep != "tiny" {
 		t.Fatalf("packing %+v", choices)
 	}
-	if slow, tiny := choices[0], choices[1]; slow.K != 1 || slow.Probed < 4 || tiny.Probed != 32 || tiny.K < 10 {
+	if slow, tiny := choices[0], choices[1]; slow.K != 1 || slow.Probed < 4 || tiny.Probed != probeJobs {
 		t.Errorf("the probe ended before all its results came back:\nslow: %+v\ntiny: %+v", slow, tiny)
 	}
 }

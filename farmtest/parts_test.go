@@ -6,7 +6,6 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"schedfarm/broker"
 	"schedfarm/coordinator"
@@ -25,12 +24,12 @@ func TestInvalidateParts(t *testing.T) {
 	f.StartWorkers(2, "w", worker.Config{})
 	text := benchSweep("invalidate", 8, 2, 0, "")
 	first := submit(t, c.Coordinator, text, false)
-	WaitRun(t, c.Coordinator, first.Run, time.Minute)
+	WaitRun(t, c.Coordinator, first.Run, eventWait)
 	truth := valuesByJob(t, f, c.Farm, first.Run)
 	// A forced rerun, then its parts invalidated: the first run's results,
 	// which it superseded, must not come back.
 	forced := submit(t, c.Coordinator, text, true)
-	WaitRun(t, c.Coordinator, forced.Run, time.Minute)
+	WaitRun(t, c.Coordinator, forced.Run, eventWait)
 	ctx := context.Background()
 	before, err := coordinator.ListParts(ctx, c.Farm, forced.Run)
 	if err != nil {
@@ -78,7 +77,7 @@ func TestInvalidateParts(t *testing.T) {
 	if later.Published != len(truth) {
 		t.Fatalf("the submission after the invalidation published %d job(s), want %d", later.Published, len(truth))
 	}
-	WaitRun(t, c.Coordinator, later.Run, time.Minute)
+	WaitRun(t, c.Coordinator, later.Run, eventWait)
 	for _, run := range []string{later.Run, forced.Run} {
 		if got := valuesByJob(t, f, c.Farm, run); !equalValues(got, truth) {
 			t.Errorf("run %s: values after the rerun differ from the first run's", run)
@@ -95,7 +94,7 @@ func TestPartsWrittenOnce(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	f.StartWorkers(1, "w", worker.Config{})
 	run := submit(t, c.Coordinator, benchSweep("once", 3, 1, 0, ""), false)
-	WaitRun(t, c.Coordinator, run.Run, time.Minute)
+	WaitRun(t, c.Coordinator, run.Run, eventWait)
 	key, rec := firstPart(t, c.Farm, run.Run)
 	ctx := context.Background()
 	w := f.Connect("worker-2")

@@ -82,7 +82,7 @@ func (r *refusals) denied(t *testing.T, what, subject string, fn func(ctx contex
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- fn(ctx) }()
-	bound := time.After(time.Minute)
+	bound := time.After(eventWait)
 	for !r.has(subject) {
 		select {
 		case <-r.more:
@@ -95,7 +95,7 @@ func (r *refusals) denied(t *testing.T, what, subject string, fn func(ctx contex
 			}
 			t.Fatalf("%s: failed with %v, not for permissions on %s", what, err, subject)
 		case <-bound:
-			t.Fatalf("%s: no permissions violation on %s after a minute (seen: %v)", what, subject, r.seen)
+			t.Fatalf("%s: no permissions violation on %s after %v (seen: %v)", what, subject, eventWait, r.seen)
 		}
 	}
 	cancel()
@@ -149,7 +149,7 @@ func TestPerRolePermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	out, err := coordinator.Collect(ctx, cl, f.Registry, rep.Run, coordinator.CollectOptions{
 		ResultsDir: filepath.Join(f.Dir, "results"), Provenance: testProvenance(),
 	})
@@ -240,7 +240,7 @@ func TestPerRolePermissions(t *testing.T) {
 	if !strings.Contains(serverLog.String(), "Violation") {
 		t.Error("the server logged none of the refusals: the check of the legitimate run above sees nothing")
 	}
-	if p := WaitRun(t, c.Coordinator, rep.Run, time.Minute); p.Status != "complete" {
+	if p := WaitRun(t, c.Coordinator, rep.Run, eventWait); p.Status != "complete" {
 		t.Errorf("the run after the refusals: %+v", p)
 	}
 }

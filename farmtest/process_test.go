@@ -3,7 +3,10 @@ package farmtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"schedfarm/broker"
@@ -87,7 +91,7 @@ func newCluster(t *testing.T, ackWait string) *cluster {
 // client send it, without it on any command line).
 func newClusterEnv(t *testing.T, ackWait string, env []string) *cluster {
 	if testing.Short() {
-		t.Skip("multi-process farm test (-short)")
+		t.Skip("skipped by -short: a farm of separate processes of the binary (run without -short)")
 	}
 	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t), env: env,
 		procs: map[string]*exec.Cmd{}, logs: map[string]*SyncBuffer{}}
@@ -107,7 +111,7 @@ func newClusterEnv(t *testing.T, ackWait string, env []string) *cluster {
 		}
 	})
 	c.start("server", "server", "--port", fmt.Sprint(c.port), "--store-dir", filepath.Join(c.dir, "nats"))
-	c.waitPort(10 * time.Second)
+	c.waitPort(eventWait)
 	return c
 }
 
@@ -161,6 +165,47 @@ func (c *cluster) waitPort(timeout time.Duration) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	c.t.Fatalf("NATS server not listening on %d after %v", c.port, timeout)
+}
+
+// waitWorkers listens to the heartbeats of the farm's workers (every 2 s
+// each) until cond holds on the last one of every worker seen, by worker
+// name; after eventWait the test fails saying what it waited for.
+func (c *cluster) waitWorkers(what string, cond func(last map[string]broker.Heartbeat) bool) {
+	c.t.Helper()
+	ch := make(chan *nats.Msg, 256)
+	sub, err := c.conn().ChanSubscribe("schedfarm.hb.>", ch)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	last := map[string]broker.Heartbeat{}
+	bound := time.After(eventWait)
+	for {
+		select {
+		case m := <-ch:
+			var hb broker.Heartbeat
+			if json.Unmarshal(m.Data, &hb) == nil {
+				last[hb.Worker] = hb
+			}
+			if cond(last) {
+				return
+			}
+		case <-bound:
+			c.t.Fatalf("waited %v for %s; the last heartbeats: %+v", eventWait, what, last)
+		}
+	}
+}
+
+// holding is a waitWorkers condition: each of workers holds a job.
+func holding(workers ...string) func(map[string]broker.Heartbeat) bool {
+	return func(last map[string]broker.Heartbeat) bool {
+		for _, w := range workers {
+			if len(last[w].Running) == 0 {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // run runs a short command of the binary and returns its stdout.
@@ -228,8 +273,8 @@ func (c *cluster) writeSweep(name, text string) string {
 // submit submits a sweep and returns the run ID, once a coordinator answers.
 func (c *cluster) submit(path string) string {
 	c.t.Helper()
-	c.waitCoordinator(20 * time.Second)
-	out, err := c.run(30*time.Second, "submit", path)
+	c.waitCoordinator(eventWait)
+	out, err := c.run(eventWait, "submit", path)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -243,7 +288,7 @@ func (c *cluster) waitDone(run string, timeout time.Duration) (total, done, fail
 	c.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		out, err := c.run(10*time.Second, "status", run)
+		out, err := c.run(eventWait, "status", run)
 		if err == nil {
 			if m := doneRE.FindStringSubmatch(out); m != nil && m[1] == run && m[2] == "complete" {
 				fmt.Sscan(m[3], &total)
@@ -271,7 +316,7 @@ func (c *cluster) expectDone(run string, want int, timeout time.Duration) {
 // collectJobs collects a run and returns its sweep's jobs table.
 func (c *cluster) collectJobs(run, sweepName string) (*results.Frame, string) {
 	c.t.Helper()
-	if _, err := c.run(60*time.Second, "collect", run); err != nil {
+	if _, err := c.run(eventWait, "collect", run); err != nil {
 		c.t.Fatal(err)
 	}
 	dir := filepath.Join(c.dir, "results", sweepName, run)
@@ -325,10 +370,25 @@ const procSweep = `sweeps:
         range: {from: 1, to: %d, step: 1}
 `
 
+// holdSweep is procSweep with every job held in flight (bench variant
+// wait:FILE) until a fileGate opens: arguments the gate's variant and the
+// number of points (4 replicates each).
+const holdSweep = `sweeps:
+  - name: procs
+    model: bench
+    seed: 11
+    replicates: 4
+    params: {work_ms: 0, rows: 1, variant: %q}
+    axes:
+      - name: size
+        range: {from: 1, to: %d, step: 1}
+`
+
 // TestProcessesMatchSingleProcess: server, coordinator and three workers as
 // separate processes run a quick paper config and give the same results as
-// `schedfarm run`. Bound: 90 s.
+// `schedfarm run`.
 func TestProcessesMatchSingleProcess(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "5s")
 	c.start("coordinator", "coordinator")
 	for i := 0; i < 3; i++ {
@@ -340,7 +400,7 @@ func TestProcessesMatchSingleProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := c.submit(path)
-	total, done, failed := c.waitDone(run, 60*time.Second)
+	total, done, failed := c.waitDone(run, eventWait)
 	if done != total || failed != 0 || total == 0 {
 		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
 	}
@@ -356,114 +416,131 @@ func TestProcessesMatchSingleProcess(t *testing.T) {
 	if len(matches) != 1 {
 		t.Fatalf("single-process results: %v", matches)
 	}
-	if out, err := c.run(30*time.Second, "verify", dir, "--against", matches[0]); err != nil {
+	if out, err := c.run(eventWait, "verify", dir, "--against", matches[0]); err != nil {
 		t.Fatalf("multi-process and single-process results differ: %v\n%s", err, out)
 	}
 }
 
-// TestKillWorkerMidJob: kill -9 one of three worker processes while jobs
-// run; its jobs are redelivered after AckWait, none lost or duplicated.
-// Bound: 60 s.
+// TestKillWorkerMidJob: kill -9 one of three worker processes while each
+// holds a job (held in flight until the test lets the jobs go); its jobs
+// are redelivered after AckWait, none lost or duplicated.
 func TestKillWorkerMidJob(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "2s")
 	c.start("coordinator", "coordinator")
 	for i := 0; i < 3; i++ {
 		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
 	}
-	run := c.submit(c.writeSweep("kill.yaml", fmt.Sprintf(procSweep, 150, 10)))
-	time.Sleep(1 * time.Second) // every worker is mid-job
-	c.kill("worker1", syscall.SIGKILL, 5*time.Second)
-	c.expectDone(run, 40, 60*time.Second)
+	g := newFileGate(t)
+	run := c.submit(c.writeSweep("kill.yaml", fmt.Sprintf(holdSweep, g.Variant(), 10)))
+	c.waitWorkers("every worker to hold a job", holding("w0-w0", "w1-w0", "w2-w0"))
+	c.kill("worker1", syscall.SIGKILL, eventWait)
+	g.Open()
+	c.expectDone(run, 40, eventWait)
 	fr, _ := c.collectJobs(run, "procs")
 	if checkOnce(t, fr, 40) == 0 {
 		t.Fatal("no job was redelivered: the killed worker held none")
 	}
 }
 
-// TestKillCoordinatorAndRestart: kill -9 the coordinator mid-run and start
-// a new one; it takes over once the dead one's lease expires (≤ 10 s) and
-// the run completes. Bound: 90 s.
+// TestKillCoordinatorAndRestart: kill -9 the coordinator mid-run (every
+// worker holding a job) and start a new one; it takes over once the dead
+// one's lease expires (≤ 10 s) and the run completes.
 func TestKillCoordinatorAndRestart(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "5s")
 	c.start("coordinator", "coordinator")
 	for i := 0; i < 2; i++ {
 		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
 	}
-	run := c.submit(c.writeSweep("coord.yaml", fmt.Sprintf(procSweep, 40, 20)))
-	time.Sleep(500 * time.Millisecond)
-	c.kill("coordinator", syscall.SIGKILL, 5*time.Second)
-	time.Sleep(500 * time.Millisecond)
+	g := newFileGate(t)
+	run := c.submit(c.writeSweep("coord.yaml", fmt.Sprintf(holdSweep, g.Variant(), 20)))
+	c.waitWorkers("every worker to hold a job", holding("w0-w0", "w1-w0"))
+	c.kill("coordinator", syscall.SIGKILL, eventWait)
+	g.Open() // results land while no coordinator runs
 	c.start("coordinator2", "coordinator")
-	c.expectDone(run, 80, 90*time.Second)
+	c.expectDone(run, 80, eventWait)
 	fr, _ := c.collectJobs(run, "procs")
 	checkOnce(t, fr, 80)
 }
 
-// TestRestartServerMidRun: stop the NATS server (file storage) mid-run and
-// start it again on the same port and store; clients reconnect and the run
-// completes. Bound: 90 s.
+// TestRestartServerMidRun: stop the NATS server (file storage) mid-run
+// (every worker holding a job) and start it again on the same port and
+// store; clients reconnect and the run completes.
 func TestRestartServerMidRun(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "5s")
 	c.start("coordinator", "coordinator")
 	for i := 0; i < 2; i++ {
 		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
 	}
-	run := c.submit(c.writeSweep("server.yaml", fmt.Sprintf(procSweep, 40, 20)))
-	time.Sleep(700 * time.Millisecond)
-	c.kill("server", syscall.SIGTERM, 10*time.Second)
-	time.Sleep(1 * time.Second)
+	g := newFileGate(t)
+	run := c.submit(c.writeSweep("server.yaml", fmt.Sprintf(holdSweep, g.Variant(), 20)))
+	c.waitWorkers("every worker to hold a job", holding("w0-w0", "w1-w0"))
+	c.kill("server", syscall.SIGTERM, eventWait)
 	c.start("server2", "server", "--port", fmt.Sprint(c.port), "--store-dir", filepath.Join(c.dir, "nats"))
-	c.waitPort(10 * time.Second)
-	c.expectDone(run, 80, 90*time.Second)
+	c.waitPort(eventWait)
+	g.Open()
+	c.expectDone(run, 80, eventWait)
 	fr, _ := c.collectJobs(run, "procs")
 	checkOnce(t, fr, 80)
 }
 
-// TestSIGTERMWorker: SIGTERM on a worker mid-job hands its job back and
-// stores its buffered results; the process exits 0 within seconds and the
-// run completes on the other worker. Bound: 60 s.
+// TestSIGTERMWorker: SIGTERM on a worker mid-job (its job held in flight)
+// hands its job back and stores its buffered results; the process exits 0
+// and the run completes on the other worker, well before the 10-min
+// AckWait would have moved the job.
 func TestSIGTERMWorker(t *testing.T) {
-	c := newCluster(t, "30s") // a long AckWait: only a hand-back makes the job move at once
+	t.Parallel()
+	c := newCluster(t, "10m") // a long AckWait: only a hand-back makes the job move at once
 	c.start("coordinator", "coordinator")
 	c.start("worker0", "worker", "--workers", "1", "--name", "w0")
-	run := c.submit(c.writeSweep("term.yaml", fmt.Sprintf(procSweep, 400, 3)))
-	time.Sleep(1 * time.Second)
+	g := newFileGate(t)
+	run := c.submit(c.writeSweep("term.yaml", fmt.Sprintf(holdSweep, g.Variant(), 3)))
+	c.waitWorkers("w0 to hold a job", holding("w0-w0"))
 	c.start("worker1", "worker", "--workers", "1", "--name", "w1")
 	start := time.Now()
-	st := c.kill("worker0", syscall.SIGTERM, 10*time.Second)
+	st := c.kill("worker0", syscall.SIGTERM, eventWait)
 	if !st.Success() {
 		t.Fatalf("worker exited with %v after SIGTERM", st)
 	}
 	t.Logf("worker exited cleanly %v after SIGTERM", time.Since(start).Round(time.Millisecond))
-	c.expectDone(run, 12, 25*time.Second) // well under AckWait
+	g.Open()
+	c.expectDone(run, 12, eventWait) // well under AckWait
 	fr, _ := c.collectJobs(run, "procs")
 	if checkOnce(t, fr, 12) == 0 {
 		t.Fatal("no job was handed back by the terminated worker")
 	}
 }
 
-// TestHungWorker: a worker process that hangs (SIGSTOP) mid-job stops
-// sending in-progress heartbeats, so its job is redelivered to another
-// worker after AckWait; when it wakes up (SIGCONT) its late result is
-// harmless: every job still has exactly one row. Bound: 60 s.
+// TestHungWorker: a worker process that hangs (SIGSTOP) mid-job (its job
+// held in flight) stops sending in-progress heartbeats, so its job is
+// redelivered to another worker after AckWait; when it wakes up (SIGCONT)
+// its late result is harmless: every job still has exactly one row.
 func TestHungWorker(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "2s")
 	c.start("coordinator", "coordinator")
 	hung := c.start("worker0", "worker", "--workers", "1", "--name", "w0")
-	run := c.submit(c.writeSweep("hung.yaml", fmt.Sprintf(procSweep, 300, 3)))
-	time.Sleep(800 * time.Millisecond) // w0 is mid-job
+	g := newFileGate(t)
+	run := c.submit(c.writeSweep("hung.yaml", fmt.Sprintf(holdSweep, g.Variant(), 3)))
+	c.waitWorkers("w0 to hold a job", holding("w0-w0"))
 	if err := hung.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	g.Open()
 	c.start("worker1", "worker", "--workers", "1", "--name", "w1")
-	total, done, failed := c.waitDone(run, 45*time.Second)
+	total, done, failed := c.waitDone(run, eventWait)
 	if err := hung.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
 	if total != 12 || done != 12 || failed != 0 {
 		t.Fatalf("status: total %d done %d failed %d", total, done, failed)
 	}
-	time.Sleep(1 * time.Second) // the late result lands
+	c.waitWorkers("the woken worker to settle its late job (nothing in flight or buffered)", func(last map[string]broker.Heartbeat) bool {
+		hb, ok := last["w0-w0"]
+		return ok && len(hb.Running) == 0 && hb.Buffered == 0
+	})
 	fr, _ := c.collectJobs(run, "procs")
 	if checkOnce(t, fr, 12) == 0 {
 		t.Fatal("no job was redelivered away from the hung worker")
@@ -471,34 +548,37 @@ func TestHungWorker(t *testing.T) {
 }
 
 // TestDrainCommand: `schedfarm drain WORKER` makes a worker process finish
-// its job, store its results and exit 0; the run completes on another
-// worker. Bound: 60 s.
+// its job (held in flight until the drain is asked for), store its
+// results and exit 0; the run completes on another worker, well before
+// the 10-min AckWait would have moved a job the drained worker left.
 func TestDrainCommand(t *testing.T) {
-	c := newCluster(t, "30s")
+	t.Parallel()
+	c := newCluster(t, "10m")
 	c.start("coordinator", "coordinator")
 	c.start("worker0", "worker", "--workers", "1", "--name", "w0")
-	run := c.submit(c.writeSweep("drain.yaml", fmt.Sprintf(procSweep, 200, 3)))
-	time.Sleep(700 * time.Millisecond)
-	if out, err := c.run(10*time.Second, "drain", "w0-w0"); err != nil || !strings.Contains(out, "draining") {
+	g := newFileGate(t)
+	run := c.submit(c.writeSweep("drain.yaml", fmt.Sprintf(holdSweep, g.Variant(), 3)))
+	c.waitWorkers("w0 to hold a job", holding("w0-w0"))
+	if out, err := c.run(eventWait, "drain", "w0-w0"); err != nil || !strings.Contains(out, "draining") {
 		t.Fatalf("drain: %v %s", err, out)
 	}
-	c.mu.Lock()
-	p := c.procs["worker0"]
-	c.mu.Unlock()
-	done := make(chan error, 1)
-	go func() { done <- p.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("drained worker exited with %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("drained worker did not exit")
+	g.Open()
+	if st := c.waitExit("worker0", eventWait); !st.Success() {
+		t.Fatalf("drained worker exited with %v", st)
 	}
 	c.start("worker1", "worker", "--workers", "1", "--name", "w1")
-	c.expectDone(run, 12, 40*time.Second)
+	c.expectDone(run, 12, eventWait)
 	fr, _ := c.collectJobs(run, "procs")
 	checkOnce(t, fr, 12)
+	byW0 := 0
+	for _, w := range fr.Col("worker").([]string) {
+		if w == "w0-w0" {
+			byW0++
+		}
+	}
+	if byW0 == 0 {
+		t.Error("the drained worker stored no result: it did not finish the job it held")
+	}
 }
 
 // consumerConfig reads the workers' consumer of the default prefix's farm
@@ -506,7 +586,7 @@ func TestDrainCommand(t *testing.T) {
 func (c *cluster) consumerConfig() jetstream.ConsumerConfig {
 	c.t.Helper()
 	js := c.js()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), eventWait)
 	defer cancel()
 	cons, err := js.Consumer(ctx, "SCHEDFARM_JOBS", broker.WorkersName)
 	if err != nil {
@@ -519,15 +599,30 @@ func (c *cluster) consumerConfig() jetstream.ConsumerConfig {
 	return info.Config
 }
 
-// js connects the test itself to the cluster's server.
-func (c *cluster) js() jetstream.JetStream {
+// conn connects the test itself to the cluster's server (with the
+// cluster's token, if its processes have one).
+func (c *cluster) conn() *nats.Conn {
 	c.t.Helper()
-	nc, err := broker.Connect(broker.ConnConfig{URL: fmt.Sprintf("nats://127.0.0.1:%d", c.port), Name: "test"})
+	// Its reconnections (a test restarts the server) are no news.
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cc := broker.ConnConfig{URL: fmt.Sprintf("nats://127.0.0.1:%d", c.port), Name: "test", Logger: quiet}
+	for _, e := range c.env {
+		if v, ok := strings.CutPrefix(e, "SCHEDFARM_TOKEN="); ok {
+			cc.Token = v
+		}
+	}
+	nc, err := broker.Connect(cc)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	c.t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
+	return nc
+}
+
+// js connects the test itself to the cluster's server.
+func (c *cluster) js() jetstream.JetStream {
+	c.t.Helper()
+	js, err := jetstream.New(c.conn())
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -540,8 +635,8 @@ func (c *cluster) js() jetstream.JetStream {
 // values in them, or asking for other values on the command line — leave
 // the consumer's configuration as the coordinator set it. (They used to
 // set their own: `status` alone switched the farm to 30 s and 5.)
-// Bound: 60 s.
 func TestClientsLeaveTheFarmAlone(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "10s")
 	c.coordFlags = nil
 	c.startEnv("coordinator", []string{"SCHEDFARM_ACK_WAIT=10s", "SCHEDFARM_MAX_DELIVER=3"}, "coordinator")
@@ -555,7 +650,7 @@ func TestClientsLeaveTheFarmAlone(t *testing.T) {
 	}
 	check("submit and status")
 	c.start("worker0", "worker", "--workers", "1", "--name", "w0")
-	c.expectDone(run, 12, 30*time.Second)
+	c.expectDone(run, 12, eventWait)
 	check("a worker")
 	for _, cmd := range []struct {
 		env  []string
@@ -568,13 +663,13 @@ func TestClientsLeaveTheFarmAlone(t *testing.T) {
 		{nil, []string{"status", "--ack-wait", "1s", "--max-deliver", "1"}},
 		{nil, []string{"cancel", run}},
 	} {
-		out, err := c.runEnv(cmd.env, 30*time.Second, cmd.args...)
+		out, err := c.runEnv(cmd.env, eventWait, cmd.args...)
 		t.Logf("%v %s: %v %s", cmd.env, strings.Join(cmd.args, " "), err, firstLineOf(out))
 		check(strings.Join(append(cmd.env, cmd.args...), " "))
 	}
 	// The coordinator's own settings stay a coordinator matter: those
 	// flags are not the client commands' any more.
-	if _, err := c.run(10*time.Second, "status", "--ack-wait", "1s"); err == nil || !strings.Contains(err.Error(), "unknown flag: --ack-wait") {
+	if _, err := c.run(eventWait, "status", "--ack-wait", "1s"); err == nil || !strings.Contains(err.Error(), "unknown flag: --ack-wait") {
 		t.Fatalf("status --ack-wait: err = %v, want an unknown flag", err)
 	}
 }
@@ -583,8 +678,9 @@ func TestClientsLeaveTheFarmAlone(t *testing.T) {
 // creates nothing on the server and says, once, that it waits for a
 // coordinator; a submit started before the coordinator waits too. Once
 // the coordinator starts, the submission goes through and the worker runs
-// every job, with the coordinator's ack wait. Bound: 60 s.
+// every job, with the coordinator's ack wait.
 func TestWorkerWaitsForCoordinator(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "7s")
 	c.start("worker0", "worker", "--workers", "1", "--name", "w0")
 	path := c.writeSweep("early.yaml", fmt.Sprintf(procSweep, 20, 3))
@@ -594,16 +690,13 @@ func TestWorkerWaitsForCoordinator(t *testing.T) {
 	}
 	submitted := make(chan result, 1)
 	go func() {
-		out, err := c.run(45*time.Second, "submit", path)
+		out, err := c.run(2*eventWait, "submit", path)
 		submitted <- result{out, err}
 	}()
 	const waiting = "waiting for a coordinator to create the farm's streams (prefix schedfarm)"
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(c.log("worker0"), waiting) && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	time.Sleep(time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	waitFor(t, "the worker to say that it waits for a coordinator", func() bool { return strings.Contains(c.log("worker0"), waiting) })
+	time.Sleep(time.Second) // a second more of waiting: still nothing created
+	ctx, cancel := context.WithTimeout(context.Background(), eventWait)
 	defer cancel()
 	for name := range c.js().StreamNames(ctx).Name() {
 		t.Fatalf("stream %s exists before any coordinator started", name)
@@ -620,14 +713,14 @@ func TestWorkerWaitsForCoordinator(t *testing.T) {
 	var r result
 	select {
 	case r = <-submitted:
-	case <-time.After(45 * time.Second):
-		t.Fatal("submit did not return after the coordinator started")
+	case <-time.After(eventWait):
+		t.Fatalf("submit did not return within %v of the coordinator's start", eventWait)
 	}
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
 	run := strings.TrimSpace(r.out)
-	c.expectDone(run, 12, 40*time.Second)
+	c.expectDone(run, 12, eventWait)
 	fr, _ := c.collectJobs(run, "procs")
 	checkOnce(t, fr, 12)
 	if n := strings.Count(c.log("worker0"), waiting); n != 1 {

@@ -80,7 +80,7 @@ func historyFarm(t *testing.T, s broker.Settings, cfg coordinator.Config, runs, 
 		ids = append(ids, rep.Run)
 	}
 	for _, id := range ids {
-		if p := WaitRun(t, c.Coordinator, id, 5*time.Minute); p.Failed != jobs {
+		if p := WaitRun(t, c.Coordinator, id, eventWait); p.Failed != jobs {
 			t.Fatalf("history run %s: %+v, want %d failed", id, *p, jobs)
 		}
 	}
@@ -107,7 +107,7 @@ func heartbeat(t *testing.T, bf *broker.Farm, name string) {
 // waitWorkers waits until the coordinator lists exactly n workers.
 func waitWorkers(t *testing.T, c *Coordinator, n int) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(eventWait)
 	for {
 		got := len(c.Workers())
 		if got == n {
@@ -121,14 +121,14 @@ func waitWorkers(t *testing.T, c *Coordinator, n int) {
 }
 
 // wireStatus sends a status request as `schedfarm status` does and returns
-// the reply's size and its status; no reply within 30 s fails the test.
+// the reply's size and its status; no reply within eventWait fails the test.
 func wireStatus(t *testing.T, bf *broker.Farm, req coordinator.StatusRequest) (int, *coordinator.Status) {
 	t.Helper()
 	body, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := bf.NC.Request(bf.Names.APISubject("status"), body, 30*time.Second)
+	msg, err := bf.NC.Request(bf.Names.APISubject("status"), body, eventWait)
 	if err != nil {
 		t.Fatalf("status %s: no reply: %v", body, err)
 	}
@@ -250,7 +250,7 @@ func TestStatusFitsMaxPayload(t *testing.T) {
 	if err := cl.NC.Publish(cl.Names.APISubject("status"), []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(eventWait)
 	for !strings.Contains(logs.String(), "cannot send the reply") {
 		if time.Now().After(deadline) {
 			t.Fatalf("no log of the reply that could not be sent:\n%s", logs.String())

@@ -17,19 +17,22 @@ var pageURLRE = regexp.MustCompile(`status page: (http://\S+/)`)
 // says the coordinator is unreachable and keeps the run, then, once a new
 // coordinator has taken the dead one's lease, shows the failover from one
 // to the other and the run going to 100 %. (The browser test in
-// cmd/schedfarm checks that the page shows the same.) Bound: 90 s.
+// cmd/schedfarm checks that the page shows the same.) The run's jobs are
+// held in flight (a file gate) until the new coordinator is started.
 func TestStatusPageThroughCoordinatorKill(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "5s")
 	c.start("coordinator", "coordinator", "--name", "coord-a")
 	for i := 0; i < 2; i++ {
 		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
 	}
-	run := c.submit(c.writeSweep("page.yaml", fmt.Sprintf(procSweep, 150, 20))) // 80 jobs, 6 s on 2 workers
+	g := newFileGate(t)
+	run := c.submit(c.writeSweep("page.yaml", fmt.Sprintf(holdSweep, g.Variant(), 20))) // 80 jobs
 	c.start("status", "status", "--serve", "127.0.0.1:0")
 	var url string
 	waitDoc := func(what string, ok func(*statuspage.Document) bool) *statuspage.Document {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
+		deadline := time.Now().Add(eventWait)
 		for {
 			if m := pageURLRE.FindStringSubmatch(c.log("status")); m != nil {
 				url = m[1]
@@ -54,12 +57,13 @@ func TestStatusPageThroughCoordinatorKill(t *testing.T) {
 	waitDoc("the run under coord-a", func(d *statuspage.Document) bool {
 		return d.Coordinator == "coord-a" && len(d.Runs) == 1 && d.Runs[0].ID == run
 	})
-	c.kill("coordinator", syscall.SIGKILL, 5*time.Second)
+	c.kill("coordinator", syscall.SIGKILL, eventWait)
 	down := waitDoc("the coordinator unreachable", func(d *statuspage.Document) bool { return d.Unreachable != nil })
 	if len(down.Runs) != 1 || down.Coordinator != "coord-a" {
 		t.Errorf("while unreachable the document lost the last answer: %+v", down)
 	}
 	c.start("coordinator2", "coordinator", "--name", "coord-b")
+	g.Open()
 	end := waitDoc("the failover and the run complete", func(d *statuspage.Document) bool {
 		return d.Coordinator == "coord-b" && d.Unreachable == nil && len(d.Runs) == 1 && d.Runs[0].Percent == 100
 	})

@@ -77,7 +77,7 @@ func (c *cluster) waitCoordinator(timeout time.Duration) {
 	c.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		_, err := c.run(5*time.Second, "status")
+		_, err := c.run(time.Minute, "status")
 		if err == nil {
 			return
 		}
@@ -109,30 +109,31 @@ func (c *cluster) noToken(extra ...string) {
 // coordinator's failover (kill -9, a new coordinator 5 s later, which takes
 // over once the dead one's lease expires): it says once that it waits for
 // a coordinator, and exits 0 when the run completes; every job is in the
-// results exactly once. Bound: 90 s.
+// results exactly once. The coordinator is killed while every worker
+// holds a job (held in flight until the new coordinator is started), and
+// the new one starts once submit has said that it waits.
 func TestSubmitWaitThroughFailover(t *testing.T) {
+	t.Parallel()
 	c := newClusterEnv(t, "5s", []string{"SCHEDFARM_TOKEN=" + testToken})
 	c.start("coordinator", "coordinator")
 	for i := 0; i < 3; i++ {
 		c.start(fmt.Sprintf("worker%d", i), "worker", "--workers", "1", "--name", fmt.Sprintf("w%d", i))
 	}
-	c.waitCoordinator(20 * time.Second)
-	path := c.writeSweep("failover.yaml", fmt.Sprintf(procSweep, 300, 10)) // 40 jobs of 300 ms
+	c.waitCoordinator(eventWait)
+	g := newFileGate(t)
+	path := c.writeSweep("failover.yaml", fmt.Sprintf(holdSweep, g.Variant(), 10)) // 40 jobs
 	c.start("submit", "submit", "--wait", path)
-	deadline := time.Now().Add(20 * time.Second)
-	for !runIDRE.MatchString(c.log("submit")) {
-		if time.Now().After(deadline) {
-			t.Fatalf("submit printed no run ID:\n%s", c.log("submit"))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitFor(t, "submit to print its run ID", func() bool { return runIDRE.MatchString(c.log("submit")) })
 	run := runIDRE.FindString(c.log("submit"))
-	time.Sleep(700 * time.Millisecond) // jobs are running
-	c.kill("coordinator", syscall.SIGKILL, 5*time.Second)
+	c.waitWorkers("every worker to hold a job", holding("w0-w0", "w1-w0", "w2-w0"))
+	c.kill("coordinator", syscall.SIGKILL, eventWait)
 	killed := time.Now()
-	time.Sleep(5 * time.Second)
+	waitFor(t, "submit --wait to say that it waits for a coordinator", func() bool {
+		return strings.Contains(c.log("submit"), "waiting for a coordinator")
+	})
 	c.start("coordinator2", "coordinator")
-	st := c.waitExit("submit", 75*time.Second)
+	g.Open()
+	st := c.waitExit("submit", eventWait)
 	log := c.log("submit")
 	t.Logf("submit --wait exited %d, %v after the kill; its output:\n%s", st.ExitCode(), time.Since(killed).Round(time.Millisecond), log)
 	if st.ExitCode() != 0 {
@@ -141,7 +142,7 @@ func TestSubmitWaitThroughFailover(t *testing.T) {
 	if n := strings.Count(log, "waiting for a coordinator"); n != 1 {
 		t.Errorf("submit --wait said %d times that it waits for a coordinator, want once", n)
 	}
-	c.expectDone(run, 40, 30*time.Second)
+	c.expectDone(run, 40, eventWait)
 	fr, _ := c.collectJobs(run, "procs")
 	checkOnce(t, fr, 40)
 	c.noToken()
@@ -151,11 +152,12 @@ func TestSubmitWaitThroughFailover(t *testing.T) {
 // (kill -9) while it publishes a submission's 150,000 jobs; `submit` does
 // not hang: it sees the coordinator gone, waits for the next one and sends
 // the same submission again, which gives the same run. A second `submit`
-// of the file gives that run too. One run exists. Bound: 120 s.
+// of the file gives that run too. One run exists.
 func TestSubmitCoordinatorKilledMidSubmission(t *testing.T) {
+	t.Parallel()
 	c := newClusterEnv(t, "5s", []string{"SCHEDFARM_TOKEN=" + testToken})
 	c.start("coordinator", "coordinator", "--packing", "off")
-	c.waitCoordinator(20 * time.Second)
+	c.waitCoordinator(eventWait)
 	path := c.writeSweep("big.yaml", `name: big
 model: bench
 seed: 5
@@ -166,22 +168,15 @@ axes:
     range: {from: 1, to: 100, step: 1}
 `)
 	c.start("submit", "submit", path)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		out, _ := c.run(5*time.Second, "status")
-		if strings.Contains(out, "publishing") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run was never seen publishing; last status:\n%s\nsubmit:\n%s", out, c.log("submit"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	c.kill("coordinator", syscall.SIGKILL, 5*time.Second)
+	var out string
+	waitFor(t, "status to show the run publishing", func() bool {
+		out, _ = c.run(eventWait, "status")
+		return strings.Contains(out, "publishing")
+	})
+	c.kill("coordinator", syscall.SIGKILL, eventWait)
 	killed := time.Now()
-	time.Sleep(time.Second)
 	c.start("coordinator2", "coordinator", "--packing", "off")
-	st := c.waitExit("submit", 90*time.Second)
+	st := c.waitExit("submit", eventWait)
 	log := c.log("submit")
 	t.Logf("submit exited %d, %v after the kill; its output:\n%s", st.ExitCode(), time.Since(killed).Round(time.Millisecond), log)
 	if st.ExitCode() != 0 {
@@ -191,18 +186,18 @@ axes:
 	if run == "" || !strings.Contains(log, "stopped before answering") {
 		t.Fatalf("submit printed no run ID, or did not say the coordinator stopped")
 	}
-	again := c.runResult(60*time.Second, nil, "submit", path)
+	again := c.runResult(eventWait, nil, "submit", path)
 	if again.code != 0 || strings.TrimSpace(again.stdout) != run || !strings.Contains(again.stderr, "already submitted") {
 		t.Fatalf("a second submit of the same file: %s\nwant run %s again", again, run)
 	}
-	out, err := c.run(10*time.Second, "status", "--json")
+	out, err := c.run(eventWait, "status", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(out, `"file":`); n != 1 || !strings.Contains(out, `"id": "`+run+`"`) || !strings.Contains(out, `"total": 150000`) {
 		t.Fatalf("status lists %d runs, want only %s of 150000 jobs:\n%.2000s", n, run, out)
 	}
-	if _, err := c.run(30*time.Second, "cancel", run); err != nil {
+	if _, err := c.run(eventWait, "cancel", run); err != nil {
 		t.Fatal(err)
 	}
 	c.noToken(again.stdout, again.stderr, out)
@@ -212,20 +207,23 @@ axes:
 // --coordinator-timeout, saying once that it waits, then exits 3; with a
 // "coordinator" that takes every request and never answers, `status`,
 // `cancel` and `submit` each exit 3 within their bounds, naming the
-// request, its subject and how long they waited. Bound: 60 s.
+// request, its subject and how long they waited. Each command is judged by
+// its exit status and words, and by having waited at least its bound: how
+// much longer a loaded machine takes is no verdict.
 func TestRequestDeadlines(t *testing.T) {
+	t.Parallel()
 	c := newClusterEnv(t, "5s", []string{"SCHEDFARM_TOKEN=" + testToken})
 	// A farm whose coordinator died: its streams exist, nobody answers.
 	c.start("coordinator", "coordinator")
-	c.waitCoordinator(30 * time.Second)
-	c.kill("coordinator", syscall.SIGKILL, 5*time.Second)
+	c.waitCoordinator(eventWait)
+	c.kill("coordinator", syscall.SIGKILL, eventWait)
 	// The bounds come from the environment, as a config would give them.
 	env := []string{"SCHEDFARM_REQUEST_TIMEOUT=1s", "SCHEDFARM_COORDINATOR_TIMEOUT=2s"}
-	r := c.runResult(20*time.Second, env, "status")
+	r := c.runResult(eventWait, env, "status")
 	t.Logf("status without a coordinator: %s", r)
 	if r.code != 3 || strings.Count(r.stderr, "waiting for a coordinator") != 1 ||
-		!strings.Contains(r.stderr, "no coordinator answered on schedfarm.api.status") || r.took > 10*time.Second {
-		t.Fatalf("status without a coordinator: want exit 3 after about 2 s, having said once that it waits")
+		!strings.Contains(r.stderr, "no coordinator answered on schedfarm.api.status") || r.took < 2*time.Second {
+		t.Fatalf("status without a coordinator: want exit 3 after its 2-s coordinator timeout, having said once that it waits")
 	}
 	// A subscriber that swallows every API request.
 	nc, err := nats.Connect(fmt.Sprintf("nats://127.0.0.1:%d", c.port), nats.Token(testToken))
@@ -249,10 +247,10 @@ func TestRequestDeadlines(t *testing.T) {
 		{[]string{"cancel", run}, []string{"cancel: the farm did not answer in time", "schedfarm.api.cancel", "deadline of 1s"}},
 		{[]string{"submit", path}, []string{"submit: the farm did not answer in time", "schedfarm.api.ping", "deadline of 1s", "nothing was submitted"}},
 	} {
-		r := c.runResult(20*time.Second, env, tc.args...)
+		r := c.runResult(eventWait, env, tc.args...)
 		t.Logf("%s against a silent coordinator: %s", tc.args[0], r)
-		if r.code != 3 || r.took > 10*time.Second {
-			t.Fatalf("%s: want exit 3 within a few seconds", tc.args[0])
+		if r.code != 3 || r.took < time.Second {
+			t.Fatalf("%s: want exit 3 after its 1-s request deadline", tc.args[0])
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(r.stderr, w) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"schedfarm/broker"
 	"schedfarm/worker"
@@ -22,7 +21,7 @@ func TestForcedResultSupersedes(t *testing.T) {
 	f.StartWorkers(2, "w", worker.Config{})
 	text := benchSweep("supersede", 6, 2, 0, "")
 	first := submit(t, c.Coordinator, text, false)
-	WaitRun(t, c.Coordinator, first.Run, time.Minute)
+	WaitRun(t, c.Coordinator, first.Run, eventWait)
 	truth := valuesByJob(t, f, c.Farm, first.Run)
 
 	// Rewrite one of the first run's parts: every value of it + 1000, its
@@ -40,7 +39,7 @@ func TestForcedResultSupersedes(t *testing.T) {
 	}
 
 	forced := submit(t, c.Coordinator, text, true)
-	WaitRun(t, c.Coordinator, forced.Run, time.Minute)
+	WaitRun(t, c.Coordinator, forced.Run, eventWait)
 	if got := valuesByJob(t, f, c.Farm, forced.Run); !equalValues(got, truth) {
 		t.Fatalf("the forced run's values differ from the first run's before the rewrite")
 	}
@@ -48,7 +47,7 @@ func TestForcedResultSupersedes(t *testing.T) {
 	if later.Published != 0 {
 		t.Fatalf("the later submission published %d job(s), want every one skipped", later.Published)
 	}
-	WaitRun(t, c.Coordinator, later.Run, time.Minute)
+	WaitRun(t, c.Coordinator, later.Run, eventWait)
 	if got := valuesByJob(t, f, c.Farm, later.Run); !equalValues(got, truth) {
 		t.Errorf("the later run collected the superseded part's values:\ngot  %v\nwant %v", got, truth)
 	}

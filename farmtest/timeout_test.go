@@ -18,7 +18,7 @@ func TestJobTimeoutSaysSo(t *testing.T) {
 	c := f.StartCoordinator("coord")
 	f.StartWorkers(1, "w", worker.Config{JobTimeout: 50 * time.Millisecond})
 	rep := submit(t, c.Coordinator, benchSweep("timeout", 1, 1, 60_000, ""), false)
-	p := WaitRun(t, c.Coordinator, rep.Run, time.Minute)
+	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	if p.Failed != 1 {
 		t.Fatalf("progress %+v, want the one job failed", *p)
 	}

@@ -16,8 +16,8 @@ var errNotLoopback = errors.New("not a loopback address")
 // HOST:PORT, for the flag named flag. An address without a host (":6060")
 // binds to loopback only. An address off loopback is refused unless
 // allowed, by the flag named allowedBy; when it is served there, a warning
-// is logged.
-func listenLocal(flag, addr, example, allowedBy string, allowed bool) (net.Listener, error) {
+// is logged to log.
+func listenLocal(flag, addr, example, allowedBy string, allowed bool, log *slog.Logger) (net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("--%s %q: want HOST:PORT, e.g. %s: %w", flag, addr, example, err)
@@ -35,7 +35,7 @@ func listenLocal(flag, addr, example, allowedBy string, allowed bool) (net.Liste
 			return nil, fmt.Errorf("--%s %s: %w (%s): it is served without authentication; add --%s to serve it there anyway",
 				flag, addr, errNotLoopback, tcp.IP, allowedBy)
 		}
-		slog.Warn("serving without authentication on a non-loopback address", "flag", "--"+flag, "addr", ln.Addr().String())
+		log.Warn("serving without authentication on a non-loopback address", "flag", "--"+flag, "addr", ln.Addr().String())
 	}
 	return ln, nil
 }

@@ -93,6 +93,9 @@ type app struct {
 	known []workload.KnownTrace
 	// phases is the phase the command is in (app.phase).
 	phases phaseLog
+	// log is the command's logger, on the command's stderr (set before
+	// it runs; nil before).
+	log *slog.Logger
 }
 
 func newApp() *app {
@@ -193,15 +196,25 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 		return &exitError{exitUsage, fmt.Errorf("--log-level: %w", err)}
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	// The command's own logger writes where the command writes its
+	// errors (os.Stderr but in tests, which read it).
+	a.log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	if addr := v.GetString("pprof"); addr != "" {
-		if _, err := servePprof(addr, v.GetBool("pprof-any-address")); err != nil {
+		if _, err := servePprof(addr, v.GetBool("pprof-any-address"), a.log); err != nil {
 			return &exitError{exitUsage, err}
 		}
 	}
 	return nil
 }
 
-func (a *app) logger() *slog.Logger { return slog.Default() }
+// logger returns the command's logger (slog's default before the command
+// runs).
+func (a *app) logger() *slog.Logger {
+	if a.log != nil {
+		return a.log
+	}
+	return slog.Default()
+}
 
 // addNATSFlags adds the settings of a NATS connection to a command that
 // connects to a farm's server.

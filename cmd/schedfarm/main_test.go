@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +23,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"schedfarm/coordinator"
+	"schedfarm/farmtest"
 	"schedfarm/results"
 	"schedfarm/results/collect"
 	"schedfarm/simcore"
@@ -65,7 +65,7 @@ func errString(err error) string {
 func execute(t *testing.T, args ...string) outcome {
 	t.Helper()
 	a := newApp()
-	var out, errb bytes.Buffer
+	var out, errb farmtest.SyncBuffer // the command's logs are written from its goroutines
 	a.root.SetArgs(args)
 	a.root.SetOut(&out)
 	a.root.SetErr(&errb)
@@ -353,6 +353,11 @@ func TestRunWithFailures(t *testing.T) {
 	}
 	if !strings.Contains(o.stderr, "after 2 attempts") {
 		t.Errorf("failures do not report --max-deliver 2 attempts:\n%s", o)
+	}
+	// Each failed attempt is a warning on the command's stderr (2 of each
+	// of the 3 failing jobs), none an error.
+	if n := strings.Count(o.stderr, `level=WARN msg="job attempt failed"`); n != 6 || strings.Contains(o.stderr, "level=ERROR") {
+		t.Errorf("%d warnings of failed attempts on stderr, want 6 and no error:\n%s", n, o)
 	}
 	// The results are collected even though jobs failed.
 	c := onlyCollected(t, o, res, "failing")

@@ -45,7 +45,7 @@ func withStateServer(t *testing.T, state string, fn func(url string, farm *broke
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	farm, err := broker.Bind(ctx, nc, "", broker.BindOptions{})
 	if err != nil {

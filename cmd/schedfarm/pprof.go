@@ -17,12 +17,12 @@ import (
 // The profiles are served without authentication, so they follow the
 // status page's (--serve's) rule: an address without a host (":6060")
 // binds to loopback only, and another interface is refused unless
-// anyAddress (--pprof-any-address; then a warning is logged). The command
+// anyAddress (--pprof-any-address; then a warning is logged to log). The command
 // line (/debug/pprof/cmdline) is not served: it may hold a secret
 // (--token, --password). It returns the bound address once the listener
 // is up, so a bad address is an error of the command, not a log line.
-func servePprof(addr string, anyAddress bool) (net.Addr, error) {
-	ln, err := listenLocal("pprof", addr, "127.0.0.1:6060", "pprof-any-address", anyAddress)
+func servePprof(addr string, anyAddress bool, log *slog.Logger) (net.Addr, error) {
+	ln, err := listenLocal("pprof", addr, "127.0.0.1:6060", "pprof-any-address", anyAddress, log)
 	if err != nil {
 		return nil, err
 	}
@@ -31,10 +31,10 @@ func servePprof(addr string, anyAddress bool) (net.Addr, error) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	slog.Info("serving pprof", "addr", ln.Addr().String())
+	log.Info("serving pprof", "addr", ln.Addr().String())
 	go func() {
 		if err := http.Serve(ln, mux); err != nil {
-			slog.Warn("pprof server stopped", "err", err)
+			log.Warn("pprof server stopped", "err", err)
 		}
 	}()
 	return ln.Addr(), nil

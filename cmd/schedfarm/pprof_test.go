@@ -2,18 +2,23 @@ package main
 
 import (
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
+
+	"schedfarm/farmtest"
 )
 
 // TestPprofHidesCommandLine: --pprof serves the runtime profiles but not
 // the command line, which may carry --token; an address without a host
 // binds to loopback only.
 func TestPprofHidesCommandLine(t *testing.T) {
-	addr, err := servePprof(":0", false)
+	var logs farmtest.SyncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	addr, err := servePprof(":0", false, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +45,7 @@ func TestPprofHidesCommandLine(t *testing.T) {
 	if code, body := get("/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
 		t.Errorf("/debug/pprof/: status %d", code)
 	}
-	if _, err := servePprof("6060", false); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
+	if _, err := servePprof("6060", false, log); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
 		t.Errorf("--pprof 6060: %v, want an error asking for HOST:PORT", err)
 	}
 }
@@ -54,5 +59,9 @@ func TestPprofOffLoopback(t *testing.T) {
 	if !strings.Contains(o.err.Error(), "--pprof-any-address") || !strings.Contains(o.err.Error(), "not a loopback address") {
 		t.Errorf("the error does not name --pprof-any-address: %s", o)
 	}
-	mustSucceed(t, execute(t, "models", "--pprof", "0.0.0.0:0", "--pprof-any-address"))
+	o = execute(t, "models", "--pprof", "0.0.0.0:0", "--pprof-any-address")
+	mustSucceed(t, o)
+	if !strings.Contains(o.stderr, `level=WARN msg="serving without authentication on a non-loopback address" flag=--pprof`) {
+		t.Errorf("--pprof-any-address off loopback: no warning on stderr:\n%s", o)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -86,11 +87,11 @@ func browserTools(t *testing.T) (node, playwright, chromium string) {
 	var missing []string
 	node, err := exec.LookPath("node")
 	if err != nil {
-		missing = append(missing, "node (Node.js)")
+		missing = append(missing, "node (Debian package nodejs)")
 	}
 	playwright = os.Getenv("SCHEDFARM_PLAYWRIGHT_CORE")
 	if playwright == "" {
-		missing = append(missing, "SCHEDFARM_PLAYWRIGHT_CORE (the directory of the npm package playwright-core)")
+		missing = append(missing, "SCHEDFARM_PLAYWRIGHT_CORE (npm install --prefix DIR playwright-core@1.64.1, then SCHEDFARM_PLAYWRIGHT_CORE=DIR/node_modules/playwright-core)")
 	} else if _, err := os.Stat(filepath.Join(playwright, "index.mjs")); err != nil {
 		missing = append(missing, fmt.Sprintf("playwright-core in SCHEDFARM_PLAYWRIGHT_CORE=%s (%v)", playwright, err))
 	}
@@ -98,7 +99,7 @@ func browserTools(t *testing.T) (node, playwright, chromium string) {
 	if chromium == "" {
 		chromium, err = exec.LookPath("chromium")
 		if err != nil {
-			missing = append(missing, "chromium (Debian package chromium, or SCHEDFARM_CHROMIUM)")
+			missing = append(missing, "chromium (Debian package chromium, or SCHEDFARM_CHROMIUM=PATH of a Chromium binary)")
 		}
 	}
 	if len(missing) > 0 {
@@ -444,7 +445,8 @@ func TestListenLocal(t *testing.T) {
 		{"8080", "serve-any-address", false, "want HOST:PORT, e.g. 127.0.0.1:8080", false},
 	}
 	for _, tc := range tests {
-		ln, err := listenLocal("serve", tc.addr, "127.0.0.1:8080", tc.allowedBy, tc.allowed)
+		var logs farmtest.SyncBuffer
+		ln, err := listenLocal("serve", tc.addr, "127.0.0.1:8080", tc.allowedBy, tc.allowed, slog.New(slog.NewTextHandler(&logs, nil)))
 		if tc.want != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s (allowed by %q: %v): %v, want an error with %q", tc.addr, tc.allowedBy, tc.allowed, err, tc.want)
@@ -460,6 +462,9 @@ func TestListenLocal(t *testing.T) {
 		}
 		if got := ln.Addr().(*net.TCPAddr).IP.IsLoopback(); got != tc.loopback {
 			t.Errorf("%s bound %v, loopback %v, want %v", tc.addr, ln.Addr(), got, tc.loopback)
+		}
+		if warned := strings.Contains(logs.String(), `level=WARN msg="serving without authentication on a non-loopback address" flag=--serve`); warned == tc.loopback {
+			t.Errorf("%s bound %v: warned %v, want a warning exactly when off loopback:\n%s", tc.addr, ln.Addr(), warned, logs.String())
 		}
 		ln.Close()
 	}

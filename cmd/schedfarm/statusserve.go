@@ -38,7 +38,7 @@ func (a *app) listenStatusPage() (net.Listener, error) {
 	if addr == "" {
 		return nil, nil
 	}
-	ln, err := listenLocal("serve", addr, "127.0.0.1:8080", "serve-any-address", a.v.GetBool("serve-any-address"))
+	ln, err := listenLocal("serve", addr, "127.0.0.1:8080", "serve-any-address", a.v.GetBool("serve-any-address"), a.logger())
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"schedfarm/farmtest"
 	"schedfarm/simcore/workload"
 )
 
@@ -23,7 +23,7 @@ func executeWith(t *testing.T, known []workload.KnownTrace, args ...string) outc
 	t.Helper()
 	a := newApp()
 	a.known = known
-	var out, errb bytes.Buffer
+	var out, errb farmtest.SyncBuffer // the command's logs are written from its goroutines
 	a.root.SetArgs(args)
 	a.root.SetOut(&out)
 	a.root.SetErr(&errb)

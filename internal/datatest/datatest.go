@@ -104,7 +104,7 @@ func Require(tb testing.TB, name string) simcore.Dirs {
 	}
 	msg := fmt.Sprintf("%s: %v", name, err)
 	if errors.Is(err, fs.ErrNotExist) {
-		msg = fmt.Sprintf("%s is not in %s; get it with `schedfarm traces fetch %s` from the repository root",
+		msg = fmt.Sprintf("%s is not in %s; get it with `go run ./cmd/schedfarm traces fetch %s` from the repository root (every log: traces fetch --all)",
 			name, strings.Join(dirs, ", "), strings.TrimSuffix(strings.TrimSuffix(path.Base(name), ".gz"), ".swf"))
 	}
 	if os.Getenv(RequireEnv) == "1" {

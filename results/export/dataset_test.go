@@ -105,9 +105,9 @@ func duckDB(t *testing.T) string {
 	missing := ""
 	dir := os.Getenv(DuckDBEnv)
 	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
+		missing = "node is not on PATH (Debian package nodejs)"
 	} else if dir == "" {
-		missing = DuckDBEnv + " is not set (npm install --prefix DIR @duckdb/node-api, then " + DuckDBEnv + "=DIR)"
+		missing = DuckDBEnv + " is not set (npm install --prefix DIR @duckdb/node-api@1.5.6-r.1, then " + DuckDBEnv + "=DIR)"
 	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api")); err != nil {
 		missing = "no @duckdb/node-api under " + DuckDBEnv + "=" + dir
 	}

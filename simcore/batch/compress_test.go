@@ -73,7 +73,7 @@ func TestCompressMatchesReferenceFractional(t *testing.T) {
 // (the times are whole seconds), which it checks happened.
 func TestCompressMatchesReferenceOverloaded(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("skipped by -short: a randomized workload six times the machine (run without -short)")
 	}
 	cuts := 0
 	defer func() {

@@ -61,7 +61,7 @@ func traceJobsNodes(tb testing.TB, data simcore.DataDir, trace, est string, node
 // BATCH_TABLE3=1; a few seconds).
 func TestCTCTable3(t *testing.T) {
 	if os.Getenv("BATCH_TABLE3") == "" {
-		t.Skip("set BATCH_TABLE3=1")
+		t.Skip("on request only, the whole CTC log for every order × mode: BATCH_TABLE3=1 go test ./simcore/batch -run TestCTCTable3 (the log: go run ./cmd/schedfarm traces fetch CTC-SP2-1996-3.1-cln)")
 	}
 	jobs := ctcJobs(t, os.Getenv("BATCH_EST")+map[bool]string{true: "requested"}[os.Getenv("BATCH_EST") == ""])
 	for _, w := range []bool{false, true} {
@@ -147,7 +147,7 @@ func BenchmarkModel_BatchRandomized4000_FCFS_Conservative(b *testing.B) {
 // must come within 1 %.
 func TestCTCConventionsMatchPyss(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("skipped by -short: the whole CTC log on 338 nodes (run without -short)")
 	}
 	const nodes = 338
 	m := New(datatest.Require(t, ctcTrace))

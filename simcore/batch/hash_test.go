@@ -54,7 +54,7 @@ func checkHashes(t *testing.T, jobs []workload.Job, cases []hashCase) {
 // SCHEDFARM_PIN_PRINT=1 to log the hashes instead of comparing them.
 func TestCTCScheduleHash(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("skipped by -short: the whole CTC log's schedules (run without -short)")
 	}
 	checkHashes(t, ctcJobs(t, "requested"), []hashCase{
 		{"FCFS/none", FCFS, 0, false, false, false, 0xd4985e09fc3e0f86},
@@ -103,7 +103,7 @@ func TestCTCFixtureScheduleHash(t *testing.T) {
 // change of a start time fails here. SCHEDFARM_PIN_PRINT=1 logs them instead.
 func TestRandomizedScheduleHash(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("skipped by -short: Table 2's randomized workload (run without -short)")
 	}
 	checkHashes(t, workload.Randomized(3000, 256, 19990416), []hashCase{
 		{"FCFS/conservative", FCFS, All, false, false, false, 0x6aa67ba9bc9d225e},

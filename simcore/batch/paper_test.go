@@ -91,7 +91,7 @@ var paperExec = []struct{ name, backfill string }{{"list", "none"}, {"conservati
 func TestPaperTables(t *testing.T) {
 	list := os.Getenv("BATCH_PAPER")
 	if list == "" {
-		t.Skip("set BATCH_PAPER=3,4,5,6")
+		t.Skip("on request only, Tables 3-6 at paper scale (minutes): BATCH_PAPER=3,4,5,6 go test ./simcore/batch -run TestPaperTables -v (Tables 3 and 6 read the CTC log: go run ./cmd/schedfarm traces fetch CTC-SP2-1996-3.1-cln)")
 	}
 	pub := readPublished(t)
 	seed := uint64(19990416)

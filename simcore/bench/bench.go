@@ -2,7 +2,7 @@
 // and returns a checksum of the work. It is how the farm's overhead is
 // measured (model time against end-to-end time) and how the farm's failure
 // handling is exercised (a job can be told to fail, panic or crash its
-// process). Like every
+// process, or to wait in flight until a file exists). Like every
 // model it is a pure function of its parameters and seed: the amount of work
 // is a fixed number of iterations per requested millisecond, calibrated once
 // on the reference machine, never a wall-clock loop.
@@ -13,7 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"sync"
+	"time"
 
 	"schedfarm/simcore"
 )
@@ -67,7 +70,7 @@ func (*Model) Schema() simcore.Schema {
 			{Name: "rows", Kind: simcore.Int, Unit: "rows", Min: simcore.Bound(0), Max: simcore.Bound(1_000_000), Default: int64(0),
 				Doc: "rows of the extra table 'samples' to emit"},
 			{Name: "variant", Kind: simcore.String, Default: "a", Algorithm: true,
-				Doc: "algorithm label: any string; it changes the checksum but not the instance seed"},
+				Doc: "algorithm label: any string; it changes the checksum but not the instance seed; wait:FILE also holds the job, without using CPU, until FILE exists (the farm's fault tests)"},
 			{Name: "fail", Kind: simcore.String, Enum: []string{FailNever, FailError, FailPanic, FailCrash}, Default: FailNever,
 				Doc: "never: succeed; error: return an error; panic: panic; crash: end the worker's process with a Go fatal error, as running out of memory does (to exercise the farm's failure handling; crash kills a local run too)"},
 		},
@@ -87,11 +90,48 @@ func (*Model) Schema() simcore.Schema {
 	}
 }
 
+// WaitPrefix starts the variants that hold their job in flight: a job of
+// variant "wait:FILE" first waits, without using CPU, until FILE exists
+// (a path relative to the worker's working directory, or absolute) or its
+// context ends, and then runs as any other. The farm's fault tests hold
+// jobs with it where a long job stands for one that is running (a worker
+// killed, stopped or drained mid-job), so that their verdicts do not
+// depend on the machine's speed. The label enters the checksum like any
+// other; the wait changes no result.
+const WaitPrefix = "wait:"
+
+// waitPoll is how often a held job looks for its file.
+const waitPoll = 10 * time.Millisecond
+
+// waitFor waits until the file exists or ctx ends.
+func waitFor(ctx context.Context, file string) error {
+	t := time.NewTicker(waitPoll)
+	defer t.Stop()
+	for {
+		if _, err := os.Stat(file); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("bench: stopped while waiting for %s: %w", file, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
 // ErrRequested is the error a job with fail=error returns.
 var ErrRequested = errors.New("bench: failure requested by parameter fail=error")
 
 // Run implements simcore.Model.
 func (*Model) Run(ctx context.Context, p simcore.Params, seed uint64) (*simcore.Result, error) {
+	if file, ok := strings.CutPrefix(p.String("variant"), WaitPrefix); ok {
+		if file == "" {
+			return nil, fmt.Errorf("bench: variant %q names no file to wait for (%sFILE)", WaitPrefix, WaitPrefix)
+		}
+		if err := waitFor(ctx, file); err != nil {
+			return nil, err
+		}
+	}
 	switch p.String("fail") {
 	case FailError:
 		return nil, ErrRequested

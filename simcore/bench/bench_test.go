@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,5 +89,55 @@ func BenchmarkModel_Bench1ms(b *testing.B) {
 		if _, err := m.Run(context.Background(), p, uint64(i)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestWaitVariantHoldsUntilFile: a job of variant wait:FILE is held until
+// FILE exists, stops with its context while held, and then gives the
+// result any job of that variant gives (the wait changes no result).
+func TestWaitVariantHoldsUntilFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "release")
+	p := params(t, simcore.Params{"work_ms": 0.1, "rows": int64(2), "variant": WaitPrefix + file})
+	m := New()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.Run(ctx, p, 9); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), file) {
+		t.Fatalf("a held job whose context ends: err = %v, want context.Canceled naming %s", err, file)
+	}
+
+	type out struct {
+		res *simcore.Result
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := m.Run(context.Background(), p, 9)
+		done <- out{res, err}
+	}()
+	select {
+	case o := <-done:
+		t.Fatalf("returned (%v) before %s existed", o.err, file)
+	case <-time.After(50 * time.Millisecond): // a wrong early return shows here on a quiet machine
+	}
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var o out
+	select {
+	case o = <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("still held a minute after %s was created", file)
+	}
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	again := modeltest.RoundTrip(t, m, p, 9) // the file exists: no wait
+	if o.res.Metrics["checksum"] != again.Metrics["checksum"] || o.res.Metrics["value"] != again.Metrics["value"] {
+		t.Errorf("held run %v, unheld run %v: the wait changed the result", o.res.Metrics, again.Metrics)
+	}
+
+	if _, err := m.Run(context.Background(), params(t, simcore.Params{"variant": WaitPrefix}), 1); err == nil || !strings.Contains(err.Error(), "names no file") {
+		t.Errorf("variant %q: err = %v, want one saying it names no file", WaitPrefix, err)
 	}
 }

@@ -82,7 +82,7 @@ func abs(x int) int {
 // Priorities cover 0..499 in the four bands of §5.1.
 func TestGeneratorFit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("16 full traces")
+		t.Skip("skipped by -short: 16 full traces (run without -short)")
 	}
 	const k = 16
 	bands := [4]int{}

@@ -221,7 +221,7 @@ func TestFig3Shape(t *testing.T) {
 	// jobs early, CPA almost none by 8 h, LCPF and CPA leave no processor
 	// busy an hour after D while STCPU does.
 	if testing.Short() {
-		t.Skip("32 nights × 4 dispatchers")
+		t.Skip("skipped by -short: 32 nights × 4 dispatchers (run without -short)")
 	}
 	m := New(nil)
 	met := map[string]map[string]any{}

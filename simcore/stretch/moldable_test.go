@@ -362,7 +362,7 @@ func TestFairnessClasses(t *testing.T) {
 // ten times below the published 1.6e8 and 6.2e7 (see docs/models/stretch.md, Reproduction notes).
 func TestTraceWorkloadsPaperScale(t *testing.T) {
 	if testing.Short() {
-		t.Skip("paper scale")
+		t.Skip("skipped by -short: the trace workloads at paper scale (run without -short)")
 	}
 	for _, c := range []struct {
 		wl         string

@@ -174,7 +174,7 @@ func FuzzRead(f *testing.F) {
 // traces fetch CTC-SP2-1996-3.1-cln`).
 func TestCTCTrace(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("skipped by -short: the whole CTC log (run without -short)")
 	}
 	const name = "traces/CTC-SP2-1996-3.1-cln.swf.gz"
 	checkCTC(t, datatest.Require(t, name), name, 77222)
