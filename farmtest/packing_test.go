@@ -586,15 +586,15 @@ func TestPackingShortestSweepLast(t *testing.T) {
 // next probe result, not the whole probe: a probe that takes longer than
 // ProbeWait in all but whose results keep coming is waited for to the end,
 // and every sweep is measured on all its probe jobs. The slow sweep's jobs
-// are held in flight (a gate) and let go one every 250 ms, so the 16 of
+// are held in flight (a gate) and let go one every 500 ms, so the 16 of
 // its probe (and the tiny sweep's 16, queued among them) come back over at
-// least 3.75 s, against a ProbeWait of 2.5 s: a gap between two results
-// exceeds ProbeWait only if storing one result takes over 2 s.
+// least 7.5 s, against a ProbeWait of 5 s: a gap between two results
+// exceeds ProbeWait only if storing one result takes over 4.5 s.
 func TestProbeWaitCountsFromLastResult(t *testing.T) {
-	const probeJobs, step = 16, 250 * time.Millisecond
+	const probeJobs, step = 16, 500 * time.Millisecond
 	text := benchSweep("slow", 66, 1, 1, "") + strings.TrimPrefix(benchSweep("tiny", 20, 5, 0, ""), "sweeps:\n")
 	f := New(t, Settings())
-	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackAuto, ProbeJobs: probeJobs, ProbeWait: 2500 * time.Millisecond}})
+	c := f.StartCoordinatorWith("coord", coordinator.Config{Packing: coordinator.Packing{Mode: coordinator.PackAuto, ProbeJobs: probeJobs, ProbeWait: 5 * time.Second}})
 	held, g := f.heldBench(func(p simcore.Params) bool { return p.Float("work_ms") == 1 })
 	held.StartWorkers(2, "w", worker.Config{FlushRows: 50})
 	stop := make(chan struct{})
