@@ -40,9 +40,17 @@
 // report.md writes "<" as "&lt;" (no raw HTML) and fences the sweep file
 // with more backticks than any run of them in it.
 //
+// A verdict is a word (pass, fail, inconclusive), in HTML on its colour,
+// never an emoji (Pictographs finds those): without an emoji font they
+// render as empty boxes. Each table of the HTML reports sits in a box of
+// its own that scrolls sideways, so a wide table (the scoreboard's
+// fifteen columns) never makes the page wider than the window.
+//
 // # Scoreboard
 //
-// A suite run's report (WriteSuite) starts with a scoreboard, also
+// A suite run's report (WriteSuite) lists every claim with its verdict
+// and its status (the same Statuses as the sweep's own report). It starts
+// with a scoreboard, also
 // written as scoreboard-<run>.json (BuildScoreboard): per paper (the
 // sweeps of one config folder), the statements of the folder's CLAIMS.md
 // (encoded / cannot check), the claims pass, fail explained (explained_by

@@ -446,14 +446,16 @@ func codeFence(s string) string {
 	return strings.Repeat("`", max(3, longest+1))
 }
 
+// verdictMark is a verdict as a report's verdict cell shows it: its word
+// ("pass", "fail", "inconclusive"), which report.html also colours (CSS
+// classes of the same names). Words, not emoji: without an emoji font an
+// emoji renders as an empty box.
 func verdictMark(v claims.Verdict) string {
 	switch v {
-	case claims.Pass:
-		return "✅ pass"
-	case claims.Fail:
-		return "❌ fail"
+	case claims.Pass, claims.Fail:
+		return string(v)
 	}
-	return "❔ inconclusive"
+	return string(claims.Inconclusive)
 }
 
 func firstLineOf(s string) string {
@@ -510,7 +512,7 @@ func (r *Report) markdown(b *bytes.Buffer) {
 		b.WriteString("\n\n")
 	}
 	for _, e := range r.FigureErrors {
-		fmt.Fprintf(b, "- ⚠ %s\n", mdEscape(e))
+		fmt.Fprintf(b, "- warning: %s\n", mdEscape(e))
 	}
 	b.WriteString("## Failed jobs\n\n")
 	if r.Failed == 0 {
@@ -563,39 +565,58 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 <html lang="en"><head><meta charset="utf-8"><title>Report: sweep {{.R.Sweep}}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
-th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.inconclusive{color:#9a6700}
+` + tableCSS + `
 img{max-width:100%;border:1px solid #eee}pre{background:#f6f8fa;padding:1em;overflow:auto}
 </style></head><body>
 <h1>Report: sweep {{.R.Sweep}}</h1>
 {{with .R.Doc}}<p>{{.}}</p>{{end}}
-<h2>Provenance</h2><table>{{range .Prov}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
+<h2>Provenance</h2><div class="scroll"><table>{{range .Prov}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table></div>
 <h2>Claims</h2>
 {{if .R.Claims}}<p>{{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.{{with .Failures}} The failures as the suite scoreboard counts them: {{.}}.{{end}} {{.Legend}}</p>
-<table><tr><th>claim</th><th>source</th><th>statement</th><th>verdict</th><th>status</th><th>numbers</th></tr>
-{{range .Claims}}<tr><td>{{.C.ID}}</td><td>{{.C.Source}}</td><td>{{.C.Text}}</td><td class="{{.C.Verdict}}">{{mark .C.Verdict}}</td><td>{{.Status}}</td><td>{{.C.Numbers}}</td></tr>{{end}}
-</table>
-{{range .R.Claims}}{{if gt (len .Points) 1}}<details><summary>{{.ID}}: {{len .Points}} points</summary><table><tr><th>point</th><th>verdict</th><th>numbers</th></tr>
-{{range .Points}}<tr><td>{{.Point}}</td><td class="{{.Verdict}}">{{.Verdict}}</td><td>{{.Detail}}</td></tr>{{end}}</table></details>{{end}}{{end}}
+<div class="scroll"><table><tr><th>claim</th><th>source</th><th>statement</th><th>verdict</th><th>status</th><th>numbers</th></tr>
+{{range .Claims}}<tr><td>{{.C.ID}}</td><td>{{.C.Source}}</td><td>{{.C.Text}}</td><td class="verdict {{.C.Verdict}}">{{mark .C.Verdict}}</td><td>{{.Status}}</td><td>{{.C.Numbers}}</td></tr>{{end}}
+</table></div>
+{{range .R.Claims}}{{if gt (len .Points) 1}}<details><summary>{{.ID}}: {{len .Points}} points</summary><div class="scroll"><table><tr><th>point</th><th>verdict</th><th>numbers</th></tr>
+{{range .Points}}<tr><td>{{.Point}}</td><td class="verdict {{.Verdict}}">{{mark .Verdict}}</td><td>{{.Detail}}</td></tr>{{end}}</table></div></details>{{end}}{{end}}
 {{else}}<p>The sweep declares no claims.</p>{{end}}
 <h2>Figures</h2>
 {{range .Figs}}<h3>{{.F.Title}}</h3><img alt="{{.F.ID}}" src="{{.Src}}" width="{{.F.Width}}">{{with .F.Note}}<p>{{.}}</p>{{end}}
 {{else}}<p>The sweep declares no figures.</p>{{end}}
-{{range .R.FigureErrors}}<p class="fail">⚠ {{.}}</p>{{end}}
+{{range .R.FigureErrors}}<p class="fail">warning: {{.}}</p>{{end}}
 <h2>Failed jobs</h2>
 {{if .R.FailedJobs}}{{if gt .R.Failed (len .R.FailedJobs)}}<p>The first {{len .R.FailedJobs}} of {{.R.Failed}}.</p>{{end}}
-<table><tr><th>job_index</th><th>job_id</th><th>parameters</th><th>attempts</th><th>error</th></tr>
+<div class="scroll"><table><tr><th>job_index</th><th>job_id</th><th>parameters</th><th>attempts</th><th>error</th></tr>
 {{range .R.FailedJobs}}<tr><td>{{.Index}}</td><td>{{.JobID}}</td><td>{{.Params}}</td><td>{{.Attempts}}</td><td>{{first .Error}}</td></tr>{{end}}
-</table>{{else}}<p>None.</p>{{end}}
+</table></div>{{else}}<p>None.</p>{{end}}
 <h2>Sweep file</h2><pre>{{.R.SweepFile}}</pre>
 <p><small>Generated {{.R.Generated.Format "2006-01-02T15:04:05Z07:00"}}.</small></p>
 </body></html>
 `))
 
+// tableCSS styles the tables of report.html and the suite report: each
+// table sits in its own box (class scroll) that scrolls sideways when the
+// table is wider than the page, so that the page itself never is; a
+// verdict cell (class verdict and the verdict) shows the verdict's word on
+// its colour.
+const tableCSS = `table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.inconclusive{color:#9a6700}
+.scroll{overflow-x:auto;max-width:100%;margin:1em 0}
+td.verdict{font-weight:bold;white-space:nowrap}td.verdict.pass{background:#dafbe1}td.verdict.fail{background:#ffebe9}td.verdict.inconclusive{background:#fff8c5}`
+
 // htmlClaim is a row of report.html's claims table.
 type htmlClaim struct {
 	C      claims.Result
 	Status string
+}
+
+// htmlClaims are the rows of the report's claims table: each claim with
+// its status (statusText of status).
+func (r *Report) htmlClaims() []htmlClaim {
+	out := make([]htmlClaim, 0, len(r.Claims))
+	for k, c := range r.Claims {
+		out = append(out, htmlClaim{C: c, Status: r.status(k).statusText()})
+	}
+	return out
 }
 
 type htmlFig struct {
@@ -613,9 +634,7 @@ func (r *Report) html() ([]byte, error) {
 		Claims           []htmlClaim
 	}{R: r, Prov: r.provenance(), Failures: r.failureCounts(), Legend: statusLegend}
 	data.Pass, data.Fail, data.Inc = r.claimCounts()
-	for k, c := range r.Claims {
-		data.Claims = append(data.Claims, htmlClaim{C: c, Status: r.status(k).statusText()})
-	}
+	data.Claims = r.htmlClaims()
 	for _, f := range r.Figures {
 		png, err := os.ReadFile(f.PNG)
 		if err != nil {

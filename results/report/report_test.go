@@ -48,7 +48,7 @@ func TestWriteReport(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, report.ReportMarkdown))
 	for _, s := range []string{"# Report: sweep big", "| schedfarm | v0.1.0-test, revision abc123", "| Go | go1.26.8 |",
 		"| host | host1 (coordinator coord1) |", "| wall time | 1m30s |", "| start | 2026-11-21T10:00:00Z |",
-		"| grows | Fig. 1 | value grows with size | ✅ pass |", "| wrong | Table 1 | value is 9 at size 1 | ❌ fail |",
+		"| grows | Fig. 1 | value grows with size | pass |", "| wrong | Table 1 | value is 9 at size 1 | fail |",
 		"![value-line](figures/value-line.png)", "## Failed jobs", `boom \| with a pipe |`, "size=1", "```yaml\nsweeps:"} {
 		if !strings.Contains(string(md), s) {
 			t.Errorf("report.md lacks %q", s)

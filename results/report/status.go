@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"schedfarm/results/claims"
 	"schedfarm/results/decl"
@@ -222,4 +223,21 @@ func (r *Report) failureCounts() string {
 	add(sens, "sensitivity")
 	add(inv, "invariant")
 	return strings.Join(parts, ", ")
+}
+
+// Pictographs returns the runes of s that a page may render as empty
+// boxes without an emoji font, in order ("" when there are none):
+// emoji and other pictographic symbols (Unicode category So from U+2190
+// on, arrows excepted, and everything from U+1F000 on), variation
+// selector 16 and the zero-width joiner. Reports hold none: a verdict is
+// a word and a colour.
+func Pictographs(s string) string {
+	var out []rune
+	for _, r := range s {
+		arrow := r >= 0x2190 && r <= 0x21FF
+		if r == 0xFE0F || r == 0x200D || r >= 0x1F000 || (r >= 0x2190 && !arrow && unicode.Is(unicode.So, r)) {
+			out = append(out, r)
+		}
+	}
+	return string(out)
 }

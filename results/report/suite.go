@@ -76,10 +76,15 @@ func (s *Suite) link(resultsDir string, r *Report) string {
 // WriteSuite writes the combined report of the sweeps of one run into
 // resultsDir (report-<run>.md and report-<run>.html) and returns the
 // path of the HTML file. reports are the sweeps' own reports, as
-// Write returned them; they keep their order.
+// Write returned them; they keep their order. Each claim shows its
+// status, Statuses (Classify of the suite's reports when a report's are
+// not set).
 func WriteSuite(resultsDir string, s *Suite) (string, error) {
 	if s.Generated.IsZero() {
 		s.Generated = time.Now().UTC()
+	}
+	if slices.ContainsFunc(s.Sweeps, func(r *Report) bool { return len(r.Statuses) != len(r.Claims) }) {
+		Classify(s.Sweeps)
 	}
 	sb := BuildScoreboard(s)
 	js, err := sb.JSON()
@@ -123,10 +128,10 @@ func (s *Suite) markdown(resultsDir string, sb *Scoreboard, b *bytes.Buffer) {
 		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %s | %s | %d / %d / %d | [report](%s) |\n",
 			r.Sweep, r.Model, r.Jobs, r.Failed, r.Points, r.ModelWall.Round(time.Millisecond), cpuText(r.CPU, r.CPUJobs, r.Jobs), p, f, i, s.link(resultsDir, r))
 	}
-	b.WriteString("\n## Claims\n\n| sweep | claim | source | verdict | numbers |\n|---|---|---|---|---|\n")
+	b.WriteString("\n## Claims\n\n" + statusLegend + "\n\n| sweep | claim | source | verdict | status | numbers |\n|---|---|---|---|---|---|\n")
 	for _, r := range s.Sweeps {
-		for _, c := range r.Claims {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", r.Sweep, c.ID, mdEscape(c.Source), verdictMark(c.Verdict), mdEscape(c.Numbers))
+		for k, c := range r.Claims {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", r.Sweep, c.ID, mdEscape(c.Source), verdictMark(c.Verdict), mdEscape(r.status(k).statusText()), mdEscape(c.Numbers))
 		}
 	}
 	fmt.Fprintf(b, "\nGenerated %s.\n", s.Generated.Format(time.RFC3339))
@@ -138,24 +143,25 @@ type suiteView struct {
 	Rows                              []suiteRow
 	Score                             *Scoreboard
 	Jobs, OK, Failed, Pass, Fail, Inc int
-	ModelWall, CPU, Wall              string
+	ModelWall, CPU, Wall, Legend      string
 }
 
 type suiteRow struct {
 	R               *Report
+	Claims          []htmlClaim
 	Link            string
 	ModelWall, CPU  string
 	Pass, Fail, Inc int
 }
 
 func (s *Suite) view(resultsDir string) suiteView {
-	v := suiteView{S: s, Models: s.models(), Wall: s.Wall.Round(time.Millisecond).String()}
+	v := suiteView{S: s, Models: s.models(), Wall: s.Wall.Round(time.Millisecond).String(), Legend: statusLegend}
 	var mt modelTotal
 	v.Jobs, v.OK, v.Failed, mt, v.Pass, v.Fail, v.Inc = s.totals()
 	v.ModelWall, v.CPU = mt.ModelWall.Round(time.Millisecond).String(), cpuText(mt.CPU, mt.CPUJobs, v.Jobs)
 	for _, r := range s.Sweeps {
 		p, f, i := r.claimCounts()
-		v.Rows = append(v.Rows, suiteRow{R: r, Link: s.link(resultsDir, r), ModelWall: r.ModelWall.Round(time.Millisecond).String(),
+		v.Rows = append(v.Rows, suiteRow{R: r, Claims: r.htmlClaims(), Link: s.link(resultsDir, r), ModelWall: r.ModelWall.Round(time.Millisecond).String(),
 			CPU: cpuText(r.CPU, r.CPUJobs, r.Jobs), Pass: p, Fail: f, Inc: i})
 	}
 	return v
@@ -169,33 +175,33 @@ var suiteTmpl = template.Must(template.New("suite").Funcs(template.FuncMap{
 <html lang="en"><head><meta charset="utf-8"><title>Suite report: run {{.S.Run}}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
-th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.inconclusive{color:#9a6700}
+` + tableCSS + `
 </style></head><body>
 <h1>Suite report: run {{.S.Run}}</h1>
 <p>File <code>{{.S.File}}</code>: {{len .S.Sweeps}} sweeps, {{.Jobs}} jobs ({{.OK}} ok, {{.Failed}} failed), wall time {{.Wall}}, model wall time {{.ModelWall}} (sum of the jobs' duration_ms, which contention inflates), CPU time {{.CPU}} (sum of the jobs' cpu_ms, the thread's clock). Claims: {{.Pass}} pass, {{.Fail}} fail, {{.Inc}} inconclusive.</p>
 {{with .Score}}<h2>Scoreboard</h2>
 <p>Per paper (the sweeps of one config folder). Statements: entries of the folder's CLAIMS.md (encoded / cannot check, and those a claim of this run checks). Pass, loose: a claim declared <code>loose:</code> checks less than its sentence and never counts as a pass. Fail, explained: by one of the paper's (at most three) declared readings (<code>readings.yaml</code>), in a sensitivity sweep of this run whose claim passed. Calibration: claims a declared <code>calibrated:</code> value, or a reading declared after its result was seen, was chosen to reproduce; not reproductions. Sensitivity: claims of sweeps declared <code>sensitivity:</code> (an alternative reading), neither reproductions nor failures. Published cells within the rule: {{.Tolerance}}, calibration and sensitivity cells left out. Invariants: claims declared <code>invariant:</code> (a theorem's bound or a constraint) that hold / were checked.</p>
-<div style="overflow-x:auto"><table><tr><th>paper</th><th>statements</th><th>encoded / cannot check</th><th>checked in this run</th><th>claims</th><th>pass</th><th>pass, loose</th><th>fail, explained</th><th>fail, shown why not</th><th>fail, unexplained</th><th>inconclusive</th><th>calibration</th><th>sensitivity</th><th>published cells within the rule</th><th>invariants held</th></tr>
+<div class="scroll"><table><tr><th>paper</th><th>statements</th><th>encoded / cannot check</th><th>checked in this run</th><th>claims</th><th>pass</th><th>pass, loose</th><th>fail, explained</th><th>fail, shown why not</th><th>fail, unexplained</th><th>inconclusive</th><th>calibration</th><th>sensitivity</th><th>published cells within the rule</th><th>invariants held</th></tr>
 {{range .Papers}}<tr><td>{{.Paper}}</td><td>{{if .RegisterError}}{{.RegisterError}}{{else}}{{.Statements}}{{end}}</td><td>{{.Encoded}} / {{.Uncheckable}}</td><td>{{.CheckedHere}}</td><td>{{.Claims}}</td><td>{{.Pass}}</td><td>{{.PassLoose}}</td><td>{{.FailExplained}}</td><td>{{.FailShown}}</td><td>{{.FailUnexpl}}</td><td>{{.Inconclusive}}</td><td>{{.Calibration}}</td><td>{{.Sensitivity}}</td><td>{{if .Cells}}{{.CellsWithin}} / {{.Cells}}{{else}}–{{end}}{{if .CalibrationCells}} (+{{.CalibrationCells}} calibration){{end}}</td><td>{{if .Invariants}}{{.InvariantsHeld}} / {{.Invariants}}{{else}}–{{end}}</td></tr>{{end}}
 </table></div>
 {{range .Papers}}{{if .Readings}}<p>Readings of {{.Paper}} as whole models (each over every claim of its sweeps, beside the default sweeps' verdicts on the same claim ids):</p>
-<div style="overflow-x:auto"><table><tr><th>reading</th><th>declared</th><th>explains</th><th>its claims: pass / fail / inconclusive</th><th>matched with the defaults</th><th>defaults: pass / fail / inconclusive</th><th>defaults pass, reading fails</th><th>defaults do not pass, reading passes</th><th>failures it explains</th></tr>
+<div class="scroll"><table><tr><th>reading</th><th>declared</th><th>explains</th><th>its claims: pass / fail / inconclusive</th><th>matched with the defaults</th><th>defaults: pass / fail / inconclusive</th><th>defaults pass, reading fails</th><th>defaults do not pass, reading passes</th><th>failures it explains</th></tr>
 {{range .Readings}}<tr><td>{{.Name}}</td><td>{{.Declared}}</td><td>{{if .Explains}}yes{{else}}no{{end}}</td><td>{{if .Ran}}{{.Pass}} / {{.Fail}} / {{.Inconclusive}}{{else}}did not run{{end}}</td><td>{{.Matched}}</td><td>{{.DefaultsPass}} / {{.DefaultsFail}} / {{.DefaultsInc}}</td><td>{{.Broken}}</td><td>{{.Rescued}}</td><td>{{.Explained}}</td></tr>{{end}}
 </table></div>{{end}}{{end}}
 <ul>{{range .Papers}}{{range .ClaimList}}{{if eq .Status "fail-explained"}}<li>{{.Sweep}}/{{.ID}}: fail, explained by {{.By}}</li>{{else if eq .Status "fail-shown"}}<li>{{.Sweep}}/{{.ID}}: fail, shown why not by {{.By}}</li>{{else if eq .Status "calibration"}}<li>{{.Sweep}}/{{.ID}}: calibration ({{.By}}), verdict {{.Verdict}}</li>{{else if eq .Status "pass-loose"}}<li>{{.Sweep}}/{{.ID}}: pass, loose ({{.Note}})</li>{{else if and (eq .Status "fail-unexplained") .Note}}<li>{{.Sweep}}/{{.ID}}: fail, unexplained ({{.Note}})</li>{{end}}{{end}}{{end}}</ul>
 {{end}}<h2>Per model</h2>
-<table><tr><th>model</th><th>sweeps</th><th>jobs</th><th>failed</th><th>model wall time</th><th>CPU time</th><th>claims pass / fail / inconclusive</th></tr>
+<div class="scroll"><table><tr><th>model</th><th>sweeps</th><th>jobs</th><th>failed</th><th>model wall time</th><th>CPU time</th><th>claims pass / fail / inconclusive</th></tr>
 {{range .Models}}<tr><td>{{.Model}}</td><td>{{.Sweeps}}</td><td>{{.Jobs}}</td><td>{{.Failed}}</td><td>{{ms .ModelWall}}</td><td>{{cpu .}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td></tr>{{end}}
-</table>
+</table></div>
 <h2>Per sweep</h2>
-<table><tr><th>sweep</th><th>model</th><th>jobs</th><th>failed</th><th>points</th><th>model wall time</th><th>CPU time</th><th>claims pass / fail / inconclusive</th><th>report</th></tr>
+<div class="scroll"><table><tr><th>sweep</th><th>model</th><th>jobs</th><th>failed</th><th>points</th><th>model wall time</th><th>CPU time</th><th>claims pass / fail / inconclusive</th><th>report</th></tr>
 {{range .Rows}}<tr><td>{{.R.Sweep}}</td><td>{{.R.Model}}</td><td>{{.R.Jobs}}</td><td>{{.R.Failed}}</td><td>{{.R.Points}}</td><td>{{.ModelWall}}</td><td>{{.CPU}}</td><td>{{.Pass}} / {{.Fail}} / {{.Inc}}</td><td><a href="{{.Link}}">report</a></td></tr>{{end}}
-</table>
+</table></div>
 <h2>Claims</h2>
-<table><tr><th>sweep</th><th>claim</th><th>source</th><th>verdict</th><th>numbers</th></tr>
-{{range .Rows}}{{$s := .R.Sweep}}{{range .R.Claims}}<tr><td>{{$s}}</td><td>{{.ID}}</td><td>{{.Source}}</td><td class="{{.Verdict}}">{{mark .Verdict}}</td><td>{{.Numbers}}</td></tr>{{end}}{{end}}
-</table>
+<p>{{.Legend}}</p>
+<div class="scroll"><table><tr><th>sweep</th><th>claim</th><th>source</th><th>verdict</th><th>status</th><th>numbers</th></tr>
+{{range .Rows}}{{$s := .R.Sweep}}{{range .Claims}}<tr><td>{{$s}}</td><td>{{.C.ID}}</td><td>{{.C.Source}}</td><td class="verdict {{.C.Verdict}}">{{mark .C.Verdict}}</td><td>{{.Status}}</td><td>{{.C.Numbers}}</td></tr>{{end}}{{end}}
+</table></div>
 <p><small>Generated {{.S.Generated.Format "2006-01-02T15:04:05Z07:00"}}.</small></p>
 </body></html>
 `))
