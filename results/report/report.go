@@ -597,10 +597,12 @@ img{max-width:100%;border:1px solid #eee}pre{background:#f6f8fa;padding:1em;over
 // table sits in its own box (class scroll) that scrolls sideways when the
 // table is wider than the page, so that the page itself never is; a
 // verdict cell (class verdict and the verdict) shows the verdict's word on
-// its colour.
+// its colour; the scoreboard (class board) is set tighter, so that its
+// fifteen columns fit the page's width where their cells are short.
 const tableCSS = `table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#cf222e;font-weight:bold}.inconclusive{color:#9a6700}
 .scroll{overflow-x:auto;max-width:100%;margin:1em 0}
+table.board{font-size:.85em}table.board td,table.board th{padding:.25em .4em}
 td.verdict{font-weight:bold;white-space:nowrap}td.verdict.pass{background:#dafbe1}td.verdict.fail{background:#ffebe9}td.verdict.inconclusive{background:#fff8c5}`
 
 // htmlClaim is a row of report.html's claims table.

@@ -7,7 +7,7 @@
 // For each file it prints one line of JSON on stdout: the page's width
 // (document scrollWidth) and the window's (clientWidth), and for each
 // sideways-scrolling box (.scroll) its right edge, its own width and the
-// width of what it holds.
+// width of what it holds, and whether it holds the scoreboard (table.board).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,7 @@ try {
         width: b.clientWidth,
         content: b.scrollWidth,
         overflowX: getComputedStyle(b).overflowX,
+        board: b.querySelector('table.board') !== null,
       })),
     }));
     console.log(JSON.stringify({ file: f, ...m }));
