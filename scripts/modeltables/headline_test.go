@@ -58,7 +58,7 @@ func TestHeadlineTable(t *testing.T) {
 				},
 				Claims: []claimRef{{Sweep: "p-a", ID: "c-pass"}, {Label: "L", Sweep: "p-a", ID: "c-fail"}},
 				Note:   "typed"},
-			want: "| r | &gt; 1 h | X 2.00 h; best X over best Y +166.7%; over 1 3 of 4 points; Y 25.0%–150%; X 2 / 4 | ✅ pass; L: ❌ fail, explained by `p-b/c-pass` (2/3 points); typed |\n"},
+			want: "| r | &gt; 1 h | X 2.00 h; best X over best Y +166.7%; over 1 3 of 4 points; Y 25.0%–150%; X 2 / 4 | pass; L: fail, explained by `p-b/c-pass` (2/3 points); typed |\n"},
 		{name: "a sweep the run did not make is marked",
 			row:  headlineRow{Result: "r", Paper: "1", Ours: []value{num("", query{Sweep: "p-new", Col: "m_mean"}, "")}, Claims: []claimRef{{Sweep: "p-new", ID: "c"}}},
 			want: "| r | 1 | *not in this run* | *not in this run* |\n"},

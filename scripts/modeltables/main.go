@@ -206,19 +206,19 @@ func cell(s string) string {
 func statusText(status, verdict, by string) string {
 	switch status {
 	case "pass":
-		return "✅ pass"
+		return "pass"
 	case "pass-loose":
 		return "pass, loose (not counted as a pass)"
 	case "invariant":
 		return "invariant (`" + cell(by) + "`), " + cell(verdict)
 	case "fail-unexplained":
-		return "❌ fail"
+		return "fail, unexplained"
 	case "fail-explained":
-		return "❌ fail, explained by `" + cell(by) + "`"
+		return "fail, explained by `" + cell(by) + "`"
 	case "fail-shown":
-		return "❌ fail, shown why not by `" + cell(by) + "`"
+		return "fail, shown why not by `" + cell(by) + "`"
 	case "inconclusive":
-		return "❔ inconclusive"
+		return "inconclusive"
 	case "calibration":
 		return "calibration (`" + cell(by) + "`), " + cell(verdict)
 	case "sensitivity":
