@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -490,6 +491,20 @@ type Heartbeat struct {
 	// MaxStoreError bytes).
 	StoreError string `json:"store_error,omitempty"`
 	StoreRun   string `json:"store_run,omitempty"`
+	// Current describes the job the worker runs now (Running's one job),
+	// so that the status page can show it by sweep and parameters.
+	Current *CurrentJob `json:"current,omitempty"`
+}
+
+// CurrentJob is the job a worker runs, as a heartbeat describes it.
+type CurrentJob struct {
+	Run       string `json:"run"`
+	Sweep     string `json:"sweep"`
+	Index     int    `json:"index"`
+	Replicate int    `json:"replicate"`
+	// Params is "name=value" per parameter, sorted by name, separated by
+	// spaces, at most MaxCurrentParams bytes (then ending with "…").
+	Params string `json:"params"`
 }
 
 // Bounds of a heartbeat's fields.
@@ -499,6 +514,8 @@ const (
 	maxHostName   = 255  // bytes of a host name
 	maxRunning    = 1024 // job IDs in flight
 	maxJobIDLen   = 64   // bytes of one job ID
+	// MaxCurrentParams bounds the bytes of a current job's parameters.
+	MaxCurrentParams = 240
 )
 
 // ValidWorkerName reports why name cannot name a worker: a worker name is
@@ -538,6 +555,10 @@ func (h *Heartbeat) Validate(names Names, subject string) error {
 	if len(h.StoreError) > MaxStoreError || !utf8.ValidString(h.StoreError) || len(h.StoreRun) > maxJobIDLen || SafeName(h.StoreRun) != h.StoreRun {
 		return fmt.Errorf("worker %s: store error of %d bytes, or run %q not a run ID", h.Worker, len(h.StoreError), h.StoreRun)
 	}
+	if c := h.Current; c != nil && (len(c.Run) > maxJobIDLen || SafeName(c.Run) != c.Run || len(c.Sweep) > MaxWorkerName ||
+		!utf8.ValidString(c.Sweep) || len(c.Params) > MaxCurrentParams+len("…") || !utf8.ValidString(c.Params) || c.Index < 0 || c.Replicate < 0) {
+		return fmt.Errorf("worker %s: current job of run %q not valid (sweep of %d bytes, parameters of %d)", h.Worker, SafeName(c.Run), len(c.Sweep), len(c.Params))
+	}
 	if h.PID < 0 || h.Buffered < 0 || h.Done < 0 || h.Errors < 0 {
 		return fmt.Errorf("worker %s: negative count", h.Worker)
 	}
@@ -564,4 +585,25 @@ type ErrorEvent struct {
 	Attempt int    `json:"attempt"`
 	Error   string `json:"error"`
 	Final   bool   `json:"final"`
+}
+
+// DescribeJob returns the CurrentJob of job j of run: its sweep, index,
+// replicate and parameters (sorted by name, cut to MaxCurrentParams bytes).
+func DescribeJob(run string, j *sweep.Job) *CurrentJob {
+	var b strings.Builder
+	for i, name := range j.Params.Names() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%v", name, j.Params[name])
+	}
+	params := b.String()
+	if len(params) > MaxCurrentParams {
+		n := MaxCurrentParams
+		for n > 0 && !utf8.RuneStart(params[n]) {
+			n--
+		}
+		params = params[:n] + "…"
+	}
+	return &CurrentJob{Run: run, Sweep: j.Sweep, Index: j.Index, Replicate: j.Replicate, Params: params}
 }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -608,7 +609,8 @@ func TestHeartbeatValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := broker.Heartbeat{Worker: "host-1-w0", Host: "node01.example.org", PID: 42, Running: []string{"0b7e8a0c-1f2d-4c3b-9a8e-5d6f7a8b9c0d"}}
+	good := broker.Heartbeat{Worker: "host-1-w0", Host: "node01.example.org", PID: 42, Running: []string{"0b7e8a0c-1f2d-4c3b-9a8e-5d6f7a8b9c0d"},
+		Current: broker.DescribeJob("run-1", &sweep.Job{Sweep: "lin", Index: 3, Params: simcore.Params{"p": 0.5, "name": strings.Repeat("é", 200)}})}
 	if err := good.Validate(names, names.HeartbeatSubject(good.Worker)); err != nil {
 		t.Fatalf("a worker's own heartbeat: %v", err)
 	}
@@ -627,8 +629,13 @@ func TestHeartbeatValidate(t *testing.T) {
 		{"job in flight not an ID", func(h *broker.Heartbeat) { h.Running = []string{"\x1b]0;x\x07"} }, ""},
 		{"too many jobs in flight", func(h *broker.Heartbeat) { h.Running = make([]string, 1025) }, ""},
 		{"negative count", func(h *broker.Heartbeat) { h.Done = -1 }, ""},
+		{"current job's run not an ID", func(h *broker.Heartbeat) { h.Current.Run = "r\x1b[2J" }, ""},
+		{"current job's parameters too long", func(h *broker.Heartbeat) { h.Current.Params = strings.Repeat("p", 1000) }, ""},
+		{"current job's sweep not UTF-8", func(h *broker.Heartbeat) { h.Current.Sweep = "bad\xff" }, ""},
 	} {
 		h := good
+		cur := *good.Current
+		h.Current = &cur
 		h.Running = append([]string(nil), good.Running...)
 		c.edit(&h)
 		subject := c.subject
@@ -638,6 +645,20 @@ func TestHeartbeatValidate(t *testing.T) {
 		if err := h.Validate(names, subject); err == nil {
 			t.Errorf("%s: accepted", c.name)
 		}
+	}
+}
+
+// TestDescribeJob: a worker's current job is described by its sweep, index,
+// replicate and parameters sorted by name, cut to MaxCurrentParams bytes on
+// a rune boundary.
+func TestDescribeJob(t *testing.T) {
+	c := broker.DescribeJob("run-1", &sweep.Job{Sweep: "lin", Index: 3, Replicate: 2, Params: simcore.Params{"utilisation": 0.5, "algo": "easy", "n": int64(4)}})
+	if want := (broker.CurrentJob{Run: "run-1", Sweep: "lin", Index: 3, Replicate: 2, Params: "algo=easy n=4 utilisation=0.5"}); *c != want {
+		t.Errorf("DescribeJob: %+v, want %+v", *c, want)
+	}
+	long := broker.DescribeJob("r", &sweep.Job{Params: simcore.Params{"x": strings.Repeat("é", 500)}})
+	if !utf8.ValidString(long.Params) || len(long.Params) > broker.MaxCurrentParams+len("…") || !strings.HasSuffix(long.Params, "…") {
+		t.Errorf("long parameters: %d bytes, valid UTF-8 %v: %.40q", len(long.Params), utf8.ValidString(long.Params), long.Params)
 	}
 }
 

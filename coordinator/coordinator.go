@@ -705,7 +705,7 @@ func (c *Coordinator) onHeartbeat(m *nats.Msg) {
 	txn := c.db.Txn(true)
 	_ = txn.Insert("workers", &workerState{
 		Name: hb.Worker, Host: hb.Host, PID: hb.PID, Started: hb.Started, Seen: c.now(),
-		Running: hb.Running, Buffered: hb.Buffered, Done: hb.Done, Errors: hb.Errors, Draining: hb.Draining,
+		Running: hb.Running, Current: hb.Current, Buffered: hb.Buffered, Done: hb.Done, Errors: hb.Errors, Draining: hb.Draining,
 		StoreError: hb.StoreError, StoreRun: hb.StoreRun,
 	})
 	txn.Commit()

@@ -8,6 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	memdb "github.com/hashicorp/go-memdb"
+
+	"schedfarm/broker"
 )
 
 // Job states the coordinator tracks.
@@ -74,6 +76,7 @@ type workerState struct {
 	Started  time.Time
 	Seen     time.Time
 	Running  []string
+	Current  *broker.CurrentJob
 	Buffered int
 	Done     int64
 	Errors   int64

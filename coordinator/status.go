@@ -108,11 +108,15 @@ type WorkerInfo struct {
 	InFlight []string  `json:"in_flight,omitempty"`
 	// InFlightCut is how many of the jobs in flight InFlight leaves out
 	// (a status reply lists at most 16 per worker).
-	InFlightCut int   `json:"in_flight_cut,omitempty"`
-	Buffered    int   `json:"buffered"`
-	Done        int64 `json:"done"`
-	Errors      int64 `json:"errors"`
-	Draining    bool  `json:"draining"`
+	InFlightCut int `json:"in_flight_cut,omitempty"`
+	// Current is the job the worker runs now, by run, sweep and
+	// parameters, as its last heartbeat described it (the reply drops it
+	// with the jobs in flight when it must be cut to fit).
+	Current  *broker.CurrentJob `json:"current,omitempty"`
+	Buffered int                `json:"buffered"`
+	Done     int64              `json:"done"`
+	Errors   int64              `json:"errors"`
+	Draining bool               `json:"draining"`
 	// StoreError is the worker's last failure to store results (of run
 	// StoreRun), until it stores a part again: a full JetStream store
 	// shows here rather than as a run that stalls.
@@ -403,7 +407,7 @@ func (c *Coordinator) Workers() []WorkerInfo {
 		w := raw.(*workerState)
 		age := now.Sub(w.Seen)
 		out = append(out, WorkerInfo{Name: w.Name, Host: w.Host, PID: w.PID, Started: w.Started, AgeMs: age.Milliseconds(),
-			Lost: age > c.cfg.WorkerTimeout, InFlight: w.Running, Buffered: w.Buffered, Done: w.Done, Errors: w.Errors, Draining: w.Draining,
+			Lost: age > c.cfg.WorkerTimeout, InFlight: w.Running, Current: w.Current, Buffered: w.Buffered, Done: w.Done, Errors: w.Errors, Draining: w.Draining,
 			StoreError: w.StoreError, StoreRun: w.StoreRun})
 	}
 	return out

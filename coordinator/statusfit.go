@@ -176,8 +176,11 @@ func cutLists(st *Status, cut *StatusCut, n int) bool {
 	return changed
 }
 
-// cutInFlight lists no job in flight.
+// cutInFlight lists no job in flight and describes no worker's current job.
 func cutInFlight(st *Status, cut *StatusCut) bool {
+	for i := range st.Workers {
+		st.Workers[i].Current = nil
+	}
 	return cutAll(st.Workers, func(w *WorkerInfo) (*[]string, *int) { return &w.InFlight, &w.InFlightCut }, &cut.InFlight)
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"schedfarm/broker"
 )
 
 // bigStatus is a status as StatusFor builds it, far over the budgets of
@@ -33,6 +35,7 @@ func bigStatus(runs, jobs, errBytes, workers int) *Status {
 			w.InFlight = append(w.InFlight, fmt.Sprintf("00000000-0000-0000-0000-%012d", j))
 		}
 		w.InFlightCut = 1024 - maxInFlightListed
+		w.Current = &broker.CurrentJob{Run: "run-000", Sweep: strings.Repeat("s", broker.MaxWorkerName), Params: strings.Repeat("p", broker.MaxCurrentParams)}
 		st.Workers = append(st.Workers, w)
 	}
 	return st
@@ -99,8 +102,8 @@ func TestFitCutsToBudget(t *testing.T) {
 			inFlight := 0
 			for _, w := range st.Workers {
 				inFlight += w.InFlightCut
-				if len(w.InFlight)+w.InFlightCut != 1024 || w.Lost && len(st.Workers) < tc.workers/2 {
-					t.Errorf("worker %s: %d + %d in flight", w.Name, len(w.InFlight), w.InFlightCut)
+				if len(w.InFlight)+w.InFlightCut != 1024 || w.Lost && len(st.Workers) < tc.workers/2 || (w.Current == nil) != (len(w.InFlight) == 0) {
+					t.Errorf("worker %s: %d + %d in flight, current job %+v", w.Name, len(w.InFlight), w.InFlightCut, w.Current)
 				}
 			}
 			if cut.InFlight != inFlight {

@@ -91,7 +91,8 @@ func historyFarm(t *testing.T, s broker.Settings, cfg coordinator.Config, runs, 
 // long host name and jobs in flight (as a busy worker's), and flushes.
 func heartbeat(t *testing.T, bf *broker.Farm, name string) {
 	t.Helper()
-	hb := broker.Heartbeat{Worker: name, Host: strings.Repeat("h", 255), PID: 1, Started: time.Now(), Sent: time.Now()}
+	hb := broker.Heartbeat{Worker: name, Host: strings.Repeat("h", 255), PID: 1, Started: time.Now(), Sent: time.Now(),
+		Current: &broker.CurrentJob{Run: "r", Sweep: strings.Repeat("s", broker.MaxWorkerName), Params: strings.Repeat("p", broker.MaxCurrentParams)}}
 	for range 16 {
 		hb.Running = append(hb.Running, uuid.NewString())
 	}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates docs/status.png: the top of the status page at the end of
-# TestStatusPageInBrowser (a test farm with 60 finished runs of 300 failed jobs, whose own
-# run has failed jobs, a coordinator failover and a claim verdict), as headless Chromium
-# shows it. Built with -trimpath, so the panics' stack traces on it name no folder of
+# Regenerates docs/status.png: the first 1280 × 900 of the status page mid-run in
+# TestStatusPageInBrowser (a test farm with 63 finished runs, 60 of them of 300 failed
+# jobs, folded to a line each; its own run in progress with failed jobs; the workers'
+# current jobs), as headless Chromium shows it. Built with -trimpath, so the panics' stack traces on it name no folder of
 # this machine. Needs node and Debian's chromium (apt-get install
 # chromium); playwright-core is installed into .ci/cache/ (git-ignored) as .ci/run does.
 #

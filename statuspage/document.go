@@ -70,6 +70,11 @@ type Run struct {
 	// by `run`, `report` or `collect` then `report`); empty until a
 	// report exists.
 	Claims []Claim `json:"claims,omitempty"`
+	// Reports are the paths of the run's reports under the results
+	// directory, one per sweep (its report.html, else its report.md),
+	// sorted; empty until a report exists. A run with reports and no
+	// Claims has no claims.
+	Reports []string `json:"reports,omitempty"`
 	// ClaimsError says why a claims.json could not be read.
 	ClaimsError string `json:"claims_error,omitempty"`
 	// ClaimsProvisional: no report exists yet, and Claims are the
@@ -133,6 +138,7 @@ func Build(st *coordinator.Status, resultsDir string, now time.Time) *Document {
 			if r.Claims, err = readClaims(resultsDir, p.ID); err != nil {
 				r.ClaimsError = err.Error()
 			}
+			r.Reports = findReports(resultsDir, p.ID)
 		}
 		if len(r.Claims) == 0 && len(p.RoundClaims) > 0 {
 			for _, c := range p.RoundClaims {
@@ -166,6 +172,30 @@ func pace(p *coordinator.RunProgress, now time.Time) (percent, rate float64, eta
 		eta = &left
 	}
 	return percent, rate, eta
+}
+
+// findReports returns the report of each sweep of run under root
+// (<root>/<sweep>/<run>/report.html, else report.md), sorted. A run ID that
+// is not one (from the wire) finds nothing.
+func findReports(root, run string) []string {
+	if coordinator.CheckRunID(run) != nil {
+		return nil
+	}
+	dirs, err := filepath.Glob(filepath.Join(root, "*", run))
+	if err != nil {
+		return nil
+	}
+	sort.Strings(dirs)
+	var out []string
+	for _, dir := range dirs {
+		for _, name := range []string{report.ReportHTML, report.ReportMarkdown} {
+			if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+				out = append(out, filepath.Join(dir, name))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // readClaims reads the claim verdicts of every sweep of run under root,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,21 @@ func TestBuildReadsClaims(t *testing.T) {
 	}
 	if len(d.Runs[2].Claims) != 0 || d.Runs[2].ClaimsError != "" {
 		t.Errorf("a run ID with a path in it read %v, %q", d.Runs[2].Claims, d.Runs[2].ClaimsError)
+	}
+	// Reports: report.html, else report.md, per sweep; none for a run
+	// ID with a path in it.
+	for _, f := range []string{filepath.Join("alpha", runA, report.ReportHTML), filepath.Join("alpha", runA, report.ReportMarkdown),
+		filepath.Join("beta", runA, report.ReportMarkdown), filepath.Join("alpha", report.ReportHTML)} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte("r"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d = Build(st, root, t0)
+	if want := []string{filepath.Join(root, "alpha", runA, report.ReportHTML), filepath.Join(root, "beta", runA, report.ReportMarkdown)}; !slices.Equal(d.Runs[0].Reports, want) {
+		t.Errorf("reports of run A: %v, want %v", d.Runs[0].Reports, want)
+	}
+	if len(d.Runs[1].Reports) != 0 || len(d.Runs[2].Reports) != 0 {
+		t.Errorf("reports of runs without one: %v, %v", d.Runs[1].Reports, d.Runs[2].Reports)
 	}
 	if d.Workers == nil || !d.ObservedAt.Equal(t0) {
 		t.Errorf("workers %v (want [] not null), observed %v", d.Workers, d.ObservedAt)

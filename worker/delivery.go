@@ -184,12 +184,12 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg, requeue bool) {
 			continue
 		}
 		job, model := e.Msg, e.Model
-		w.setRunning(job.Job.ID.String())
+		w.setRunning(job)
 		started := time.Now()
 		res, cpuMs, runErr := w.runModel(msgCtx, model, job)
 		elapsed := time.Since(started)
 		w.modelNs.Add(int64(elapsed))
-		w.setRunning("")
+		w.setRunning(nil)
 		if runErr != nil {
 			if ctx.Err() != nil {
 				// Shutting down: hand the message back so another worker

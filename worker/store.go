@@ -245,9 +245,14 @@ func retry(ctx context.Context, log *slog.Logger, what string, onRetry func(), f
 	}
 }
 
-func (w *Worker) setRunning(id string) {
+// setRunning records the job the worker runs now (job nil: none), for its
+// heartbeats.
+func (w *Worker) setRunning(job *broker.JobMsg) {
 	w.mu.Lock()
-	w.running = id
+	w.running, w.current = "", nil
+	if job != nil {
+		w.running, w.current = job.Job.ID.String(), broker.DescribeJob(job.Run, &job.Job)
+	}
 	w.mu.Unlock()
 }
 
@@ -263,7 +268,7 @@ func (w *Worker) heartbeats(ctx context.Context) {
 			hb.StoreRun, hb.StoreError = p.run, truncate(p.err, broker.MaxStoreError)
 		}
 		if w.running != "" {
-			hb.Running = []string{w.running}
+			hb.Running, hb.Current = []string{w.running}, w.current
 		}
 		w.mu.Unlock()
 		if data, err := json.Marshal(hb); err == nil {

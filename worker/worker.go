@@ -89,7 +89,8 @@ type Worker struct {
 	modelNs    atomic.Int64
 
 	mu       sync.Mutex
-	running  string // job ID in flight, for heartbeats
+	running  string             // job ID in flight, for heartbeats
+	current  *broker.CurrentJob // the job in flight described, for heartbeats
 	buffered []*finished
 	// tableRows counts the extra-table rows of the buffered jobs.
 	tableRows int

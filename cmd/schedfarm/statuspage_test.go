@@ -129,18 +129,24 @@ func historyJobs() int {
 // TestStatusPageInBrowser: `schedfarm status --serve` against a real farm,
 // watched in headless Chromium (testdata/statuspage.mjs). The farm has
 // history: 60 finished runs of 300 panicking jobs each (MaxDeliver 1; 6 with
-// -short) on a server with nats-server's default max_payload of 1 MiB, so
-// the page lists the newest 50 runs and says what it leaves out (older runs,
-// failed jobs beyond 5 per run). Mid-run the page shows the progress, the
-// failed jobs' error as text (markup from the wire creates no element) and a
-// worker's current job; when the coordinator is stopped the page says it is
-// unreachable and keeps the runs; when another coordinator takes over it
-// shows the failover; at the end the run is at 100 % with the claim verdicts
-// of its report; when `status --serve` itself stops, the page says so and
-// keeps the runs, and it is live again once a new one serves the same
-// address. Screenshots mid-run and at the end; SCHEDFARM_STATUS_PNG=FILE
-// copies the last one there (scripts/status-screenshot.sh makes
-// docs/status.png so).
+// -short) on a server with nats-server's default max_payload of 1 MiB, then
+// a run of 2 jobs with a report and no claims and its rerun with nothing to
+// do, so the page lists the newest 50 runs and says what it leaves out
+// (older runs, failed jobs beyond 5 per run). Mid-run the page shows the
+// running run first, then the workers, both within the first 1280 × 900
+// viewport, then each finished run folded to one line (progress, verdict
+// counts, report): the run with a report says "no claims" and no note that
+// claims will come, the rerun "nothing to do" with no rate; the failed
+// jobs' error shows as text (markup from the wire creates no element) and a
+// worker's current job by its sweep and parameters; when the coordinator is
+// stopped the page says it is unreachable and keeps the runs; when another
+// coordinator takes over it shows the failover; at the end the run is
+// folded at 100 % with "1 pass" and its report's path, and unfolded (it
+// stays so across polls) shows its claim verdicts; when `status --serve`
+// itself stops, the page says so and keeps the runs, and it is live again
+// once a new one serves the same address. Screenshots mid-run and at the
+// end; SCHEDFARM_STATUS_PNG=FILE copies the mid-run one there
+// (scripts/status-screenshot.sh makes docs/status.png so).
 func TestStatusPageInBrowser(t *testing.T) {
 	node, playwright, chromium := browserTools(t)
 	conf := filepath.Join(t.TempDir(), "nats.conf")
@@ -172,13 +178,27 @@ func TestStatusPageInBrowser(t *testing.T) {
 			t.Fatalf("history run %s: %+v", id, *p)
 		}
 	}
+	// A run of 2 jobs done, then its rerun with nothing to do.
+	var again []string
+	for range 2 {
+		a, err := c1.Submit(ctx, coordinator.SubmitRequest{File: "again.yaml", Text: againSweep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := farmtest.WaitRun(t, c1.Coordinator, a.Run, 4*time.Minute); p.Done+p.Skipped != 2 {
+			t.Fatalf("run %s of again.yaml: %+v", a.Run, *p)
+		}
+		again = append(again, a.Run)
+	}
 	rep, err := c1.Submit(ctx, coordinator.SubmitRequest{File: "page.yaml", Text: pageSweep})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	// The real command, as a user runs it.
+	// The real command, as a user runs it. The first run of again.yaml
+	// has a report without claims.
 	resultsDir := t.TempDir()
+	writeFile(t, filepath.Join(resultsDir, "again", again[0], report.ReportMarkdown), "# again\n")
 	url, stopServe := startServe(t, ctx, "127.0.0.1:0", f.Server.ClientURL(), resultsDir)
 	defer func() { stopServe() }()
 
@@ -187,7 +207,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, node, script, url, out, pageError, rep.Run, strconv.Itoa(historyJobs()))
+	cmd := exec.CommandContext(ctx, node, script, url, out, pageError, rep.Run, strconv.Itoa(historyJobs()), again[0], again[1])
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_CORE="+playwright, "CHROMIUM="+chromium)
 	var nodeErr farmtest.SyncBuffer
 	cmd.Stderr = &nodeErr
@@ -219,6 +239,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 		{"down", func() { f.StartCoordinatorWith("coord-two", noPacking) }},
 		{"up", func() {
 			writeClaims(t, filepath.Join(resultsDir, "page", rep.Run))
+			writeFile(t, filepath.Join(resultsDir, "page", rep.Run, report.ReportHTML), "<!DOCTYPE html><title>page</title>")
 			close(gate)
 		}},
 		{"end", func() { stopServe() }},
@@ -252,7 +273,7 @@ func TestStatusPageInBrowser(t *testing.T) {
 		}
 	}
 	if dst := os.Getenv("SCHEDFARM_STATUS_PNG"); dst != "" {
-		b, err := os.ReadFile(filepath.Join(out, "end.png"))
+		b, err := os.ReadFile(filepath.Join(out, "mid.png"))
 		if err == nil {
 			err = os.WriteFile(dst, b, 0o644)
 		}
@@ -277,8 +298,8 @@ func TestStatusPageInBrowser(t *testing.T) {
 	if err := json.Unmarshal([]byte(o.stdout), &doc); err != nil {
 		t.Fatalf("status --json: %v\n%.2000s", err, o.stdout)
 	}
-	if n := len(doc.Runs); n != coordinator.DefaultStatusRuns || doc.TotalRuns != historyRuns+1 || doc.Runs[n-1].ID != rep.Run ||
-		doc.Older != doc.Runs[0].ID || doc.Cut == nil || doc.Cut.Runs != historyRuns+1-n || doc.Cut.Failures != (n-1)*(historyJobs()-5) {
+	if n := len(doc.Runs); n != coordinator.DefaultStatusRuns || doc.TotalRuns != historyRuns+3 || doc.Runs[n-1].ID != rep.Run ||
+		doc.Older != doc.Runs[0].ID || doc.Cut == nil || doc.Cut.Runs != historyRuns+3-n || doc.Cut.Failures != (n-3)*(historyJobs()-5) {
 		t.Errorf("status --json of every run: %d runs of %d, older %q, cut %+v", len(doc.Runs), doc.TotalRuns, doc.Older, doc.Cut)
 	}
 }
@@ -295,6 +316,17 @@ const historySweep = `sweeps:
     axes:
       - name: size
         range: {from: 1, to: %d, step: 1}
+`
+
+// againSweep is run twice by TestStatusPageInBrowser: 2 jobs done, then
+// a rerun whose jobs were all done.
+const againSweep = `sweeps:
+  - name: again
+    model: bench
+    seed: 1000
+    axes:
+      - name: size
+        range: {from: 1, to: 2, step: 1}
 `
 
 // startServe runs `schedfarm status --serve addr` against the NATS server

@@ -2,21 +2,28 @@
 // (TestStatusPageInBrowser runs it). Usage:
 //
 //   PLAYWRIGHT_CORE=<dir of the playwright-core package> CHROMIUM=/usr/bin/chromium \
-//     node statuspage.mjs URL OUT_DIR ERROR_TEXT RUN JOBS
+//     node statuspage.mjs URL OUT_DIR ERROR_TEXT RUN JOBS DONE RERUN
 //
 // RUN is the test's run; the farm also has history (60 finished runs of
-// JOBS failed jobs each, older than RUN). It walks the page through the
+// JOBS failed jobs each, older than RUN), then DONE (2 jobs done, a report
+// without claims) and RERUN (DONE again: nothing to do). It walks the page through the
 // steps of the Go test, printing the name of each step on stdout once the
 // page shows it and waiting for a line "next" on stdin before it goes on
 // (the test changes the farm in between):
 //
 //   mid   the run is in progress: the failing job's error shows, escaped;
-//         a worker shows its current job; the page lists the newest 50 of
-//         61 runs and says what it leaves out, a history run shows "JOBS;
-//         5 listed" failed jobs (screenshot OUT_DIR/mid.png)
+//         a worker shows its current job by sweep and parameters; the page
+//         lists the newest 50 of 63 runs and says what it leaves out; the
+//         finished runs are folded to one line each (progress, verdict
+//         counts, report), a history run's holding "JOBS; 5 listed" failed
+//         jobs; DONE says "no claims" (no note that claims will come), RERUN
+//         "nothing to do"; the running run and the workers lie within the
+//         first 1280 × 900 viewport (screenshot OUT_DIR/mid.png)
 //   down  the coordinator is stopped: the page says it is unreachable
 //   up    another coordinator answers: the page shows the failover
-//   end   the run is complete at 100 %, with its claim verdicts
+//   end   the run is complete at 100 %, folded to its line with "1 pass"
+//         and its report's path; unfolded (and still so after the next
+//         poll) it shows its claim verdicts and failed jobs
 //         (screenshot OUT_DIR/end.png); the DOM checks passed
 //   server-down  the page's own server is stopped: the page says so and
 //         keeps the runs
@@ -30,9 +37,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 
-const [url, outDir, errorText, runID, jobs] = process.argv.slice(2);
-if (!url || !outDir || !errorText || !runID || !jobs || !process.env.PLAYWRIGHT_CORE || !process.env.CHROMIUM) {
-  console.error('usage: PLAYWRIGHT_CORE=DIR CHROMIUM=PATH node statuspage.mjs URL OUT_DIR ERROR_TEXT RUN JOBS');
+const [url, outDir, errorText, runID, jobs, doneID, rerunID] = process.argv.slice(2);
+if (!url || !outDir || !errorText || !runID || !jobs || !doneID || !rerunID || !process.env.PLAYWRIGHT_CORE || !process.env.CHROMIUM) {
+  console.error('usage: PLAYWRIGHT_CORE=DIR CHROMIUM=PATH node statuspage.mjs URL OUT_DIR ERROR_TEXT RUN JOBS DONE RERUN');
   process.exit(2);
 }
 const { chromium } = await import(pathToFileURL(join(process.env.PLAYWRIGHT_CORE, 'index.mjs')).href);
@@ -67,27 +74,56 @@ page.on('dialog', d => { pageErrors.push('dialog opened: ' + d.message()); d.dis
 try {
   await page.goto(url);
 
-  const mine = `article.run[data-run="${runID}"]`;
+  const mine = `.run[data-run="${runID}"]`;
   // mid: progress between 0 and 100 %, the failure listed with its error as text.
   await page.waitForFunction(err => {
-    const run = document.querySelector('article.run[data-status="running"]');
+    const run = document.querySelector('#running article.run[data-status="running"]');
     if (!run) return false;
     const pct = Number(run.dataset.percent);
     const errs = [...run.querySelectorAll('table.failures td.error')].map(td => td.textContent);
     return pct > 0 && pct < 100 && errs.length > 0 && errs.every(t => t === err);
   }, errorText, wait);
-  await page.waitForFunction(() => [...document.querySelectorAll('tr.worker td:nth-child(6)')]
-    .some(td => td.textContent !== 'idle'), null, wait);
-  // The history: the newest 50 of 61 runs, and a notice of what is left out.
-  check(await page.locator('article.run').count() === 50, `${await page.locator('article.run').count()} runs shown, want the newest 50`);
+  // A worker's current job by its sweep, index and parameters (sorted by name).
+  await page.waitForFunction(run => [...document.querySelectorAll('tr.worker td.current')]
+    .some(td => td.dataset.run === run && /^page #\d+: k=[12] mode=wait$/.test(td.textContent)), runID, wait);
+  // The history: the newest 50 of 63 runs, and a notice of what is left out.
+  check(await page.locator('.run').count() === 50, `${await page.locator('.run').count()} runs shown, want the newest 50`);
   check(await page.locator(mine).count() === 1, 'the test\'s run is not shown');
-  check((await page.textContent('#runs-count')).includes('the newest 50 of 61'), `runs count reads ${JSON.stringify(await page.textContent('#runs-count'))}`);
+  check((await page.textContent('#runs-count')).includes('the newest 50 of 63'), `runs count reads ${JSON.stringify(await page.textContent('#runs-count'))}`);
   check(await page.isVisible('#cut'), 'no notice of what the page leaves out');
   const cut = await page.textContent('#cut');
-  check(/11 older runs not listed/.test(cut) && /\d+ failed jobs not listed/.test(cut), `the notice reads ${JSON.stringify(cut)}`);
-  const heads = await page.locator('article.run[data-status="complete"] h3.failures-head').allInnerTexts();
-  check(heads.length === 49 && heads.every(h => h === `Failed jobs (${jobs}; 5 listed)`), `history runs' failure heads: ${JSON.stringify(heads.slice(0, 3))} (${heads.length})`);
-  check(await page.locator('article.run[data-status="complete"] table.failures tr.failure').count() === 49 * 5, 'not 5 failed jobs listed per history run');
+  check(/13 older runs not listed/.test(cut) && /\d+ failed jobs not listed/.test(cut), `the notice reads ${JSON.stringify(cut)}`);
+  const folded = '#finished details.run.folded[data-status="complete"]';
+  check(await page.locator(folded).count() === 49, `${await page.locator(folded).count()} finished runs folded, want 49`);
+  check(await page.locator('#finished details.run[open]').count() === 0, 'a finished run is unfolded');
+  const heads = await page.locator(`${folded} h3.failures-head`).allTextContents();
+  check(heads.length === 47 && heads.every(h => h === `Failed jobs (${jobs}; 5 listed)`), `history runs' failure heads: ${JSON.stringify(heads.slice(0, 3))} (${heads.length})`);
+  check(await page.locator(`${folded} table.failures tr.failure`).count() === 47 * 5, 'not 5 failed jobs listed per history run');
+  // Each finished run is one line: the summary's content is one line high,
+  // nothing below it shows, nothing runs off the window's right edge.
+  const lines = await page.evaluate(() => [...document.querySelectorAll('#finished details.run')].map(d => {
+    const s = d.querySelector(':scope > summary'), cs = getComputedStyle(s), box = d.getBoundingClientRect(), sb = s.getBoundingClientRect();
+    return { id: d.dataset.run, text: s.textContent, lineHeight: parseFloat(cs.lineHeight),
+      content: sb.height - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom), height: box.height, summary: sb.height, right: box.right };
+  }));
+  for (const l of lines) {
+    check(l.content < 1.5 * l.lineHeight && l.height <= l.summary + 2 && l.right <= 1280,
+      `finished run ${l.id} is not one line: ${JSON.stringify(l)}`);
+  }
+  const line = id => lines.find(l => l.id === id)?.text ?? '';
+  const history = lines.find(l => l.id !== doneID && l.id !== rerunID);
+  check(history.text.includes(`100.0 % · 0 done, ${jobs} failed`) && history.text.includes('no report yet'), `a history run's line reads ${JSON.stringify(history.text)}`);
+  check(line(doneID).includes('100.0 % · 2 done') && line(doneID).includes('no claims') && line(doneID).includes('report.md'), `the line of the run with a report and no claims reads ${JSON.stringify(line(doneID))}`);
+  check(line(rerunID).includes('nothing to do: all 2 jobs were done by earlier runs') && !line(rerunID).includes('jobs/s'), `the rerun's line reads ${JSON.stringify(line(rerunID))}`);
+  check(await page.locator(`.run[data-run="${doneID}"] .claims-none`).count() === 0, 'a run with a report and no claims says claim verdicts will appear');
+  const rerunBody = await page.locator(`.run[data-run="${rerunID}"] .run-body`).textContent();
+  check(rerunBody.includes('nothing to do') && !rerunBody.includes('0 / 0 jobs') && !rerunBody.includes('jobs/s'), `the rerun's card reads ${JSON.stringify(rerunBody.slice(0, 300))}`);
+  // The running run and the workers within the first viewport.
+  for (const [what, sel] of [['the running run', '#running article.run[data-status="running"]'], ['the workers', '#workers table.workers']]) {
+    const box = await page.locator(sel).boundingBox();
+    check(box && box.y >= 0 && box.x >= 0 && box.y + box.height <= 900 && box.x + box.width <= 1280,
+      `${what} not within the first 1280 × 900 viewport: ${JSON.stringify(box)}`);
+  }
   await page.screenshot({ path: join(outDir, 'mid.png') });
   const midError = page.locator(`${mine} table.failures td.error`).first();
   check(await midError.isVisible(), 'the failing job\'s error is not visible');
@@ -98,7 +134,7 @@ try {
   await page.waitForSelector('#conn[data-state="unreachable"]', wait);
   check((await page.textContent('#conn')).includes('unreachable since'), 'no "unreachable since" in the header');
   check(await page.isVisible('#banner'), 'no banner while the coordinator is unreachable');
-  check(await page.locator('article.run').count() > 0, 'the runs vanished while the coordinator was unreachable');
+  check(await page.locator('.run').count() > 0, 'the runs vanished while the coordinator was unreachable');
   await step('down');
 
   // up: another coordinator answers; the failover is shown.
@@ -106,9 +142,18 @@ try {
   await page.waitForSelector('#events li[data-kind="failover"]', wait);
   await step('up');
 
-  // end: complete, 100 %, claim verdicts.
-  await page.waitForSelector(`${mine}[data-status="complete"][data-percent="100.0"] table.claims`, wait);
+  // end: complete, 100 %, folded to a line with its verdict counts and
+  // report; unfolded, its claim verdicts.
+  await page.waitForSelector(`#finished ${mine}[data-status="complete"][data-percent="100.0"] table.claims`, { ...wait, state: 'attached' });
+  await page.waitForFunction(sel => /report\.html/.test(document.querySelector(sel + ' > summary').textContent), mine, wait);
+  const mineLine = await page.textContent(`${mine} > summary`);
+  check(mineLine.includes('100.0 % · 4 done, 2 failed') && mineLine.includes('1 pass') && mineLine.includes('report.html'), `the run's line reads ${JSON.stringify(mineLine)}`);
+  check(await page.locator('#running article.run').count() === 0 && await page.isVisible('text=No run in progress.'), 'a run still shown in progress');
   await page.screenshot({ path: join(outDir, 'end.png') });
+  await page.click(`${mine} > summary`);
+  const updated = await page.textContent('#updated');
+  await page.waitForFunction(u => document.getElementById('updated').textContent !== u, updated, wait);
+  check(await page.locator(`${mine}[open]`).count() === 1, 'the unfolded run folded again at the next poll');
   const run = page.locator(mine);
   check(await run.locator('.percent').innerText() === '100.0 %', 'the percentage is not "100.0 %"');
   check(await run.locator('progress').getAttribute('value') === '100', 'the progress bar is not full');
@@ -132,7 +177,7 @@ try {
   // server-down: the page's own server stopped; the page keeps the runs and asks again.
   await page.waitForSelector('#conn[data-state="server-down"]', wait);
   check((await page.textContent('#conn')).includes('status server unreachable since'), 'no "status server unreachable since" in the header');
-  check(await page.locator(`${mine}[data-status="complete"]`).count() === 1 && await page.locator('article.run').count() === 50,
+  check(await page.locator(`${mine}[data-status="complete"]`).count() === 1 && await page.locator('.run').count() === 50,
     'the runs vanished while the server was down');
   await step('server-down');
 
