@@ -445,7 +445,7 @@ func printStatus(out interface{ Write([]byte) (int, error) }, st *coordinator.St
 	}
 	fmt.Fprintln(out)
 	tw = tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKER\tHOST\tPID\tHEARTBEAT AGE\tSTATE\tIN FLIGHT\tBUFFERED\tDONE\tERRORS")
+	fmt.Fprintln(tw, "WORKER\tHOST\tPID\tHEARTBEAT AGE\tSTATE\tCURRENT JOB\tBUFFERED\tDONE\tERRORS")
 	for _, w := range st.Workers {
 		state := "alive"
 		if w.Lost {
@@ -457,7 +457,7 @@ func printStatus(out interface{ Write([]byte) (int, error) }, st *coordinator.St
 			state += ",STORE-ERROR"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\n", safe(w.Name, maxNameLen), safe(w.Host, maxNameLen), w.PID, (time.Duration(w.AgeMs) * time.Millisecond).String(),
-			state, safe(strings.Join(w.InFlight, ","), 4*maxNameLen), w.Buffered, w.Done, w.Errors)
+			state, inFlight(w), w.Buffered, w.Done, w.Errors)
 	}
 	tw.Flush()
 	if st.Cut != nil && len(st.Cut.Notes) > 0 {
@@ -686,4 +686,17 @@ func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(worker.GCPercent)
 	}
+}
+
+// inFlight is what a worker runs, as status prints it: the job its
+// heartbeat describes (sweep, index, parameters), as the status page shows
+// it, else the IDs of its jobs in flight; escaped, on one line.
+func inFlight(w coordinator.WorkerInfo) string {
+	if c := w.Current; c != nil {
+		return safe(fmt.Sprintf("%s #%d: %s", c.Sweep, c.Index, c.Params), broker.MaxCurrentParams+2*maxNameLen)
+	}
+	if len(w.InFlight) == 0 {
+		return "idle"
+	}
+	return safe(strings.Join(w.InFlight, ","), 4*maxNameLen)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"schedfarm/broker"
 	"schedfarm/coordinator"
 )
 
@@ -68,5 +69,27 @@ func TestPrintStatusEscapesWireText(t *testing.T) {
 	}
 	if !strings.Contains(out, `\x1b[31mred\x0asecond line`) {
 		t.Errorf("escaped text missing:\n%s", out)
+	}
+}
+
+// TestPrintStatusCurrentJob: a worker's current job is printed as its
+// heartbeat describes it (sweep, index, parameters), escaped; without a
+// description, its jobs' IDs; with none, idle.
+func TestPrintStatusCurrentJob(t *testing.T) {
+	st := &coordinator.Status{Workers: []coordinator.WorkerInfo{
+		{Name: "w1", InFlight: []string{"j1"}, Current: &broker.CurrentJob{Run: "r", Sweep: "lin2007-fig3", Index: 4, Params: "load=0.5 \x1b[2Jm=16"}},
+		{Name: "w2", InFlight: []string{"j2", "j3"}},
+		{Name: "w3"},
+	}}
+	var b strings.Builder
+	printStatus(&b, st, false)
+	out := b.String()
+	for _, want := range []string{"CURRENT JOB", `lin2007-fig3 #4: load=0.5 \x1b[2Jm=16`, "j2,j3", "idle"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("raw escape in status output:\n%q", out)
 	}
 }
