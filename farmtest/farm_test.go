@@ -208,14 +208,17 @@ func TestRedeliveredCountsEveryDelivery(t *testing.T) {
 	held, secondGate := f.heldBench(nil)
 	second := held.StartWorkers(1, "second", worker.Config{})
 	secondGate.waitHeld(t, 1, "the second worker (the job's second delivery)")
+	// The second worker reports the delivery when it starts the job; the
+	// run counts it once that report has arrived, which it must before the
+	// first result ends the run (a finished run's record is final).
+	waitFor(t, "the run to count the second delivery (the second worker's delivery report)", func() bool {
+		p, err := c.Progress(context.Background(), rep.Run)
+		return err == nil && p.Redelivered > 0
+	})
 	firstGate.Open()
 	p := WaitRun(t, c.Coordinator, rep.Run, eventWait)
 	secondGate.Open()
 	waitFor(t, "the second worker's result of the job", func() bool { return second.List[0].Stats().Done == 1 })
-	waitFor(t, "the run to count the second delivery", func() bool {
-		p, err = c.Progress(context.Background(), rep.Run)
-		return err == nil && p.Redelivered > 0
-	})
 	t.Logf("progress %+v", *p)
 	if p.Done != 1 || p.Redelivered != 1 {
 		t.Fatalf("done %d, redelivered %d; want 1 and 1 (two deliveries of one job)", p.Done, p.Redelivered)
