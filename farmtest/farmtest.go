@@ -337,3 +337,16 @@ func GetJSON(url string, out any) error {
 	}
 	return nil
 }
+
+// FreePort returns a loopback TCP port nothing listens on now, for a
+// server process that must be told its port (another process may take it
+// before the server binds it: a test that fails so fails at start-up).
+func FreePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}

@@ -72,16 +72,6 @@ type cluster struct {
 	logs       map[string]*SyncBuffer
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 func newCluster(t *testing.T, ackWait string) *cluster {
 	return newClusterEnv(t, ackWait, nil)
 }
@@ -93,7 +83,7 @@ func newClusterEnv(t *testing.T, ackWait string, env []string) *cluster {
 	if testing.Short() {
 		t.Skip("skipped by -short: a farm of separate processes of the binary (run without -short)")
 	}
-	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: freePort(t), env: env,
+	c := &cluster{t: t, bin: binary(t), dir: t.TempDir(), port: FreePort(t), env: env,
 		procs: map[string]*exec.Cmd{}, logs: map[string]*SyncBuffer{}}
 	c.flags = []string{"--results-dir", filepath.Join(c.dir, "results"), "--log-level", "info"}
 	c.coordFlags = []string{"--ack-wait", ackWait, "--max-deliver", "5"}

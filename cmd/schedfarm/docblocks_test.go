@@ -137,7 +137,7 @@ func TestDocBlocks(t *testing.T) {
 			return errors.Join(r.exists(dir, "figures/fig3.png"), r.exists(dir, "report.html"), r.claimsPass(dir, claims))
 		}}
 	}
-	port := freeTCPPort(t)
+	port := farmtest.FreePort(t)
 	store := filepath.Join(t.TempDir(), "store")
 	for _, ds := range []docScript{
 		{
@@ -918,15 +918,4 @@ func (p *docProc) stop(t *testing.T) {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.done
 	}
-}
-
-// freeTCPPort returns a loopback port nothing listens on now.
-func freeTCPPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

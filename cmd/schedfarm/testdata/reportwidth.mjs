@@ -8,10 +8,9 @@
 // (document scrollWidth) and the window's (clientWidth), and for each
 // sideways-scrolling box (.scroll) its right edge, its own width and the
 // width of what it holds, and whether it holds the scoreboard (table.board).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { launch } from './chromium.mjs';
 
 const files = process.argv.slice(2);
 if (files.length === 0 || !process.env.PLAYWRIGHT_CORE || !process.env.CHROMIUM) {
@@ -20,14 +19,7 @@ if (files.length === 0 || !process.env.PLAYWRIGHT_CORE || !process.env.CHROMIUM)
 }
 const { chromium } = await import(pathToFileURL(join(process.env.PLAYWRIGHT_CORE, 'index.mjs')).href);
 
-const profile = mkdtempSync(join(tmpdir(), 'schedfarm-chromium-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM,
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { context, close } = await launch(chromium);
 try {
   const page = context.pages()[0] ?? await context.newPage();
   for (const f of files) {
@@ -46,6 +38,5 @@ try {
     console.log(JSON.stringify({ file: f, ...m }));
   }
 } finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await close();
 }

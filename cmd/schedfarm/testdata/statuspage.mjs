@@ -31,11 +31,10 @@
 //
 // Any failed check prints "FAIL: why" on stderr and exits 1 (with
 // OUT_DIR/error.png).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { launch } from './chromium.mjs';
 
 const [url, outDir, errorText, runID, jobs, doneID, rerunID] = process.argv.slice(2);
 if (!url || !outDir || !errorText || !runID || !jobs || !doneID || !rerunID || !process.env.PLAYWRIGHT_CORE || !process.env.CHROMIUM) {
@@ -58,14 +57,7 @@ function check(ok, why) {
   if (!ok) throw new Error(why);
 }
 
-const profile = mkdtempSync(join(tmpdir(), 'schedfarm-chromium-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM,
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const { context, close } = await launch(chromium);
 const page = context.pages()[0] ?? await context.newPage();
 const pageErrors = [];
 page.on('pageerror', e => pageErrors.push(String(e)));
@@ -190,7 +182,6 @@ try {
   await page.screenshot({ path: join(outDir, 'error.png'), fullPage: true }).catch(() => {});
   process.exitCode = 1;
 } finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
+  await close();
 }
 process.exit(process.exitCode ?? 0);
