@@ -9,7 +9,6 @@ import (
 	"schedfarm/coordinator"
 	"schedfarm/results"
 	"schedfarm/simcore/bench"
-	"schedfarm/worker"
 )
 
 // Issue 44, item 6: stored parts were not authenticated; any token holder
@@ -21,11 +20,8 @@ import (
 // are refused by the server, and the entry is as the worker stored it.
 // Before the fix all three succeeded.
 func TestRegistryCreateOnly(t *testing.T) {
-	f := New(t, Settings())
-	c := f.StartCoordinator("coord")
-	f.StartWorkers(1, "w", worker.Config{})
-	run := submit(t, c.Coordinator, benchSweep("create-only", 4, 1, 0, ""), false)
-	WaitRun(t, c.Coordinator, run.Run, eventWait)
+	r := runToEnd(t, "create-only", 4, 1, 1)
+	f, c, run := r.f, r.c, r.run
 	key, _ := firstPart(t, c.Farm, run.Run)
 	ctx := context.Background()
 	before, err := c.Farm.Done.Get(ctx, key)
@@ -61,11 +57,8 @@ func TestRegistryCreateOnly(t *testing.T) {
 // names the part as changed since it was stored. Before the fix the
 // rewritten values were collected silently.
 func TestRewrittenPartDetected(t *testing.T) {
-	f := New(t, Settings())
-	c := f.StartCoordinator("coord")
-	f.StartWorkers(2, "w", worker.Config{})
-	run := submit(t, c.Coordinator, benchSweep("rewritten", 6, 2, 0, ""), false)
-	WaitRun(t, c.Coordinator, run.Run, eventWait)
+	r := runToEnd(t, "rewritten", 6, 2, 2)
+	f, c, run := r.f, r.c, r.run
 	_, rec := firstPart(t, c.Farm, run.Run)
 	object := jobsObject(t, rec)
 	ctx := context.Background()

@@ -57,12 +57,8 @@ func TestGarbagePart(t *testing.T) {
 // testDamagedPart runs a sweep, damages its first part with damage (which
 // returns the coordinator to go on with), and checks what follows.
 func testDamagedPart(t *testing.T, damage func(t *testing.T, f *Farm, c *Coordinator, object string, data []byte) *Coordinator) {
-	f := New(t, Settings())
-	c := f.StartCoordinator("coord")
-	ws := f.StartWorkers(2, "w", worker.Config{})
-	text := benchSweep("damaged", 20, 2, 0, "")
-	first := submit(t, c.Coordinator, text, false)
-	WaitRun(t, c.Coordinator, first.Run, eventWait)
+	r := runToEnd(t, "damaged", 20, 2, 2)
+	f, c, ws, text, first := r.f, r.c, r.ws, r.text, r.run
 	truth := valuesByJob(t, f, c.Farm, first.Run)
 
 	_, rec := firstPart(t, c.Farm, first.Run)
@@ -189,4 +185,27 @@ func jobsObject(t *testing.T, rec broker.PartRecord) string {
 	}
 	t.Fatalf("part %s has no jobs object: %v", rec.Part, rec.Objects)
 	return ""
+}
+
+// finishedRun is a farm that has run one bench sweep to its end: the
+// start of the tests that then damage, rewrite or inspect its stored parts.
+type finishedRun struct {
+	f    *Farm
+	c    *Coordinator
+	ws   *Workers
+	text string // the sweep file, to submit again
+	run  *coordinator.SubmitReply
+}
+
+// runToEnd starts a farm with a coordinator and workers workers, and runs
+// the bench sweep name (points × reps jobs of 0 ms) to its end.
+func runToEnd(t *testing.T, name string, points, reps, workers int) finishedRun {
+	t.Helper()
+	f := New(t, Settings())
+	c := f.StartCoordinator("coord")
+	ws := f.StartWorkers(workers, "w", worker.Config{})
+	text := benchSweep(name, points, reps, 0, "")
+	run := submit(t, c.Coordinator, text, false)
+	WaitRun(t, c.Coordinator, run.Run, eventWait)
+	return finishedRun{f: f, c: c, ws: ws, text: text, run: run}
 }

@@ -90,11 +90,8 @@ func TestInvalidateParts(t *testing.T) {
 // part's object or entry, and accept their own again (a retry after a
 // lost reply).
 func TestPartsWrittenOnce(t *testing.T) {
-	f := New(t, Settings())
-	c := f.StartCoordinator("coord")
-	f.StartWorkers(1, "w", worker.Config{})
-	run := submit(t, c.Coordinator, benchSweep("once", 3, 1, 0, ""), false)
-	WaitRun(t, c.Coordinator, run.Run, eventWait)
+	r := runToEnd(t, "once", 3, 1, 1)
+	f, c, run := r.f, r.c, r.run
 	key, rec := firstPart(t, c.Farm, run.Run)
 	ctx := context.Background()
 	w := f.Connect("worker-2")

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"schedfarm/broker"
-	"schedfarm/worker"
 )
 
 // TestForcedResultSupersedes: a forced rerun's results replace the earlier
@@ -16,12 +15,8 @@ import (
 // submission skips them all and must collect the forced run's values, not
 // the rewritten part's.
 func TestForcedResultSupersedes(t *testing.T) {
-	f := New(t, Settings())
-	c := f.StartCoordinator("coord")
-	f.StartWorkers(2, "w", worker.Config{})
-	text := benchSweep("supersede", 6, 2, 0, "")
-	first := submit(t, c.Coordinator, text, false)
-	WaitRun(t, c.Coordinator, first.Run, eventWait)
+	r := runToEnd(t, "supersede", 6, 2, 2)
+	f, c, text, first := r.f, r.c, r.text, r.run
 	truth := valuesByJob(t, f, c.Farm, first.Run)
 
 	// Rewrite one of the first run's parts: every value of it + 1000, its
