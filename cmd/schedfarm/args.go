@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"schedfarm/simcore/workload"
 	"schedfarm/sweep"
 )
 
@@ -80,7 +81,7 @@ func subcommandMeant(cmd *cobra.Command, args []string) string {
 	}
 	rest := make([]string, len(args))
 	for i, a := range args {
-		rest[i] = shellWord(safe(a, maxNameLen))
+		rest[i] = workload.ShellQuote(safe(a, maxNameLen))
 	}
 	for _, n := range names {
 		if sweep.DidYouMean(args[0], names) == fmt.Sprintf("did you mean %q?", n) {

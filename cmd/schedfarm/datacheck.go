@@ -173,7 +173,7 @@ func (e *checksumError) Error() string {
 func (e *checksumError) hint(dirs simcore.Dirs) string {
 	force, flag := "", ""
 	if len(dirs) > 0 {
-		flag = " --data-dir " + shellWord(dirs[0])
+		flag = " --data-dir " + workload.ShellQuote(dirs[0])
 		if filepath.Dir(filepath.Dir(e.path)) == filepath.Clean(dirs[0]) {
 			force = " --force"
 		}
@@ -261,12 +261,4 @@ func dataFileIn(dirs simcore.Dirs, name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// shellWord quotes s for a POSIX shell unless it needs no quoting.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -254,7 +254,7 @@ func newDocEnv(t *testing.T) *docEnv {
 	if out, err := exec.Command(goCmd, "build", "-o", e.bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	writeFile(t, filepath.Join(wrapDir, "go"), fmt.Sprintf(docGoWrapper, shellQuote(e.bin), shellQuote(goCmd)))
+	writeFile(t, filepath.Join(wrapDir, "go"), fmt.Sprintf(docGoWrapper, ShellQuote(e.bin), ShellQuote(goCmd)))
 	if err := os.Chmod(filepath.Join(wrapDir, "go"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ fi
 exec "$realgo" "$@"
 `
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // copyCheckout copies the files of the checkout at root that git would
 // commit (tracked, or new and not ignored) into dst; outside a git
@@ -582,7 +582,7 @@ func (e *docEnv) runBlock(t *testing.T, ds docScript, b docBlock, dir, prevOut s
 		script.WriteString(text + "\n")
 	}
 	pwdFile := filepath.Join(t.TempDir(), "pwd")
-	fmt.Fprintf(&script, "pwd > %s\n", shellQuote(pwdFile))
+	fmt.Fprintf(&script, "pwd > %s\n", ShellQuote(pwdFile))
 	scriptFile := writeFile(t, filepath.Join(t.TempDir(), "block.sh"), script.String())
 
 	before := runFolders(dir)

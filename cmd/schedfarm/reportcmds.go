@@ -11,6 +11,7 @@ import (
 	"schedfarm/results"
 	"schedfarm/results/report"
 	"schedfarm/results/verify"
+	"schedfarm/simcore/workload"
 	"schedfarm/sweep"
 )
 
@@ -156,7 +157,7 @@ func (a *app) verifyCmd() *cobra.Command {
 			example: "schedfarm verify runs/smoke/<run-id> --against configs/golden/smoke",
 			more: func(args []string) string {
 				if len(args) == 2 {
-					return fmt.Sprintf("to compare two, `schedfarm verify %s --against %s`", shellWord(safe(args[0], maxNameLen)), shellWord(safe(args[1], maxNameLen)))
+					return fmt.Sprintf("to compare two, `schedfarm verify %s --against %s`", workload.ShellQuote(safe(args[0], maxNameLen)), workload.ShellQuote(safe(args[1], maxNameLen)))
 				}
 				return "to compare two, `schedfarm verify A --against B`"
 			}}),

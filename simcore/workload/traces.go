@@ -183,7 +183,7 @@ func DownloadHint(data simcore.DataDir, name string) string {
 	flag := ""
 	if dirs, ok := data.(simcore.Dirs); ok && len(dirs) > 0 {
 		dest = dirs[0]
-		flag = " --data-dir " + shellQuote(dirs[0])
+		flag = " --data-dir " + ShellQuote(dirs[0])
 	}
 	k, ok := LookupKnown(name)
 	if !ok || path.Join(TraceDir, k.File) != path.Clean(name) {
@@ -199,8 +199,8 @@ func DownloadHint(data simcore.DataDir, name string) string {
 	return fmt.Sprintf("run `schedfarm traces fetch%s %s` (or %s; %s)", flag, k.Name(), how, sum)
 }
 
-// shellQuote quotes s for a POSIX shell unless it needs no quoting.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell unless it needs no quoting.
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%") == "" {
 		return s
 	}
