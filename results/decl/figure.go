@@ -55,7 +55,8 @@ type Figure struct {
 	// Legend is where the legend goes: top-right (default), top-left,
 	// bottom-right, bottom-left or none.
 	Legend string
-	// Width and Height of one panel, in inches (default 6 × 4).
+	// Width and Height of one panel, in inches (default 4 × 3: at a
+	// paper's column width, 3.3 in, its tick labels stay above 7 pt).
 	Width, Height float64
 
 	File      string
@@ -97,7 +98,7 @@ func (p *declParser) figure(n *yaml.Node, key string) *Figure {
 		return nil
 	}
 	before := len(p.Errs)
-	f := &Figure{File: p.File, Line: n.Line, Col: n.Column, Width: 6, Height: 4, Bins: 20, Relative: "ratio"}
+	f := &Figure{File: p.File, Line: n.Line, Col: n.Column, Width: 4, Height: 3, Bins: 20, Relative: "ratio"}
 	if e, ok := m["id"]; ok {
 		if f.ID, ok = p.Text(e.V, sweep.Join(key, "id")); ok && !idRE.MatchString(f.ID) {
 			p.Errf(e.V, sweep.Join(key, "id"), "use letters, digits, '_', '-' and '.'", "bad figure id %q: it names the figure's files", f.ID)

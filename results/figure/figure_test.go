@@ -7,6 +7,7 @@ import (
 	"image"
 	_ "image/png"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"schedfarm/results"
+	"schedfarm/results/decl"
 	"schedfarm/results/internal/runtest"
 )
 
@@ -88,21 +90,20 @@ func TestRenderFigureKinds(t *testing.T) {
 	dir := t.TempDir()
 	want := map[string]struct {
 		series []string
-		w, h   int
 		panels int
 	}{
-		"line":        {runtest.Series(), 600, 400, 1},
-		"line-jobs":   {runtest.Series(), 600, 400, 1},
-		"scatter":     {runtest.Series(), 600, 400, 1},
-		"box":         {runtest.Series(), 600, 400, 1},
-		"box-jobs":    {runtest.Series(), 600, 400, 1},
-		"cdf":         {runtest.Series(), 600, 400, 1},
-		"hist":        {runtest.Series(), 600, 400, 1},
-		"pareto":      {runtest.Series()[1:], 600, 400, 1}, // the baseline is not drawn
-		"pareto-jobs": {runtest.Series()[:2], 600, 400, 1}, // relative to OPR-MN
-		"pareto-mean": {runtest.Series()[:2], 600, 400, 1}, // one point per series
-		"facets":      {runtest.Series(), 1200, 300, 3},    // three panels in a row
-		"one":         {[]string{"value"}, 600, 400, 1},    // no series: one, named after y
+		"line":        {runtest.Series(), 1},
+		"line-jobs":   {runtest.Series(), 1},
+		"scatter":     {runtest.Series(), 1},
+		"box":         {runtest.Series(), 1},
+		"box-jobs":    {runtest.Series(), 1},
+		"cdf":         {runtest.Series(), 1},
+		"hist":        {runtest.Series(), 1},
+		"pareto":      {runtest.Series()[1:], 1}, // the baseline is not drawn
+		"pareto-jobs": {runtest.Series()[:2], 1}, // relative to OPR-MN
+		"pareto-mean": {runtest.Series()[:2], 1}, // one point per series
+		"facets":      {runtest.Series(), 3},     // three panels in a row
+		"one":         {[]string{"value"}, 1},    // no series: one, named after y
 	}
 	if len(d.Figures) != len(want) {
 		t.Fatalf("%d figures parsed, want %d", len(d.Figures), len(want))
@@ -110,7 +111,7 @@ func TestRenderFigureKinds(t *testing.T) {
 	for _, f := range d.Figures {
 		t.Run(f.ID, func(t *testing.T) {
 			w := want[f.ID]
-			ff, err := Render(f, tables[f.Table], pal, dir)
+			ff, err := Render(f, tables[f.Table], pal, dir, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,35 +130,48 @@ func TestRenderFigureKinds(t *testing.T) {
 			if err != nil || format != "png" {
 				t.Fatalf("%s: not a PNG (%s): %v", ff.PNG, format, err)
 			}
-			if cfg.Width != w.w || cfg.Height != w.h || ff.Width != w.w || ff.Height != w.h {
-				t.Errorf("PNG %d×%d (reported %d×%d), want %d×%d", cfg.Width, cfg.Height, ff.Width, ff.Height, w.w, w.h)
+			if cfg.Width != ff.Width || cfg.Height != ff.Height {
+				t.Errorf("PNG %d×%d, reported %d×%d", cfg.Width, cfg.Height, ff.Width, ff.Height)
+			}
+			// The panels at their declared size, and the legend beside
+			// them: at least panels × width wide, height high.
+			if cols := min(w.panels, 3); cfg.Width < int(float64(cols)*f.Width*DPI) || cfg.Height < int(f.Height*DPI) {
+				t.Errorf("PNG %d×%d, smaller than %d panels of %g × %g in at %d dpi", cfg.Width, cfg.Height, w.panels, f.Width, f.Height, DPI)
 			}
 			sw, sh, texts := svgInfo(t, ff.SVG)
 			// vgsvg sizes the SVG in points: 72 per inch.
-			if sw != strconv.Itoa(w.w*72/DPI)+"pt" || sh != strconv.Itoa(w.h*72/DPI)+"pt" {
-				t.Errorf("SVG %s × %s, want %dpt × %dpt", sw, sh, w.w*72/DPI, w.h*72/DPI)
+			pt := func(px int) float64 { return float64(px) * 72 / DPI }
+			if g, _ := strconv.ParseFloat(strings.TrimSuffix(sw, "pt"), 64); math.Abs(g-pt(cfg.Width)) > 1 {
+				t.Errorf("SVG width %s, want %.0fpt", sw, pt(cfg.Width))
 			}
-			// One legend entry per series per panel.
+			if g, _ := strconv.ParseFloat(strings.TrimSuffix(sh, "pt"), 64); math.Abs(g-pt(cfg.Height)) > 1 {
+				t.Errorf("SVG height %s, want %.0fpt", sh, pt(cfg.Height))
+			}
+			// One legend for the figure: one entry per series (none for a
+			// lone series named after y, which the axis label names).
 			for _, s := range w.series {
-				n := 0
-				for _, tx := range texts {
-					if tx == s {
-						n++
+				n := countOf(texts, s)
+				switch {
+				case f.ID == "one":
+					if n != 0 {
+						t.Errorf("lone series %s has %d legend entries, want none", s, n)
 					}
-				}
-				if f.ID == "facets" {
-					// each panel shows its own facet value only
-					if n != 1 {
-						t.Errorf("series %s: %d legend entries, want 1", s, n)
+				case f.ID == "facets":
+					// its legend entry, and its facet's title
+					if countOf(texts, "variant = "+s) != 1 || n != 1 {
+						t.Errorf("series %s: %d legend entries and %d facet titles, want 1 and 1", s, n, countOf(texts, "variant = "+s))
 					}
-				} else if n != w.panels {
-					t.Errorf("series %s: %d legend entries in the SVG, want %d", s, n, w.panels)
+				case n != 1:
+					t.Errorf("series %s: %d legend entries in the SVG, want 1", s, n)
 				}
 			}
 			for _, s := range runtest.Series() {
 				if !contains(w.series, s) && countOf(texts, s) > 0 && f.ID != "box" {
 					t.Errorf("series %s drawn, should not be", s)
 				}
+			}
+			if st, err := os.Stat(ff.PDF); err != nil || st.Size() == 0 {
+				t.Errorf("PDF %s: %v", ff.PDF, err)
 			}
 		})
 	}
@@ -233,7 +247,7 @@ func TestRenderFigureNotes(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, f := range d.Figures {
-		ff, err := Render(f, runtest.FixedSummary(), NewPalette(nil, nil), dir)
+		ff, err := Render(f, runtest.FixedSummary(), NewPalette(nil, nil), dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +271,7 @@ func TestLineCategoricalX(t *testing.T) {
 	}
 	f := d.Figures[0]
 	f.X, f.Series = "order", "backfill"
-	ff, err := Render(f, sum, NewPalette(nil, nil), t.TempDir())
+	ff, err := Render(f, sum, NewPalette(nil, nil), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +348,7 @@ func TestRenderHugeRange(t *testing.T) {
 		if f.Table == results.SummaryTable {
 			fr = sum
 		}
-		_, err := Render(f, fr, NewPalette(nil, nil), t.TempDir())
+		_, err := Render(f, fr, NewPalette(nil, nil), t.TempDir(), nil)
 		if err == nil || !strings.Contains(err.Error(), "beyond what float64 can draw") {
 			t.Errorf("%s: %v, want the range refused", f.ID, err)
 		}
@@ -355,7 +369,7 @@ func TestRenderControlCharacters(t *testing.T) {
 	}
 	f := d.Figures[0]
 	f.Title = "bad\x1b[2J\x00title\x07\v\f\r\t\xff end"
-	ff, err := Render(f, sum, NewPalette(nil, nil), t.TempDir())
+	ff, err := Render(f, sum, NewPalette(nil, nil), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,6 +383,47 @@ func TestRenderControlCharacters(t *testing.T) {
 	for s, seen := range want {
 		if !seen {
 			t.Errorf("the SVG lacks the text %q; it has %q", s, texts)
+		}
+	}
+}
+
+// TestPublishedBesideOurs draws the paper's values on the figures of
+// their metric: one diamond per point the claim's filter selects in the
+// panel, none on a figure of another metric, none at a value a log axis
+// cannot show, and one legend entry for them.
+func TestPublishedBesideOurs(t *testing.T) {
+	d, err := runtest.Decls(t, `figures:
+  - {id: line, kind: line, x: size, y: value, series: variant}
+  - {id: line-log, kind: line, x: size, y: value, series: variant, yscale: log}
+  - {id: box, kind: box, x: size, y: value, series: variant}
+  - {id: other, kind: line, x: size, y: iterations, series: variant}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := runtest.FixedSummary()
+	sizes := map[string]bool{}
+	for r := 0; r < sum.Len(); r++ {
+		if sum.CellLabel(sum.Index("variant"), r) == "EDF-DLT" {
+			sizes[sum.CellLabel(sum.Index("size"), r)] = true
+		}
+	}
+	pub := []Published{
+		{Claim: "at-every-size", Metric: "value", Where: decl.Filter{{Col: "variant", Values: []string{"EDF-DLT"}}}, Value: 2, Tol: 0.2},
+		{Claim: "zero", Metric: "value", Where: decl.Filter{{Col: "variant", Values: []string{"OPR-MN"}}, {Col: "size", Values: []string{"1"}}}, Value: 0, Tol: 0},
+	}
+	want := map[string]int{"line": len(sizes) + 1, "line-log": len(sizes), "box": len(sizes) + 1, "other": 0}
+	for _, f := range d.Figures {
+		ff, err := Render(f, sum, NewPalette(nil, runtest.Series()), t.TempDir(), pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ff.Published != want[f.ID] {
+			t.Errorf("%s: %d of the paper's values drawn, want %d", f.ID, ff.Published, want[f.ID])
+		}
+		_, _, texts := svgInfo(t, ff.SVG)
+		if n := countOf(texts, paperLegend); (n == 1) != (want[f.ID] > 0) || n > 1 {
+			t.Errorf("%s: %d legend entries for the paper's values", f.ID, n)
 		}
 	}
 }

@@ -1,12 +1,14 @@
 package figure
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -19,30 +21,24 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"schedfarm/results"
 	"schedfarm/results/decl"
 )
 
-// DPI is the resolution of PNG figures: a 6 × 4 inch panel is 600 ×
-// 400 pixels.
-const DPI = 100
-
-// Palette gives every series value one colour, the same in every figure of
-// a file, and across the files of one paper where the model declares the
-// values: the declared values (a parameter's enum, in the model's order)
-// come first, then the other values known up front in sorted order
-// (numbers numerically), then values first met while drawing, in order.
+// Palette gives every series value one colour and marker, the same in
+// every figure of a file, and across the files of one paper where the
+// model declares the values: the declared values (a parameter's enum, in
+// the model's order) come first, then the other values known up front in
+// sorted order (numbers numerically), then values first met while
+// drawing, in order. Each series parameter may have its own numbering
+// (WithParam), so that every figure's series start from the palette's
+// first colours and filled markers.
 type Palette struct {
-	idx map[string]int
-}
-
-// paletteColors are Tableau's ten categorical colours.
-var paletteColors = []color.RGBA{
-	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
-	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
-	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
+	idx    map[string]int
+	params map[string]*Palette
 }
 
 // NewPalette numbers the declared values in their order, then the other
@@ -64,6 +60,24 @@ func NewPalette(declared, values []string) *Palette {
 	return p
 }
 
+// WithParam gives the figures whose series is param their own numbering
+// (NewPalette(declared, values)), and returns p.
+func (p *Palette) WithParam(param string, declared, values []string) *Palette {
+	if p.params == nil {
+		p.params = map[string]*Palette{}
+	}
+	p.params[param] = NewPalette(declared, values)
+	return p
+}
+
+// of returns the numbering of the figures whose series is param.
+func (p *Palette) of(param string) *Palette {
+	if q, ok := p.params[param]; ok && param != "" {
+		return q
+	}
+	return p
+}
+
 func (p *Palette) index(v string) int {
 	i, ok := p.idx[v]
 	if !ok {
@@ -76,7 +90,10 @@ func (p *Palette) index(v string) int {
 // Color returns the series value's colour.
 func (p *Palette) Color(v string) color.Color { return paletteColors[p.index(v)%len(paletteColors)] }
 
-// dashes distinguishes series beyond the ten colours.
+// shape returns the series value's marker shape.
+func (p *Palette) shape(v string) draw.GlyphDrawer { return shapes[p.index(v)%len(shapes)] }
+
+// dashes distinguishes series beyond the palette's colours.
 func (p *Palette) dashes(v string) []vg.Length {
 	switch p.index(v) / len(paletteColors) % 3 {
 	case 1:
@@ -89,21 +106,36 @@ func (p *Palette) dashes(v string) []vg.Length {
 
 // Files is what Render wrote.
 type Files struct {
-	ID, Title string
-	PNG, SVG  string
-	// Series are the series drawn (legend entries of each panel), Panels
-	// the number of facet panels.
+	ID, Title     string
+	PNG, SVG, PDF string
+	// Series are the series drawn (the legend's series entries, in
+	// palette order), Panels the number of facet panels.
 	Series []string
 	Panels int
-	// Width and Height of the PNG in pixels.
-	Width, Height int
-	// Note explains an empty figure.
+	// Width and Height of the PNG in pixels (DPI per inch); DisplayWidth
+	// is the width to show it at on a screen, in CSS pixels (96 per inch).
+	Width, Height, DisplayWidth int
+	// Published is the number of the paper's values drawn beside ours.
+	Published int
+	// Note explains an empty figure, or what was left out of one.
 	Note string
 }
 
-// Render draws a figure from a table into dir/<id>.png and
-// dir/<id>.svg. Facets become panels of one image, at most three per row.
-func Render(f *decl.Figure, fr *results.Frame, pal *Palette, dir string) (out *Files, err error) {
+// Published is a value the paper prints for a metric at the points a
+// filter selects (a published claim's value), drawn on the figures of the
+// metric beside ours, with the scoreboard's tolerance for it.
+type Published struct {
+	// Claim is the claim's id; Metric the metric it gives a value of.
+	Claim, Metric string
+	Where         decl.Filter
+	Value, Tol    float64
+}
+
+// Render draws a figure from a table into dir/<id>.png, dir/<id>.svg and
+// dir/<id>.pdf, with the paper's values pub beside ours where the figure
+// plots their metric. Facets become panels of one image, at most three
+// per row.
+func Render(f *decl.Figure, fr *results.Frame, pal *Palette, dir string, pub []Published) (out *Files, err error) {
 	// gonum/plot panics on some degenerate data; a figure must never take
 	// the report (or the run that writes it) down.
 	defer func() {
@@ -111,29 +143,71 @@ func Render(f *decl.Figure, fr *results.Frame, pal *Palette, dir string) (out *F
 			out, err = nil, fmt.Errorf("figure %s: cannot be drawn: %v", f.ID, r)
 		}
 	}()
-	grid, out, err := buildGrid(f, fr, pal)
+	lay, out, err := build(f, fr, pal, pub)
 	if err != nil {
 		return nil, err
 	}
-	w := vg.Length(f.Width*float64(len(grid[0]))) * vg.Inch
-	h := vg.Length(f.Height*float64(len(grid))) * vg.Inch
+	w, h := lay.size()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	out.PNG = filepath.Join(dir, f.ID+".png")
 	out.SVG = filepath.Join(dir, f.ID+".svg")
+	out.PDF = filepath.Join(dir, f.ID+".pdf")
 	png := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}
-	drawGrid(grid, draw.New(plainTextCanvas{png}))
+	lay.draw(draw.New(plainTextCanvas{png}))
 	if err := writeTo(out.PNG, png); err != nil {
 		return nil, err
 	}
 	svg := vgsvg.New(w, h)
-	drawGrid(grid, draw.New(plainTextCanvas{svg}))
-	if err := writeTo(out.SVG, svg); err != nil {
+	lay.draw(draw.New(plainTextCanvas{svg}))
+	if err := writeTo(out.SVG, svgFonts{svg}); err != nil {
+		return nil, err
+	}
+	pdf := vgpdf.New(w, h)
+	lay.draw(draw.New(plainTextCanvas{pdf}))
+	if err := writeTo(out.PDF, pdfDates{pdf}); err != nil {
 		return nil, err
 	}
 	out.Width, out.Height = int(math.Round(float64(w/vg.Inch)*DPI)), int(math.Round(float64(h/vg.Inch)*DPI))
+	out.DisplayWidth = int(math.Round(float64(w/vg.Inch) * 96))
 	return out, nil
+}
+
+// svgFonts writes an SVG naming its font with the fonts of the same
+// metrics after it (svgFontFamily): vgsvg names Liberation Sans alone,
+// and a viewer without it would draw text in a font of other widths.
+type svgFonts struct{ c *vgsvg.Canvas }
+
+// WriteTo writes the SVG.
+func (s svgFonts) WriteTo(w io.Writer) (int64, error) {
+	var b bytes.Buffer
+	if _, err := s.c.WriteTo(&b); err != nil {
+		return 0, err
+	}
+	out := bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"), []byte(svgFontFamily))
+	n, err := w.Write(out)
+	return int64(n), err
+}
+
+// pdfDates writes a PDF whose creation and modification dates are fixed
+// (the PDF library stamps the wall clock), so that the same tables give
+// the same file: figures are a function of the run's data alone.
+type pdfDates struct{ c *vgpdf.Canvas }
+
+// pdfDate matches the library's dates, D:YYYYMMDDhhmmss.
+var pdfDate = regexp.MustCompile(`/(CreationDate|ModDate) \(D:[0-9]{14}\)`)
+
+// WriteTo writes the PDF.
+func (p pdfDates) WriteTo(w io.Writer) (int64, error) {
+	var b bytes.Buffer
+	if _, err := p.c.WriteTo(&b); err != nil {
+		return 0, err
+	}
+	// Same length: the cross-reference offsets stay right.
+	out := pdfDate.ReplaceAll(b.Bytes(), []byte("/$1 (D:20000101000000)"))
+	n, err := w.Write(out)
+	return int64(n), err
 }
 
 // plainTextCanvas draws every text (titles, labels, legend entries, from
@@ -160,9 +234,26 @@ func plainText(s string) string {
 	}, s)
 }
 
-// buildGrid makes a figure's panels (one per facet, up to three a row)
-// and what Render reports of them, without drawing anything.
-func buildGrid(f *decl.Figure, fr *results.Frame, pal *Palette) ([][]*plot.Plot, *Files, error) {
+// panelCtx is what drawing one panel needs: the figure, its table, the
+// palette, the figure's legend, the paper's values for it.
+type panelCtx struct {
+	f     *decl.Figure
+	fr    *results.Frame
+	pal   *Palette
+	leg   *legendSet
+	pub   []Published
+	fonts fonts
+	// published counts the paper's values drawn.
+	published int
+	// refs are the reference lines of the panel being drawn, refName
+	// their legend entry.
+	refs    []*refLine
+	refName string
+}
+
+// build makes a figure's layout (title, panels, legend) and what Render
+// reports of it, without drawing anything.
+func build(f *decl.Figure, fr *results.Frame, pal *Palette, pub []Published) (*layout, *Files, error) {
 	if err := checkFigureFrame(f, fr); err != nil {
 		return nil, nil, err
 	}
@@ -207,38 +298,33 @@ func buildGrid(f *decl.Figure, fr *results.Frame, pal *Palette) ([][]*plot.Plot,
 			seen[k] = true
 		}
 	}
+	fo := newFonts()
+	lay := &layout{fonts: fo, panels: len(facets),
+		panelW: vg.Length(f.Width) * vg.Inch, panelH: vg.Length(f.Height) * vg.Inch}
 	cols := min(len(facets), 3)
 	nrows := (len(facets) + cols - 1) / cols
-	grid := make([][]*plot.Plot, nrows)
-	for i := range grid {
-		grid[i] = make([]*plot.Plot, cols)
+	lay.grid = make([][]*plot.Plot, nrows)
+	for i := range lay.grid {
+		lay.grid[i] = make([]*plot.Plot, cols)
 	}
-	seriesSeen := map[string]bool{}
+	pal = pal.of(f.Series)
+	pc := &panelCtx{f: f, fr: fr, pal: pal, leg: newLegendSet(pal, fo.sans(legendFont)), pub: pub, fonts: fo}
 	for i, fv := range facets {
 		p := plot.New()
-		p.Title.Text = f.Title
+		fo.styleText(p)
 		if f.Facet != "" {
-			p.Title.Text = fmt.Sprintf("%s — %s = %s", f.Title, f.Facet, fv)
+			p.Title.Text = wrapText(f.Facet+" = "+fv, p.Title.TextStyle.Width, float64(lay.panelW.Points())-2*gap)
 		}
-		switch f.Legend {
-		case "top-left":
-			p.Legend.Top, p.Legend.Left = true, true
-		case "bottom-left":
-			p.Legend.Left = true
-		case "bottom-right":
-		default:
-			p.Legend.Top = true
-		}
-		p.Add(plotter.NewGrid())
-		series, err := drawPanel(p, f, fr, byFacet[fv], pal)
-		if err != nil {
+		grid := plotter.NewGrid()
+		grid.Vertical.Color, grid.Horizontal.Color = gridColor, gridColor
+		grid.Vertical.Width, grid.Horizontal.Width = vg.Points(0.5), vg.Points(0.5)
+		p.Add(grid)
+		pc.refs = nil
+		if err := drawPanel(p, pc, byFacet[fv]); err != nil {
 			return nil, nil, fmt.Errorf("figure %s: %w", f.ID, err)
 		}
-		for _, s := range series {
-			if !seriesSeen[s] {
-				seriesSeen[s] = true
-				out.Series = append(out.Series, s)
-			}
+		if showRefs(p, pc.refs, f) {
+			pc.leg.addRef(pc.refName, pc.refs[len(pc.refs)-1])
 		}
 		// A log axis needs positive values only; otherwise the panel keeps
 		// a linear axis and the report says why.
@@ -254,19 +340,48 @@ func buildGrid(f *decl.Figure, fr *results.Frame, pal *Palette) ([][]*plot.Plot,
 		} else if f.YLog {
 			out.Note = joinNote(out.Note, "y kept linear: values ≤ 0 (or none) cannot be drawn on a log scale")
 		}
-		if f.Legend == "none" {
-			p.Legend = plot.NewLegend()
+		for _, a := range []*plot.Axis{&p.X, &p.Y} {
+			if _, ok := a.Tick.Marker.(plot.DefaultTicks); ok {
+				a.Tick.Marker = niceTicks{}
+			}
 		}
-		grid[i/cols][i%cols] = p
+		p.Legend = plot.NewLegend() // the figure's one legend is drawn beside the panels
+		// An x label longer than its axis breaks into lines (a y label:
+		// fitTickLabels, once the data area's height is known).
+		p.X.Label.Text = wrapText(p.X.Label.Text, p.X.Label.TextStyle.Width, 0.85*float64(lay.panelW.Points()))
+
+		lay.ylabels.take(p)
+		lay.ylabels.takeTitle(p)
+		lay.grid[i/cols][i%cols] = p
 	}
-	// Panels share their axes' ranges, so that facets compare at a glance.
-	if len(facets) > 1 {
-		shareRanges(grid)
-	}
-	if err := finiteRanges(f, grid); err != nil {
+	if err := finiteRanges(f, lay.grid); err != nil {
 		return nil, nil, err
 	}
-	return grid, out, nil
+	// Facets share an axis's range where their ranges are alike, so that
+	// they compare at a glance, and keep their own where one would crowd
+	// a panel's marks into a corner.
+	if len(facets) > 1 {
+		shareRanges(lay.grid, len(facets), f)
+	}
+	for _, row := range lay.grid {
+		for _, p := range row {
+			if p != nil {
+				padRanges(p, f)
+			}
+		}
+	}
+	out.Series = slices.Clone(pc.leg.names()[:len(pc.leg.series)])
+	out.Published = pc.published
+	if f.Title != "" {
+		t := fo.sans(titleSize)
+		w := float64(lay.panelW.Points())*float64(cols) - gap
+		lay.title = strings.Split(wrapText(f.Title, t.Width, w), "\n")
+	}
+	if f.Legend != "none" && len(pc.leg.series)+len(pc.leg.refs) > 0 && !(len(pc.leg.series) == 1 && len(pc.leg.refs) == 0 && f.Series == "") {
+		lay.legend, lay.legendNames = pc.leg.build()
+		lay.legendBottom = strings.HasPrefix(f.Legend, "bottom")
+	}
+	return lay, out, nil
 }
 
 // maxSpan is the widest axis range drawn: gonum/plot's tick search does
@@ -333,32 +448,83 @@ func writeTo(path string, c io.WriterTo) error {
 	return os.Rename(tmp, path)
 }
 
-func shareRanges(grid [][]*plot.Plot) {
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	ymin, ymax := math.Inf(1), math.Inf(-1)
+// shareRanges gives the panels one range per axis where every panel's
+// own range covers at least half of their union (in decades on a log
+// axis), and leaves each its own otherwise. A categorical x (its
+// positions are each panel's categories) keeps its own.
+func shareRanges(grid [][]*plot.Plot, n int, f *decl.Figure) {
+	var ps []*plot.Plot
 	for _, row := range grid {
 		for _, p := range row {
-			if p == nil {
-				continue
+			if p != nil && len(ps) < n {
+				ps = append(ps, p)
 			}
-			xmin, xmax = min(xmin, p.X.Min), max(xmax, p.X.Max)
-			ymin, ymax = min(ymin, p.Y.Min), max(ymax, p.Y.Max)
 		}
 	}
-	for _, row := range grid {
-		for _, p := range row {
-			if p != nil {
-				p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin, xmax, ymin, ymax
+	share := func(get func(p *plot.Plot) *plot.Axis, log bool) {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range ps {
+			a := get(p)
+			if a.Min > a.Max {
+				continue // no data on it
+			}
+			lo, hi = min(lo, a.Min), max(hi, a.Max)
+		}
+		if !(hi >= lo) {
+			return
+		}
+		span := func(a, b float64) float64 {
+			if log && a > 0 {
+				return math.Log10(b) - math.Log10(a)
+			}
+			return b - a
+		}
+		union := span(lo, hi)
+		for _, p := range ps {
+			a := get(p)
+			if a.Min <= a.Max && union > 0 && span(a.Min, a.Max) < 0.5*union {
+				return
 			}
 		}
+		for _, p := range ps {
+			a := get(p)
+			a.Min, a.Max = lo, hi
+		}
+	}
+	if _, cat := ps[0].X.Tick.Marker.(plot.ConstantTicks); !cat && f.Kind != decl.KindBox {
+		share(func(p *plot.Plot) *plot.Axis { return &p.X }, f.XLog)
+	}
+	share(func(p *plot.Plot) *plot.Axis { return &p.Y }, f.YLog)
+}
+
+// padRanges leaves room at both ends of a panel's numeric axes
+// (padLinear, padLog), so that no mark sits on the frame; a categorical
+// axis already has half a category at each end.
+func padRanges(p *plot.Plot, f *decl.Figure) {
+	for _, ax := range []struct {
+		a   *plot.Axis
+		log bool
+		cat bool
+	}{{&p.X, f.XLog, f.Kind == decl.KindBox}, {&p.Y, f.YLog, false}} {
+		a := ax.a
+		if _, ok := a.Tick.Marker.(plot.ConstantTicks); ok || ax.cat || a.Min > a.Max {
+			continue
+		}
+		if _, ok := a.Scale.(plot.LogScale); ok {
+			a.Min, a.Max = padLog(a.Min, a.Max)
+			continue
+		}
+		a.Min, a.Max = padLinear(a.Min, a.Max)
 	}
 }
 
 // layoutGrid places the panels on dc, aligned, with readable tick labels,
-// and returns each panel's canvas.
-func layoutGrid(grid [][]*plot.Plot, dc draw.Canvas) [][]draw.Canvas {
-	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+// and returns each panel's canvas. ylabels, when set, holds the y labels
+// the layout draws itself (yLabels): each is wrapped into lines no longer
+// than its panel's data area is high, and its panel's axis reserves their
+// room.
+func layoutGrid(grid [][]*plot.Plot, dc draw.Canvas, ylabels *yLabels) [][]draw.Canvas {
+	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Points(gap), PadY: vg.Points(gap)}
 	// Align needs every cell; fill empty ones with blank plots.
 	for _, row := range grid {
 		for i := range row {
@@ -375,6 +541,7 @@ func layoutGrid(grid [][]*plot.Plot, dc draw.Canvas) [][]draw.Canvas {
 	for j, row := range grid {
 		for i, p := range row {
 			changed = fitTickLabels(p, cs[j][i]) || changed
+			changed = ylabels.fit(p, cs[j][i]) || changed
 		}
 	}
 	if changed {
@@ -383,14 +550,97 @@ func layoutGrid(grid [][]*plot.Plot, dc draw.Canvas) [][]draw.Canvas {
 	return cs
 }
 
-// drawGrid lays the panels out on dc and draws them.
-func drawGrid(grid [][]*plot.Plot, dc draw.Canvas) {
-	cs := layoutGrid(grid, dc)
-	for j, row := range grid {
-		for i, p := range row {
-			p.Draw(cs[j][i])
+// yLabels are the panels' y-axis labels, drawn by the layout rather than
+// by gonum, which, on a log axis, reserves room for the label around the
+// arithmetic mean of the range (near its top) instead of the middle, and
+// shrinks the data area to fit it. The axis keeps a label of blank lines
+// as wide as the label, so that its room is reserved.
+type yLabels struct {
+	text, lines map[*plot.Plot]string
+	// titles are the panels' titles (their facets), drawn by the layout
+	// at one height per row.
+	titles map[*plot.Plot]string
+}
+
+// take moves p's y label into the set.
+func (y *yLabels) take(p *plot.Plot) {
+	if p.Y.Label.Text == "" {
+		return
+	}
+	if y.text == nil {
+		y.text, y.lines = map[*plot.Plot]string{}, map[*plot.Plot]string{}
+	}
+	y.text[p] = p.Y.Label.Text
+	y.lines[p] = p.Y.Label.Text
+	p.Y.Label.Text = " "
+}
+
+// fit wraps p's label to its data area's height on c and reserves its
+// lines; it reports whether the reserved room changed.
+func (y *yLabels) fit(p *plot.Plot, c draw.Canvas) bool {
+	if y == nil || y.text[p] == "" {
+		return false
+	}
+	room := float64(p.DataCanvas(c).Rectangle.Size().Y.Points()) * 0.95
+	w := wrapText(y.text[p], p.Y.Label.TextStyle.Width, room)
+	y.lines[p] = w
+	blank := strings.TrimSuffix(strings.Repeat(" \n", strings.Count(w, "\n")+1), "\n")
+	if p.Y.Label.Text == blank {
+		return false
+	}
+	p.Y.Label.Text = blank
+	return true
+}
+
+// takeTitle moves p's title (its facet) into the set, leaving a blank
+// title of as many lines to reserve its room.
+func (y *yLabels) takeTitle(p *plot.Plot) {
+	if p.Title.Text == "" {
+		return
+	}
+	if y.titles == nil {
+		y.titles = map[*plot.Plot]string{}
+	}
+	y.titles[p] = p.Title.Text
+	p.Title.Text = strings.TrimSuffix(strings.Repeat(" \n", strings.Count(p.Title.Text, "\n")+1), "\n")
+}
+
+// drawTitles draws the titles of a row of panels, at one height: below
+// the lowest top of their canvases (gonum draws a title at its canvas's
+// top, and aligning the panels' data areas leaves the canvases' tops
+// apart), centred over each data area.
+func (y *yLabels) drawTitles(row []*plot.Plot, cs []draw.Canvas) {
+	if y == nil || len(y.titles) == 0 {
+		return
+	}
+	top := vg.Length(math.Inf(1))
+	for i, c := range cs {
+		if y.titles[row[i]] != "" { // a blank cell reserves no title
+			top = min(top, c.Max.Y)
 		}
 	}
+	for i, p := range row {
+		t := y.titles[p]
+		if t == "" {
+			continue
+		}
+		sty := p.Title.TextStyle
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		d := p.DataCanvas(cs[i])
+		cs[i].FillText(sty, vg.Point{X: d.Center().X, Y: top}, t)
+	}
+}
+
+// draw draws p's label on c (p's canvas), upright, left of its tick
+// labels, centred on its data area.
+func (y *yLabels) draw(p *plot.Plot, c draw.Canvas) {
+	if y == nil || y.text[p] == "" {
+		return
+	}
+	sty := p.Y.Label.TextStyle
+	sty.Rotation, sty.XAlign, sty.YAlign = math.Pi/2, draw.XCenter, draw.YTop
+	d := p.DataCanvas(c)
+	c.FillText(sty, vg.Point{X: c.Min.X, Y: d.Center().Y}, y.lines[p])
 }
 
 // checkFigureFrame checks that the table holds the figure's columns.
@@ -464,7 +714,8 @@ type xyErr struct {
 	plotter.YErrors
 }
 
-func drawPanel(p *plot.Plot, f *decl.Figure, fr *results.Frame, rows []int, pal *Palette) ([]string, error) {
+func drawPanel(p *plot.Plot, pc *panelCtx, rows []int) error {
+	f, fr := pc.f, pc.fr
 	names, by := splitSeries(f, fr, rows)
 	p.X.Label.Text = axisLabel(f.XLabel, fr, f, f.X)
 	p.Y.Label.Text = axisLabel(f.YLabel, fr, f, f.Y)
@@ -473,16 +724,16 @@ func drawPanel(p *plot.Plot, f *decl.Figure, fr *results.Frame, rows []int, pal 
 		if isBareMetric(fr, f.Y) && f.YLabel == "" {
 			p.Y.Label.Text += ", mean ± 95% CI"
 		}
-		return names, drawLines(p, f, fr, names, by, pal)
+		return drawLines(p, pc, names, by)
 	case decl.KindScatter:
-		return names, drawScatter(p, f, fr, names, by, pal)
+		return drawScatter(p, pc, names, by)
 	case decl.KindBox:
-		return names, drawBoxes(p, f, fr, names, by, pal)
+		return drawBoxes(p, pc, names, by)
 	case decl.KindCDF:
 		if f.YLabel == "" {
 			p.Y.Label.Text = "fraction ≤ x"
 		}
-		return names, drawCDF(p, f, fr, names, by, pal)
+		return drawCDF(p, pc, names, by)
 	case decl.KindHist:
 		if f.YLabel == "" {
 			p.Y.Label.Text = "count"
@@ -490,16 +741,16 @@ func drawPanel(p *plot.Plot, f *decl.Figure, fr *results.Frame, rows []int, pal 
 				p.Y.Label.Text = "fraction"
 			}
 		}
-		return names, drawHist(p, f, fr, names, by, pal)
+		return drawHist(p, pc, names, by)
 	case decl.KindPareto:
-		return drawPareto(p, f, fr, names, by, pal)
+		return drawPareto(p, pc, names, by)
 	}
-	return nil, fmt.Errorf("unknown kind %q", f.Kind)
+	return fmt.Errorf("unknown kind %q", f.Kind)
 }
 
 func lineStyle(l *draw.LineStyle, pal *Palette, s string) {
 	l.Color = pal.Color(s)
-	l.Width = vg.Points(1.5)
+	l.Width = vg.Points(lineWidth)
 	l.Dashes = pal.dashes(s)
 }
 
@@ -550,7 +801,8 @@ func groupX(xOf func(r int) (float64, bool), rows []int) ([]float64, map[float64
 	return xs, by
 }
 
-func drawLines(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawLines(p *plot.Plot, pc *panelCtx, names []string, by map[string][]int) error {
+	f, fr, pal := pc.f, pc.fr, pc.pal
 	xi := fr.Index(f.X)
 	if xi < 0 {
 		xi = valueCol(fr, f.X)
@@ -627,7 +879,8 @@ func drawLines(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, 
 		}
 		lineStyle(&l.LineStyle, pal, s)
 		sc.Color = pal.Color(s)
-		sc.Shape = draw.CircleGlyph{}
+		sc.Shape = pal.shape(s)
+		sc.Radius = vg.Points(markerRadius)
 		p.Add(l, sc)
 		drawBars := true
 		if f.YLog {
@@ -643,14 +896,33 @@ func drawLines(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, 
 				return err
 			}
 			eb.LineStyle.Color = pal.Color(s)
+			eb.CapWidth = vg.Points(markerRadius * 1.6)
 			p.Add(eb)
 		}
-		p.Legend.Add(s, l, sc)
+		pc.leg.add(s, l, sc)
 	}
+	var rows []int
+	for _, s := range names {
+		rows = append(rows, by[s]...)
+	}
+	drawPublished(p, pc, rows, xOf, seriesLabel(f, fr), 0)
 	return nil
 }
 
-func drawScatter(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+// seriesLabel returns a row's series value (the y column's name when the
+// figure has no series).
+func seriesLabel(f *decl.Figure, fr *results.Frame) func(r int) string {
+	si := fr.Index(f.Series)
+	return func(r int) string {
+		if si < 0 {
+			return f.Y
+		}
+		return fr.CellLabel(si, r)
+	}
+}
+
+func drawScatter(p *plot.Plot, pc *panelCtx, names []string, by map[string][]int) error {
+	f, fr, pal := pc.f, pc.fr, pc.pal
 	xi, yi := valueCol(fr, f.X), valueCol(fr, f.Y)
 	for _, s := range names {
 		var pts plotter.XYs
@@ -672,10 +944,10 @@ func drawScatter(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string
 			return err
 		}
 		sc.Color = pal.Color(s)
-		sc.Shape = draw.CircleGlyph{}
-		sc.Radius = vg.Points(2)
+		sc.Shape = pal.shape(s)
+		sc.Radius = vg.Points(markerRadius * 0.8)
 		p.Add(sc)
-		p.Legend.Add(s, sc)
+		pc.leg.add(s, sc)
 	}
 	return nil
 }
@@ -731,7 +1003,8 @@ func (b *boxPlotter) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(b.color, c.ClipPolygonY(pts))
 }
 
-func drawBoxes(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawBoxes(p *plot.Plot, pc *panelCtx, names []string, by map[string][]int) error {
+	f, fr, pal := pc.f, pc.fr, pc.pal
 	xi := fr.Index(f.X)
 	if xi < 0 {
 		xi = valueCol(fr, f.X)
@@ -792,10 +1065,24 @@ func drawBoxes(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, 
 			continue
 		}
 		p.Add(bp)
-		p.Legend.Add(s, bp)
+		pc.leg.add(s, bp)
 	}
+	var rows []int
+	for _, s := range names {
+		rows = append(rows, by[s]...)
+	}
+	seriesOf := seriesLabel(f, fr)
+	drawPublished(p, pc, rows, func(r int) (float64, bool) {
+		i, ok := pos[fr.CellLabel(xi, r)]
+		k := slices.Index(names, seriesOf(r))
+		if !ok || k < 0 {
+			return 0, false
+		}
+		return float64(i) - 0.4 + width*(float64(k)+0.5), true
+	}, seriesOf, width*0.9)
 	if len(cats) > 0 {
 		p.NominalX(cats...)
+		p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5 // half a category beyond the outer boxes
 		p.X.Label.Text = axisLabel(f.XLabel, fr, f, f.X)
 	}
 	if bare && f.YLabel == "" {
@@ -804,7 +1091,8 @@ func drawBoxes(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, 
 	return nil
 }
 
-func drawCDF(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawCDF(p *plot.Plot, pc *panelCtx, names []string, by map[string][]int) error {
+	f, fr, pal := pc.f, pc.fr, pc.pal
 	xi := valueCol(fr, f.X)
 	for _, s := range names {
 		var xs []float64
@@ -828,13 +1116,14 @@ func drawCDF(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by
 		}
 		lineStyle(&l.LineStyle, pal, s)
 		p.Add(l)
-		p.Legend.Add(s, l)
+		pc.leg.add(s, l)
 	}
 	p.Y.Min, p.Y.Max = 0, 1
 	return nil
 }
 
-func drawHist(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) error {
+func drawHist(p *plot.Plot, pc *panelCtx, names []string, by map[string][]int) error {
+	f, fr, pal := pc.f, pc.fr, pc.pal
 	xi := valueCol(fr, f.X)
 	vals := map[string][]float64{}
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -896,7 +1185,7 @@ func drawHist(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, b
 		}
 		lineStyle(&l.LineStyle, pal, s)
 		p.Add(l)
-		p.Legend.Add(s, l)
+		pc.leg.add(s, l)
 	}
 	return nil
 }
@@ -938,7 +1227,8 @@ func ParetoFront(pts plotter.XYs) []int {
 	return front
 }
 
-func drawPareto(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string, by map[string][]int, pal *Palette) ([]string, error) {
+func drawPareto(p *plot.Plot, pc *panelCtx, names []string, by map[string][]int) error {
+	f, fr, pal := pc.f, pc.fr, pc.pal
 	xi, yi := valueCol(fr, f.X), valueCol(fr, f.Y)
 	// Match every row to the baseline's row at the same point (and
 	// replicate, for per-job tables).
@@ -973,7 +1263,6 @@ func drawPareto(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string,
 		return v / b
 	}
 	var all plotter.XYs
-	var drawn []string
 	for _, s := range names {
 		if s == f.Baseline {
 			continue
@@ -1004,14 +1293,13 @@ func drawPareto(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string,
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sc.Color = pal.Color(s)
-		sc.Shape = draw.CircleGlyph{}
-		sc.Radius = vg.Points(3)
+		sc.Shape = pal.shape(s)
+		sc.Radius = vg.Points(markerRadius)
 		p.Add(sc)
-		p.Legend.Add(s, sc)
-		drawn = append(drawn, s)
+		pc.leg.add(s, sc)
 		all = append(all, pts...)
 	}
 	if len(all) > 0 {
@@ -1022,11 +1310,22 @@ func drawPareto(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string,
 		}
 		l, err := plotter.NewLine(fp)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		l.LineStyle.Color = color.Black
+		l.LineStyle.Width = vg.Points(1)
 		l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		p.Add(l)
+		pc.leg.addRef("non-dominated (Pareto) front", l)
+		// The baseline itself: 1 (or 0) on both axes, as reference lines.
+		one := 1.0
+		if f.Relative == "diff" {
+			one = 0
+		}
+		v, h := &refLine{vertical: true, at: one}, &refLine{at: one}
+		p.Add(v, h)
+		pc.refs = append(pc.refs, v, h)
+		pc.refName = fmt.Sprintf("%s (the baseline) = %g", f.Baseline, one)
 	}
 	how, tail := "÷", ""
 	switch f.Relative {
@@ -1041,5 +1340,65 @@ func drawPareto(p *plot.Plot, f *decl.Figure, fr *results.Frame, names []string,
 	if f.YLabel == "" {
 		p.Y.Label.Text = fmt.Sprintf("%s %s %s's%s", axisLabel("", fr, f, f.Y), how, f.Baseline, tail)
 	}
-	return drawn, nil
+	return nil
+}
+
+// refLine is a reference line across a panel: vertical at x = at, or
+// horizontal at y = at. Its value is part of the panel's range.
+type refLine struct {
+	vertical bool
+	at       float64
+}
+
+func (r *refLine) style() draw.LineStyle {
+	return draw.LineStyle{Color: referenceColor, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
+}
+
+// Plot draws the line across the data canvas.
+func (r *refLine) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, ty := p.Transforms(&c)
+	if r.vertical {
+		if x := tx(r.at); c.ContainsX(x) {
+			c.StrokeLine2(r.style(), x, c.Min.Y, x, c.Max.Y)
+		}
+		return
+	}
+	if y := ty(r.at); c.ContainsY(y) {
+		c.StrokeLine2(r.style(), c.Min.X, y, c.Max.X, y)
+	}
+}
+
+// showRefs widens a panel's axes to its reference lines where that at
+// most triples an axis's span (in decades on a log axis): a baseline far
+// from the marks would crowd them into a corner, and is then left out
+// (its ratio is on the axis label). It reports whether a line is shown.
+func showRefs(p *plot.Plot, refs []*refLine, f *decl.Figure) bool {
+	shown := false
+	for _, r := range refs {
+		a, log := &p.Y, f.YLog
+		if r.vertical {
+			a, log = &p.X, f.XLog
+		}
+		if a.Min > a.Max || (log && r.at <= 0) {
+			continue
+		}
+		lo, hi := min(a.Min, r.at), max(a.Max, r.at)
+		span := func(lo, hi float64) float64 {
+			if log {
+				return math.Log10(hi) - math.Log10(lo)
+			}
+			return hi - lo
+		}
+		if old := span(a.Min, a.Max); old == 0 || span(lo, hi) <= 3*old {
+			a.Min, a.Max = lo, hi
+			shown = true
+		}
+	}
+	return shown
+}
+
+// Thumbnail draws the legend entry: a short line.
+func (r *refLine) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(r.style(), c.Min.X, y, c.Max.X, y)
 }

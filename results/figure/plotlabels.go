@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -141,12 +142,18 @@ func tickLabelBoxes(p *plot.Plot, c draw.Canvas, xAxis bool) []labelBox {
 	return out
 }
 
-// overlapping returns the first pair of labels whose boxes intersect, or
-// -1: the boxes are in axis order, so only neighbours can collide first.
+// labelGap is the least room between two tick labels, in points: closer,
+// two numbers read as one.
+const labelGap = 4
+
+// overlapping returns the first pair of labels whose boxes come closer
+// than labelGap, or -1: the boxes are in axis order, so only neighbours
+// can collide first.
 func overlapping(bs []labelBox) int {
+	g := vg.Points(labelGap) / 2
 	for i := 1; i < len(bs); i++ {
 		a, b := bs[i-1].r, bs[i].r
-		if a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y {
+		if a.Min.X-g < b.Max.X+g && b.Min.X-g < a.Max.X+g && a.Min.Y-g < b.Max.Y+g && b.Min.Y-g < a.Max.Y+g {
 			return i - 1
 		}
 	}
@@ -160,12 +167,18 @@ func overlapping(bs []labelBox) int {
 func fitTickLabels(p *plot.Plot, c draw.Canvas) bool {
 	changed := false
 	bs := tickLabelBoxes(p, c, true)
-	if p.X.Tick.Label.Rotation == 0 && (overlapping(bs) >= 0 || len(bs) < labelledTicks(p.X)) {
+	_, categorical := p.X.Tick.Marker.(plot.ConstantTicks)
+	// Category labels that collide stand upright; numbers are thinned
+	// instead (below), which reads better than upright numbers.
+	if categorical && p.X.Tick.Label.Rotation == 0 && (overlapping(bs) >= 0 || len(bs) < labelledTicks(p.X)) {
 		// Overlapping, or pushed off a panel too narrow for them (flat
 		// labels wider than the panel leave no data area at all).
 		p.X.Tick.Label.Rotation = math.Pi / 2
 		p.X.Tick.Label.XAlign = draw.XRight
 		p.X.Tick.Label.YAlign = draw.YCenter
+		if h, ok := p.X.Tick.Label.Handler.(text.Plain); ok {
+			p.X.Tick.Label.Handler = uprightHandler{h}
+		}
 		p.Y.Padding = 0 // NominalX's room for a flat first label
 		changed = true
 		// Upright labels taller than 40% of the panel are broken into
@@ -189,6 +202,19 @@ func fitTickLabels(p *plot.Plot, c draw.Canvas) bool {
 		}
 	}
 	return changed
+}
+
+// uprightHandler draws an upright tick label (rotated a quarter turn,
+// its end at the anchor) a font's descent lower: gonum anchors every
+// tick label a descent above the labels' band, room a flat label's
+// descenders take, which would run an upright label's end into the tick
+// marks.
+type uprightHandler struct{ text.Plain }
+
+// Draw draws the text a descent lower.
+func (h uprightHandler) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
+	pt.Y -= h.Extents(sty.Font).Descent
+	h.Plain.Draw(c, txt, sty, pt)
 }
 
 // everyKth keeps a ticker's ticks and the label of every k-th labelled

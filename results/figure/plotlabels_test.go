@@ -43,8 +43,8 @@ func labelFrame(n int) *results.Frame {
 func TestTickLabelsReadable(t *testing.T) {
 	const n = 19
 	d, err := runtest.Decls(t, `figures:
-  - {id: cats-line, kind: line, x: variant, y: value, yscale: log, where: {size: 1}}
-  - {id: cats-box, kind: box, x: variant, y: value, yscale: log, where: {size: 1}}
+  - {id: cats-line, kind: line, x: variant, y: value, yscale: log, where: {size: 1}, width: 6, height: 4}
+  - {id: cats-box, kind: box, x: variant, y: value, yscale: log, where: {size: 1}, width: 6, height: 4}
   - {id: cats-small, kind: box, x: variant, y: value, width: 2, height: 3, where: {size: 1}}
   - {id: narrow-log, kind: line, x: size, y: value, yscale: log, where: {variant: narrow}}
 `)
@@ -54,10 +54,11 @@ func TestTickLabelsReadable(t *testing.T) {
 	fr := labelFrame(n)
 	for _, f := range d.Figures {
 		t.Run(f.ID, func(t *testing.T) {
-			grid, _, err := buildGrid(f, fr, NewPalette(nil, nil))
+			lay, _, err := build(f, fr, NewPalette(nil, nil), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
+			grid := lay.grid
 			w, h := vg.Length(f.Width)*vg.Inch, vg.Length(f.Height)*vg.Inch
 			dc := draw.New(vgimg.New(w, h))
 			p := grid[0][0]
@@ -68,7 +69,7 @@ func TestTickLabelsReadable(t *testing.T) {
 					t.Fatal("flat category labels do not overlap: the test no longer exercises fitting")
 				}
 			}
-			cs := layoutGrid(grid, dc)
+			cs := layoutGrid(grid, dc, &lay.ylabels)
 			for _, xAxis := range []bool{true, false} {
 				bs := tickLabelBoxes(p, cs[0][0], xAxis)
 				if i := overlapping(bs); i >= 0 {
@@ -119,6 +120,74 @@ func TestDecadeTicks(t *testing.T) {
 	for _, c := range cases {
 		if got := fmt.Sprint(labels(c.lo, c.hi)); got != c.want {
 			t.Errorf("ticks(%g, %g) labels %s, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+// TestPadLog pins the log axis's range: widened to a labelled tick
+// beyond the lowest and the highest value, so that every mark has a label
+// below and above it (the range of one of Krallmann's AWRT figures had
+// its two lowest series below its lowest label).
+func TestPadLog(t *testing.T) {
+	cases := []struct {
+		lo, hi float64
+		want   string
+	}{
+		{1.6e11, 4.4e11, "[1e11 2e11 5e11]"},
+		{8.5e4, 4.9e6, "[1e4 1e5 1e6 1e7]"},
+		{1, 1000, "[0.1 1 10 100 1000 1e4]"},
+		{3.2e4, 3.9e4, "[3e4 4e4]"},
+	}
+	for _, c := range cases {
+		lo, hi := padLog(c.lo, c.hi)
+		var got []string
+		for _, tk := range (decadeTicks{}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("padLog(%g, %g) = [%g, %g], labels %v, want %s", c.lo, c.hi, lo, hi, got, c.want)
+		}
+		if lo > c.lo || hi < c.hi || !labelledAt(lo, lo, hi) || !labelledAt(hi, lo, hi) {
+			t.Errorf("padLog(%g, %g) = [%g, %g]: ends not both labelled outside the values", c.lo, c.hi, lo, hi)
+		}
+	}
+}
+
+// labelledAt reports whether decadeTicks labels v on [lo, hi].
+func labelledAt(v, lo, hi float64) bool {
+	for _, tk := range (decadeTicks{}).Ticks(lo, hi) {
+		if tk.Label != "" && math.Abs(tk.Value-v) <= 1e-9*v {
+			return true
+		}
+	}
+	return false
+}
+
+// TestNiceTicks pins the linear ticker: four to eight labels at a step of
+// 1, 2, 2.5 or 5 × 10^k, with the decimals the step needs.
+func TestNiceTicks(t *testing.T) {
+	cases := []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 1, "[0.0 0.2 0.4 0.6 0.8 1.0]"},
+		{0.05, 1.05, "[0.2 0.4 0.6 0.8 1.0]"},
+		{0.2526, 0.2569, "[0.253 0.254 0.255 0.256]"},
+		{-3, 7, "[-2 0 2 4 6]"},
+		{0, 2.5e6, "[0 5e5 1e6 1.5e6 2e6 2.5e6]"},
+		{0.95, 1.04, "[0.96 0.98 1.00 1.02 1.04]"},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, tk := range (niceTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("niceTicks(%g, %g) labels %v, want %s", c.lo, c.hi, got, c.want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -177,6 +178,7 @@ func Evaluate(ctx context.Context, dir string, reg *simcore.Registry) (*Report, 
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	pal := filePalette(ctx, f)
+	pub := publishedValues(decls.Claims, s.Schema())
 	figDir := filepath.Join(dir, FiguresDir)
 	for i, fig := range decls.Figures {
 		if err := ctx.Err(); err != nil {
@@ -191,7 +193,7 @@ func Evaluate(ctx context.Context, dir string, reg *simcore.Registry) (*Report, 
 			}
 			tables[fig.Table] = fr
 		}
-		ff, err := figure.Render(fig, fr, pal, figDir)
+		ff, err := figure.Render(fig, fr, pal, figDir, pub)
 		if err != nil {
 			r.FigureErrors = append(r.FigureErrors, err.Error())
 			continue
@@ -220,6 +222,25 @@ func (r *Report) WriteFiles() error {
 	return nil
 }
 
+// publishedValues are the values the paper prints that the figures draw
+// beside ours: the published claims with a value (not bounds, invariants
+// or spreads, as the published cells of the report), each with the
+// scoreboard's tolerance for it.
+func publishedValues(cs []*decl.Claim, schema *simcore.Schema) []figure.Published {
+	var out []figure.Published
+	for _, c := range cs {
+		if c.Kind != decl.ClaimPublished || c.Above != nil || c.Below != nil || c.Invariant != "" || c.Spread != "" {
+			continue
+		}
+		tol := decl.RuleTolerance(c.Value, decl.Unit(schema, c.Metric))
+		if c.Precision != nil {
+			tol = *c.Precision
+		}
+		out = append(out, figure.Published{Claim: c.ID, Metric: c.Metric, Where: c.Where, Value: c.Value, Tol: tol})
+	}
+	return out
+}
+
 // FilePalette numbers the values every figure of the file's sweeps may
 // draw as series (the values of the series parameters over the file's
 // jobs, plus Pareto baselines), so that a value has one colour in every
@@ -230,45 +251,61 @@ func FilePalette(f *sweep.File) *figure.Palette { return filePalette(context.Bac
 // (the palette then lacks the values of the jobs).
 func filePalette(ctx context.Context, f *sweep.File) *figure.Palette {
 	series := map[string]map[string]bool{} // sweep → series params
-	var declared, extra []string
+	declared := map[string][]string{}      // series param → the model's values, in order
+	extra := map[string][]string{}         // series param → baselines
+	var params []string
 	for _, s := range f.Sweeps {
 		d, err := decl.Parse(s)
 		if err != nil {
 			continue
 		}
 		for _, fig := range d.Figures {
-			if fig.Series != "" {
-				if series[s.Name] == nil {
-					series[s.Name] = map[string]bool{}
-				}
-				series[s.Name][fig.Series] = true
-				// Values the model declares keep one colour in every file
-				// of the paper, whichever subset a file sweeps.
-				if p, ok := s.Schema().Param(fig.Series); ok {
-					declared = append(declared, p.Enum...)
-				}
+			if fig.Series == "" {
+				continue
+			}
+			if series[s.Name] == nil {
+				series[s.Name] = map[string]bool{}
+			}
+			series[s.Name][fig.Series] = true
+			if !slices.Contains(params, fig.Series) {
+				params = append(params, fig.Series)
+			}
+			// Values the model declares keep one colour in every file
+			// of the paper, whichever subset a file sweeps.
+			if p, ok := s.Schema().Param(fig.Series); ok {
+				declared[fig.Series] = append(declared[fig.Series], p.Enum...)
 			}
 			if fig.Baseline != "" {
-				extra = append(extra, fig.Baseline)
+				extra[fig.Series] = append(extra[fig.Series], fig.Baseline)
 			}
 		}
 	}
-	seen := map[string]bool{}
-	var values []string
+	values := map[string][]string{}
+	seen := map[string]map[string]bool{}
 	if jobs, err := f.ExpandContext(ctx, sweep.DefaultMaxJobs); err == nil {
 		for i := range jobs {
-			for p := range series[jobs[i].Sweep] {
+			for _, p := range params {
+				if !series[jobs[i].Sweep][p] {
+					continue
+				}
 				if v, ok := jobs[i].Params[p]; ok {
 					l := results.Label(v)
-					if !seen[l] {
-						seen[l] = true
-						values = append(values, l)
+					if seen[p] == nil {
+						seen[p] = map[string]bool{}
+					}
+					if !seen[p][l] {
+						seen[p][l] = true
+						values[p] = append(values[p], l)
 					}
 				}
 			}
 		}
 	}
-	return figure.NewPalette(declared, append(values, extra...))
+	pal := figure.NewPalette(nil, nil)
+	for _, p := range params {
+		pal.WithParam(p, declared[p], append(values[p], extra[p]...))
+	}
+	return pal
 }
 
 // sumMs sums a nullable milliseconds column as a duration, with the count
@@ -580,7 +617,7 @@ img{max-width:100%;border:1px solid #eee}pre{background:#f6f8fa;padding:1em;over
 {{range .Points}}<tr><td>{{.Point}}</td><td class="verdict {{.Verdict}}">{{mark .Verdict}}</td><td>{{.Detail}}</td></tr>{{end}}</table></div></details>{{end}}{{end}}
 {{else}}<p>The sweep declares no claims.</p>{{end}}
 <h2>Figures</h2>
-{{range .Figs}}<h3>{{.F.Title}}</h3><img alt="{{.F.ID}}" src="{{.Src}}" width="{{.F.Width}}">{{with .F.Note}}<p>{{.}}</p>{{end}}
+{{range .Figs}}<h3>{{.F.Title}}</h3><img alt="{{.F.ID}}" src="{{.Src}}" width="{{.F.DisplayWidth}}">{{with .F.Note}}<p>{{.}}</p>{{end}}
 {{else}}<p>The sweep declares no figures.</p>{{end}}
 {{range .R.FigureErrors}}<p class="fail">warning: {{.}}</p>{{end}}
 <h2>Failed jobs</h2>

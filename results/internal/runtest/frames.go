@@ -27,6 +27,8 @@ func FrameOf(meta map[string]string, pairs ...any) *results.Frame {
 			f.Types = append(f.Types, results.Int64)
 		case []string:
 			f.Types = append(f.Types, results.String)
+		case []bool:
+			f.Types = append(f.Types, results.Bool)
 		case []float64:
 			f.Types = append(f.Types, results.Float64)
 			for r, v := range x {
