@@ -69,7 +69,7 @@ func (a *app) reportCmd() *cobra.Command {
 		Use:   "report RUN",
 		Short: "Write report.md and report.html (provenance, figures, claims, failed jobs) into a run's folders",
 		Long: "RUN is a run ID (every <results-dir>/<sweep>/<RUN>/ gets a report) or a results folder.\n" +
-			"Figures go to <folder>/figures/<id>.png and .svg; claim verdicts to claims.json and stdout, each with its\n" +
+			"Figures go to <folder>/figures/<id>.png, .svg and .pdf; claim verdicts to claims.json and stdout, each with its\n" +
 			"status as the scoreboard of the run's sweeps gives it (--json: one JSON document on stdout instead).\n" +
 			"Exit status 1 with --strict when a claim fails, 2 on bad input.",
 		Example: `  schedfarm report 0b6c2a8e-...

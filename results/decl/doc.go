@@ -21,7 +21,7 @@
 // starting with "x-" are ignored; YAML anchors and merge keys work.
 //
 //	figures:
-//	  - id: value-by-size         # required; names figures/<id>.png and .svg
+//	  - id: value-by-size         # required; names figures/<id>.png, .svg and .pdf
 //	    kind: line                # line | scatter | box | cdf | hist | pareto
 //	    title: "Value by size"    # default: the id
 //	    table: summary            # summary (default for line, box, pareto) |
@@ -38,7 +38,7 @@
 //	    baseline: EDF-DLT         # pareto only (required): the reference series
 //	    relative: ratio           # pareto: ratio (default) | diff
 //	    legend: top-left          # top-right (default) | top-left | bottom-right | bottom-left | none
-//	    width: 6, height: 4       # one panel, inches (PNG at 100 dpi)
+//	    width: 4, height: 3       # one panel, inches (the default; PNG at 200 dpi)
 //
 // (package figure draws the kinds)
 //
