@@ -11,8 +11,8 @@ import (
 	"schedfarm/simcore/bench"
 )
 
-// Issue 44, item 6: stored parts were not authenticated; any token holder
-// (one worker) could rewrite any run's results, and the registry kept no
+// Found by an attack on the farm: stored parts were not authenticated; any
+// token holder (one worker) could rewrite any run's results, and the registry kept no
 // digest.
 
 // TestRegistryCreateOnly: a worker's connection cannot change or remove a

@@ -21,7 +21,7 @@ import (
 	"schedfarm/worker"
 )
 
-// Issue 44, item 3: a damaged stored part must not block every later
+// Found by an attack on the farm: a damaged stored part must not block every later
 // collection of its jobs. Each case damages the first stored part of a
 // finished run, then: a plain submission of the same sweep skips every job
 // (nothing is known to be wrong yet), and collecting it must name the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Krallmann et al. 1999 (model batch) under the readings of issue #28 §1–2:
+# Krallmann et al. 1999 (model batch) under the readings of Tables 4 and 6 (docs/models/batch.md):
 # runs configs/krallmann1999/table4-arrivals.yaml (Table 4 under readings of
 # §6.2's generator) and table6-smart-recompute.yaml (weighted SMART with
 # backfilling, exact against requested run times) into OUT_DIR, then writes

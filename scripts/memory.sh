@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak memory of the coordinator and of a worker, each in its own process
-# (manual, not in CI; issue #10 targets: coordinator under 1 KB per job,
+# (manual, not in CI; the scaling study's targets: coordinator under 1 KB per job,
 # each worker under 1 GB on the largest job).
 #
 #   scripts/memory.sh [OUT]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scaling study (manual, not in CI; issue #10): throughput of a suite with
+# Scaling study (manual, not in CI): throughput of a suite with
 # 1, 2 and 4 worker processes against one standalone NATS server and one
 # coordinator, with the CPU time the coordinator and the NATS server spend
 # per job. Then projects 1..256 workers with scripts/scalemodel.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Schedules bit for bit (manual, not in CI; issue #32): runs the batch model
+# Schedules bit for bit (manual, not in CI): runs the batch model
 # over every whole log present in the data directory (KTH-SP2, SDSC-SP2,
 # CTC-SP2, HPC2N, SDSC-BLUE, CEA-Curie) for every order × backfill ×
 # convention with two builds, the work tree and BASE, and compares a digest

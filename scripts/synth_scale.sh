@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A large synthetic log, generated and scheduled (manual, not in CI; issue
-# #32: 10⁷ jobs on 10⁶ cores, FCFS + EASY, within 30 s and 4 GiB of peak
+# A large synthetic log, generated and scheduled (manual, not in CI;
+# the scale target: 10⁷ jobs on 10⁶ cores, FCFS + EASY, within 30 s and 4 GiB of peak
 # memory). Fits the probabilistic model on a source log, draws JOBS jobs for
 # a machine of NODES nodes (sizes as fractions of the source machine,
 # arrivals scaled to the source log's offered load: the model's

@@ -18,8 +18,7 @@ import (
 // repoRoot is the repository's root, seen from this package's folder.
 const repoRoot = "../.."
 
-// readmeMaxLines bounds README.md (issue 33: a README that fits on a few
-// screens).
+// readmeMaxLines bounds README.md (a README that fits on a few screens).
 const readmeMaxLines = 200
 
 // docFiles lists README.md and every Markdown file under docs/, relative to

@@ -215,7 +215,7 @@ func TestDuckDBRewrittenJobs(t *testing.T) {
 	var rw struct{ Types map[string]string }
 	runDuckDB(t, dir, &rw, "rewrite", filepath.Join(golden, results.JobsTable+".parquet"), filepath.Join(got, results.JobsTable+".parquet"))
 	if !strings.Contains(rw.Types[results.ColStartedAt], "MICROS") {
-		t.Fatalf("DuckDB wrote started_at as %q, not in MICROS: the test no longer covers #31's case", rw.Types[results.ColStartedAt])
+		t.Fatalf("DuckDB wrote started_at as %q, not in MICROS: the test no longer covers the case it was written for", rw.Types[results.ColStartedAt])
 	}
 	v, err := verify.Dirs(got, golden, run.reg)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Command krallreadings summarises the runs of scripts/krall_readings.sh
-// (Krallmann et al. 1999, model batch, issue #28 §1–2) as the markdown
+// (Krallmann et al. 1999, model batch: the readings of Tables 4 and 6) as the markdown
 // tables of docs/models/batch.md:
 //
 //	go run ./scripts/krallreadings OUT_DIR

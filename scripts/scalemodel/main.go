@@ -1,5 +1,5 @@
 // Command scalemodel projects the farm's throughput from 1 to 256 workers
-// from the measurements of scripts/scaling.sh (issue #10, scaling study).
+// from the measurements of scripts/scaling.sh (the scaling study).
 //
 // Pipeline: measured runs (scaling.csv: wall time and the CPU time of the
 // coordinator and the NATS server per worker count; jobs.parquet: every

@@ -1,5 +1,5 @@
 // Command synthscale measures the batch model on a large synthetic log
-// (issue #32: 10⁷ jobs on 10⁶ cores, FCFS + EASY, within 30 s and 4 GiB):
+// (the scale target: 10⁷ jobs on 10⁶ cores, FCFS + EASY, within 30 s and 4 GiB):
 // it fits the probabilistic model on a source log, draws the synthetic
 // log for the target machine (workload.GenerateSynthetic, as the model's
 // workload: synthetic does), simulates it and computes the metrics,

@@ -8,9 +8,9 @@ import (
 	"schedfarm/simcore"
 )
 
-// TestConventionsTinyLogs runs the two tiny logs of issue #28 §4
+// TestConventionsTinyLogs runs the two tiny logs of docs/models/batch.md
 // (testdata/tiny.swf, testdata/tinycons.swf: 10 nodes, requested time =
-// SWF field 9) through the model and checks the starts the issue states.
+// SWF field 9) through the model and checks the starts that page states.
 // tiny: jobs 1 and 2 end exactly at their estimate at t=100; FCFS+EASY
 // starts job 5 at 100 and job 6 at 150 under both event orders (a
 // one-event-at-a-time simulator such as pyss counts the expiring jobs as

@@ -12,7 +12,7 @@
 //	    bin_values, run_past_request) | randomized (Table 2)
 //	  | synthetic: that model drawn for a machine of another size, sizes
 //	    as fractions of the log's machine, arrivals scaled to a load
-//	    (synthetic.go, workload.GenerateSynthetic; issue #32)
+//	    (synthetic.go, workload.GenerateSynthetic)
 //	→ order (§5): FCFS | Garey&Graham | PSRS (§5.5) | SMART-FFIA/NFIW (§5.4),
 //	  SMART and PSRS recomputed over the queue by the 2/3 rule (order.go, psrs.go)
 //	→ executor (§5.2): reservation depth k on the shared availability
@@ -30,14 +30,14 @@
 // estimate without touching a reservation. When a job ends before its
 // estimate, reservations are compressed one at a time in order of their
 // start (each released and re-fitted, so none moves later). That gives the
-// same starts as SPECS §9.6 read literally (remove every reservation, then
+// same starts as docs/models/batch.md A9 read literally (remove every reservation, then
 // re-insert them one by one in that order): a reservation moving from r to
 // t < r needs nodes in [t, r), where no later one holds any, and in
 // [r, t+p̂), inside its own old reservation, where the later ones left it
 // room; the tests' reference executor checks it at each of its
 // compressions. When the order
 // is recomputed, all reservations are dropped and placed again in the new
-// order (SPECS §9.6 assumption). A job running past its estimate
+// order (docs/models/batch.md A10). A job running past its estimate
 // (cap_runtime: false) holds its nodes open-endedly and every reservation
 // is placed again; with per-event passes (event_order: each) the overruns
 // of an instant are noticed before its arrivals and completions, so no pass

@@ -50,7 +50,7 @@ func checkHashes(t *testing.T, jobs []workload.Job, cases []hashCase) {
 // order × backfilling cases: the hashes were recorded before the executor
 // was optimised, so any change of a start time fails here (but those of
 // event_order each, re-pinned when it became the one-event-at-a-time rule
-// of issue #28, and compress_order arrival, pinned when it was added). Set
+// that pyss follows, and compress_order arrival, pinned when it was added). Set
 // SCHEDFARM_PIN_PRINT=1 to log the hashes instead of comparing them.
 func TestCTCScheduleHash(t *testing.T) {
 	if testing.Short() {

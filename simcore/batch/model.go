@@ -166,8 +166,8 @@ func (m *Model) workload(p simcore.Params, seed uint64, nodes int) ([]workload.J
 	return jobs, st, nil
 }
 
-// placeArrivals applies the arrival reading of a generated workload (seed
-// 002 §7): arrivals: log_span stretches the submit times so the jobs span
+// placeArrivals applies the arrival reading of a generated workload
+// (krallmann1999 §7): arrivals: log_span stretches the submit times so the jobs span
 // the log's (log) time frame.
 func placeArrivals(jobs, log []workload.Job, p simcore.Params) error {
 	if p.String("arrivals") == workload.ArrivalsLogSpan {

@@ -132,7 +132,7 @@ func (r *reorder) weight(j int) float64 {
 }
 
 // The readings of SMART's job weight in the weighted case (Config.SmartWeight;
-// issue #28 §2, a sensitivity setting, not a reading the defaults use).
+// a sensitivity setting for Table 6, not a reading the defaults use).
 const (
 	// SmartWeightArea weighs a job by m·p̂, the weight of §4 with the run
 	// time the scheduler knows (the default).

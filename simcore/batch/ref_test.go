@@ -117,13 +117,13 @@ func (s *sim) compressRef(now float64) {
 	}
 	for x, q := range hs {
 		if s.resv[q] != spec[x] {
-			panic(fmt.Sprintf("compression at %v: job %d moves to %v one at a time, to %v when every reservation is re-inserted (SPECS §9.6)",
+			panic(fmt.Sprintf("compression at %v: job %d moves to %v one at a time, to %v when every reservation is re-inserted (docs/models/batch.md A9)",
 				now, s.jobs[q].ID, s.resv[q], spec[x]))
 		}
 	}
 }
 
-// compressSpec is the compression of SPECS §9.6 read literally: remove
+// compressSpec is the compression of docs/models/batch.md A9 read literally: remove
 // every reservation, then re-insert them one by one in the order of their
 // starts (hs, ties in queue order), each at its earliest fit from now. It
 // works on a copy of the profile and returns the new starts, hs's order.

@@ -7,9 +7,9 @@ import (
 )
 
 // Representatives implements simcore.Benchmarked: the whole CTC SP2 trace
-// (77,222 jobs on 256 nodes) for the combinations the issues give targets
-// for, and FCFS with backfilling under every setting of the event and
-// compression orders (issue #28 §4).
+// (77,222 jobs on 256 nodes) for the combinations with published or measured
+// targets, and FCFS with backfilling under every setting of the event and
+// compression orders (docs/models/batch.md).
 func (*Model) Representatives() []simcore.Representative {
 	const ref = "relative times only (Tables 7-8); other simulators: 30 s to minutes with EASY, a Python loop ≈ 2 s"
 	var out []simcore.Representative
@@ -44,7 +44,7 @@ func (*Model) Representatives() []simcore.Representative {
 			r.Doc += ", compress_order " + c.compress
 		}
 		if c.order == FCFS && c.backfill == "easy" && c.events == "" && c.nodes == 256 {
-			r.PaperSeconds = 2 // the Python event loop of the issue, the fastest reference
+			r.PaperSeconds = 2 // a Python event loop (pyss), the fastest reference
 		}
 		out = append(out, r)
 	}

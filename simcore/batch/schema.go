@@ -9,7 +9,7 @@ import (
 // that runs out of memory crashes its worker (a Go process does not
 // survive it), so sizes past what a worker can hold are refused when the
 // sweep is checked, before anything runs. A job of the workload takes a
-// few hundred bytes (10^7 jobs, the synthetic scale of issue #32, about
+// few hundred bytes (10^7 jobs, the synthetic workload's scale target, about
 // 2 GB) and a node of the machine up to about 60 (conservative
 // backfilling: 10^7 nodes, about 600 MB).
 const (
@@ -22,19 +22,19 @@ var schema = simcore.Schema{
 		{Name: "workload", Kind: simcore.String, Enum: []string{"trace", "probabilistic", "probabilistic-marginal", "randomized", "synthetic"}, Default: "trace",
 			Doc: "trace: the log itself (§6.1); probabilistic: Weibull arrivals + joint empirical bins (nodes × requested class × run class) fitted on the log (§6.2); " +
 				"probabilistic-marginal: the same arrivals, each attribute from its own marginal bins (the other reading of §6.2); randomized: Table 2; " +
-				"synthetic: the probabilistic model of the log (trace) drawn for a machine of nodes nodes: jobs (0: the log's count), sizes mapped by synth_sizes, arrivals scaled to synth_load (issue #32)"},
+				"synthetic: the probabilistic model of the log (trace) drawn for a machine of nodes nodes: jobs (0: the log's count), sizes mapped by synth_sizes, arrivals scaled to synth_load"},
 		{Name: "trace", Kind: simcore.String, Default: "traces/CTC-SP2-1996-3.1-cln.swf.gz",
 			Doc: "SWF log, relative to the data directory (plain or gzip)"},
 		{Name: "jobs", Kind: simcore.Int, Min: simcore.Bound(0), Max: simcore.Bound(MaxJobs), Default: int64(0),
 			Doc: "trace: keep the first N jobs (0: all); probabilistic(-marginal), synthetic: jobs generated (0: the log's count); randomized: 0 means 50,000 (Table 1)"},
 		{Name: "bin_values", Kind: simcore.String, Enum: []string{workload.BinValuesLogUniform, workload.BinValuesUniform, workload.BinValuesTrace}, Default: workload.BinValuesLogUniform,
-			Doc: "probabilistic(-marginal), synthetic: how requested and run times are drawn inside a job's bin: loguniform or uniform inside the power-of-two class (run redrawn, then clamped, to stay within the request), or trace: the (requested, run) pair of one of the log's jobs in the bin (marginal bins: a requested and a run time of the log's jobs in their classes; issue #28 §1)"},
+			Doc: "probabilistic(-marginal), synthetic: how requested and run times are drawn inside a job's bin: loguniform or uniform inside the power-of-two class (run redrawn, then clamped, to stay within the request), or trace: the (requested, run) pair of one of the log's jobs in the bin (marginal bins: a requested and a run time of the log's jobs in their classes; a reading of Table 4's workload)"},
 		{Name: "run_past_request", Kind: simcore.Bool, Default: false,
-			Doc: "probabilistic(-marginal), synthetic: keep a drawn run time that exceeds the drawn request (the job runs past its estimate; §3 rule 2: such a job \"may be cancelled\") instead of redrawing and clamping it (issue #28 §1)"},
+			Doc: "probabilistic(-marginal), synthetic: keep a drawn run time that exceeds the drawn request (the job runs past its estimate; §3 rule 2: such a job \"may be cancelled\") instead of redrawing and clamping it (a reading of Table 4's workload)"},
 		{Name: "weibull_fit", Kind: simcore.String, Enum: []string{workload.WeibullMLE, workload.WeibullPlot}, Default: workload.WeibullMLE,
-			Doc: "probabilistic(-marginal), synthetic: how the Weibull inter-arrival times are fitted to the log's gaps (§6.2 names no method): mle = maximum likelihood; plot = least squares on the Weibull probability plot, median ranks (issue #28 §1)"},
+			Doc: "probabilistic(-marginal), synthetic: how the Weibull inter-arrival times are fitted to the log's gaps (§6.2 names no method): mle = maximum likelihood; plot = least squares on the Weibull probability plot, median ranks (a reading of Table 4's workload)"},
 		{Name: "arrivals", Kind: simcore.String, Enum: []string{workload.ArrivalsFit, workload.ArrivalsLogSpan}, Default: workload.ArrivalsFit,
-			Doc: "probabilistic(-marginal): fit: the Weibull inter-arrival times fitted on the log's gaps; log_span: the same draws stretched so the jobs span the log's time frame (§7: \"the number of jobs in the same time frame is significantly less\"; issue #28 §1)"},
+			Doc: "probabilistic(-marginal): fit: the Weibull inter-arrival times fitted on the log's gaps; log_span: the same draws stretched so the jobs span the log's time frame (§7: \"the number of jobs in the same time frame is significantly less\"; a reading of Table 4's workload)"},
 		{Name: "synth_sizes", Kind: simcore.String, Enum: []string{workload.SizesFraction, workload.SizesNodes}, Default: workload.SizesFraction, Algorithm: true,
 			Doc: "synthetic: fraction: a job takes the share of the machine its bin's size took of the source machine (size·nodes/synth_source_nodes, rounded, at least 1); nodes: as many nodes as in the log (more jobs at once on a larger machine); outside the instance seed"},
 		{Name: "synth_load", Kind: simcore.Float, Min: simcore.Bound(0), Default: 0.0, Algorithm: true,
@@ -62,7 +62,7 @@ var schema = simcore.Schema{
 		{Name: "weighted", Kind: simcore.Bool, Default: false, Algorithm: true,
 			Doc: "SMART and PSRS weigh jobs by m·p̂ (the weighted case of §4), else 1"},
 		{Name: "smart_weight", Kind: simcore.String, Enum: []string{SmartWeightArea, SmartWeightUnit, SmartWeightSmith}, Default: SmartWeightArea, Algorithm: true,
-			Doc: "weighted SMART's job weight: area = m·p̂ (§4); unit = 1; smith = the modified Smith ratio m·p/(m·p̂) = p/p̂ (§5.5), 1 with exact estimates (a sensitivity reading, issue #28 §2)"},
+			Doc: "weighted SMART's job weight: area = m·p̂ (§4); unit = 1; smith = the modified Smith ratio m·p/(m·p̂) = p/p̂ (§5.5), 1 with exact estimates (a sensitivity reading of Table 6)"},
 		{Name: "recompute", Kind: simcore.String, Enum: []string{RecomputeNew, RecomputeDispatched, RecomputeAlways}, Default: RecomputeNew, Algorithm: true,
 			Doc: "when SMART/PSRS recompute their order (the 2/3 rule of §5.4)"},
 		{Name: "event_order", Kind: simcore.String, Enum: []string{"batch", "each"}, Default: "batch", Algorithm: true,

@@ -44,8 +44,8 @@ type Config struct {
 	// reservations after every job end (early or not), one at a time in
 	// queue order, each at its earliest fit with its own reservation
 	// released first (pyss's conservative scheduler); otherwise they are
-	// re-fitted after an early end only, in order of their start (SPECS
-	// §9.6).
+	// re-fitted after an early end only, in order of their start
+	// (docs/models/batch.md A9).
 	CompressArrival bool
 	// Trace records, for every job, its first reservation (FirstResv).
 	Trace bool

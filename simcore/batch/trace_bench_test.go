@@ -10,8 +10,8 @@ import (
 
 // benchTrace times FCFS with the given depth over a whole log of the data
 // directory: BATCH_BENCH_TRACE (default CEA-Curie) on BATCH_BENCH_NODES
-// nodes (default 93,312, Curie's processors), as issue #32's table was
-// measured. Skipped when the log is not in the data directory.
+// nodes (default 93,312, Curie's processors), as the scale study's table
+// was measured. Skipped when the log is not in the data directory.
 func benchTrace(b *testing.B, depth int) {
 	trace := os.Getenv("BATCH_BENCH_TRACE")
 	if trace == "" {

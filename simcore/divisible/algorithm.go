@@ -23,8 +23,8 @@ type Partitioning int
 const (
 	DLT       Partitioning = iota // heterogeneous model using IITs, ñ_min nodes (§4.1.1)
 	UserSplit                     // n equal pieces, n drawn in [N_min, N] (§4.1.2)
-	OPRMN                         // OPR, all nodes start together, n_min nodes (RTAS 2007; SPECS.md §1.4–1.5)
-	OPRAN                         // OPR on all N nodes (RTAS 2007; SPECS.md §1.5)
+	OPRMN                         // OPR, all nodes start together, n_min nodes (RTAS 2007; docs/models/divisible.md A5)
+	OPRAN                         // OPR on all N nodes (RTAS 2007; docs/models/divisible.md A6)
 )
 
 // Algorithm is one of the eight algorithms of lin2007: a policy and a

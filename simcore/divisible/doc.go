@@ -1,7 +1,7 @@
 // Package divisible is the model of lin2007: Lin, Lu, Deogun and Goddard,
 // "Real-Time Divisible Load Scheduling with Different Processor Available
 // Times" (UNL TR-2007-0013), with the OPR baselines of the authors' RTAS
-// 2007 paper as restated in SPECS.md §1.
+// 2007 paper. A<k> below is an assumption of docs/models/divisible.md.
 //
 // Pipeline of one run (a pure function of the parameters and the seed):
 //
@@ -11,12 +11,12 @@
 //	  ▼
 //	engine: arrival events ──▶ schedulability test (§4.2, Figure 2)
 //	  │    order L = waiting queue + new task      EDF (deadline) or FIFO (arrival)
-//	  │    plan L on node availabilities           point scan (SPECS.md §1.6) or per task
+//	  │    plan L on node availabilities           point scan (A7) or per task
 //	  │      partition at each candidate point:
 //	  │        DLT        Eq. 1–6 heterogeneous model, ñ_min of Eq. 14 (§4.1.1)
 //	  │        USERSPLIT  n in [N_min, N] equal pieces, Eq. 15 (§4.1.2)
-//	  │        OPR-MN     n_min nodes starting together (SPECS.md §1.3–1.4)
-//	  │        OPR-AN     all N nodes (SPECS.md §1.5)
+//	  │        OPR-MN     n_min nodes starting together (A4–A5)
+//	  │        OPR-AN     all N nodes (A6)
 //	  │    all planned: accept, replace the plans; else reject, keep them
 //	  ▼
 //	engine: dispatch events (planned first transmission)

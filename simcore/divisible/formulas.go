@@ -18,7 +18,7 @@ func (c Cluster) Beta() float64 { return c.Cps / (c.Cms + c.Cps) }
 // E is the execution time of a task of size sigma on n nodes that all start
 // together under the optimal partitioning rule (OPR, all nodes finish
 // together): E(σ, n) = σ(Cms + Cps)(1 − β)/(1 − βⁿ).
-// Eq. 9 of the divisible-load paper (lin2007); SPECS.md §1.3 (the RTAS 2007
+// Eq. 9 of the divisible-load paper (lin2007); docs/models/divisible.md A4 (the RTAS 2007
 // paper's E, identical in rtgrid DivHomoSingle.computeCost).
 func (c Cluster) E(sigma float64, n int) float64 {
 	b := c.Beta()
@@ -26,7 +26,7 @@ func (c Cluster) E(sigma float64, n int) float64 {
 }
 
 // OPRFractions returns the OPR data distribution vector of n nodes:
-// α_1 = (1 − β)/(1 − βⁿ), α_i = α_1·β^(i−1) (SPECS.md §1.3; the special case
+// α_1 = (1 − β)/(1 − βⁿ), α_i = α_1·β^(i−1) (docs/models/divisible.md A4; the special case
 // of Eq. 4–5 of lin2007 with all Cps_i = Cps).
 func (c Cluster) OPRFractions(n int) []float64 {
 	b := c.Beta()
@@ -43,7 +43,7 @@ func (c Cluster) OPRFractions(n int) []float64 {
 // γ = 1 − σCms/(dl − start), ñ_min = ⌈ln γ / ln β⌉. ok is false when
 // dl − start <= 0, γ <= 0 (not even the transmission fits) or ñ_min > N.
 // Eq. 14 and the text below it of the divisible-load paper (lin2007); the
-// same formula is n_min of OPR-MN (SPECS.md §1.4).
+// same formula is n_min of OPR-MN (docs/models/divisible.md A5).
 func (c Cluster) NMin(sigma, dl, start float64) (n int, ok bool) {
 	return c.nMin(sigma, dl, start, math.Log(c.Beta()))
 }
@@ -139,7 +139,7 @@ func (c Cluster) DLTExecute(sigma float64, r, alpha, start, txEnd, finish []floa
 // SplitNMin is N_min of User-Split: the fewest nodes that meet relative
 // deadline d when the task starts on arrival: ⌈σCps/(D − σCms − extra)⌉;
 // ok is false when the denominator is not positive. extra is 0 in the paper
-// and Cps in the authors' code (SPECS.md §1.8).
+// and Cps in the authors' code (docs/models/divisible.md A10).
 // Section 4.1.2 ("Derivation of N_min") of the divisible-load paper (lin2007).
 func (c Cluster) SplitNMin(sigma, d, extra float64) (int, bool) {
 	den := d - sigma*c.Cms - extra
@@ -160,7 +160,7 @@ func (c Cluster) SplitNMin(sigma, d, extra float64) (int, bool) {
 // split into n = len(r) equal pieces on nodes available at r (ascending):
 // s_1 = r_1, s_i = max(r_i, s_{i−1} + σCms/n), C_i = s_i + σ(Cms + Cps)/n,
 // C = C_n. Eq. 15 of the divisible-load paper (lin2007), with the
-// recursion's σCms/i read as σCms/n (SPECS.md §1.8, seed erratum).
+// recursion's σCms/i read as σCms/n (docs/models/divisible.md A11, a misprint).
 func (c Cluster) SplitSchedule(sigma float64, r, start, finish []float64) (completion float64) {
 	return c.splitSchedule(sigma, r, start, finish, false)
 }

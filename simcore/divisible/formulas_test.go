@@ -12,7 +12,7 @@ func approx(t *testing.T, name string, got, want, tol float64) {
 	}
 }
 
-// Worked values of SPECS.md §1.3–1.4 (baseline N=16, Cms=1, Cps=100, σ=200).
+// Worked values of docs/models/divisible.md A4–A5 (baseline N=16, Cms=1, Cps=100, σ=200).
 func TestOPRBaselineValues(t *testing.T) {
 	c := Cluster{N: 16, Cms: 1, Cps: 100}
 	approx(t, "β", c.Beta(), 100.0/101, 1e-12)

@@ -11,7 +11,7 @@ import (
 // every algorithm on a few mid-size runs (loads, cost ratios, the
 // planning, user-split, node-release and integer-time variants):
 // performance work must leave them bit-identical. The hashes were computed
-// with the code before the pprof-guided optimisations of issue #10 and
+// with the code before the pprof-guided optimisations of the scaling study and
 // re-pinned when the metrics iit_share and mean_exec_time were added (the
 // old pins still held without each); a change of any decision changes them
 // (and must bump the model version).

@@ -10,14 +10,14 @@ import (
 type Options struct {
 	// PerTask plans each task of the list at its own earliest point, the
 	// literal reading of Figure 2; false scans availability points and
-	// tries every waiting task at each (the authors' code, SPECS.md §1.6).
+	// tries every waiting task at each (the authors' code, docs/models/divisible.md A7).
 	PerTask bool
 	// SplitCode uses the authors' code for User-Split: N_min with
 	// denominator D − σCms − Cps and n in [N_min, N−1] (N when N_min >= N)
-	// instead of the paper's [N_min, N] (SPECS.md §1.8).
+	// instead of the paper's [N_min, N] (docs/models/divisible.md A10).
 	SplitCode bool
 	// ReleaseActual frees a node at its actual finish instead of the
-	// estimated completion the plan reserved (SPECS.md §1.6 step 5).
+	// estimated completion the plan reserved (docs/models/divisible.md A9).
 	ReleaseActual bool
 	// ReleaseRtgrid reproduces the node bookkeeping of the authors'
 	// simulator for DLT tasks planned with an IIT (r_1 < r_n): rtgrid's
@@ -32,7 +32,7 @@ type Options struct {
 	// IntegerTime rounds as the authors' simulator does (all its times are
 	// int): arrivals, σ and D are integers, and every computed duration
 	// (E, Ê, the heterogeneous Cps_i, User-Split piece costs) is rounded up
-	// (SPECS.md §1.7 "IntegerTime", DivHomoSingle/DivHeteroSingle).
+	// (docs/models/divisible.md A12; DivHomoSingle/DivHeteroSingle).
 	IntegerTime bool
 }
 
@@ -210,7 +210,8 @@ func (p *planner) place(j *job, tau float64, an int) (plan, status) {
 		if !ok {
 			return plan{}, impossible
 		}
-		// SPECS.md §1.6: when the deadline is still missed, add nodes one by one.
+		// When the deadline is still missed, add nodes one by one
+		// (docs/models/divisible.md A8).
 		for ; n <= an; n++ {
 			s := p.avail(n - 1)
 			if s+p.cost(t.Sigma, n) <= dl {
@@ -270,7 +271,7 @@ func (p *planner) cost(sigma float64, n int) float64 {
 }
 
 // oprPlan: n nodes start together at s, OPR fractions; every node finishes
-// at s + E(σ, n) and the head node is busy until s + σCms (SPECS.md §1.3).
+// at s + E(σ, n) and the head node is busy until s + σCms (docs/models/divisible.md A4).
 func (p *planner) oprPlan(t *Task, n int, s float64) plan {
 	pl := plan{n: n, r: make([]float64, n), alpha: p.c.OPRFractions(n), nodeEnd: make([]float64, n),
 		first: s, est: s + p.cost(t.Sigma, n), dd: s + t.Sigma*p.c.Cms}

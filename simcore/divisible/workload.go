@@ -43,9 +43,9 @@ type Workload struct {
 //
 // Section 5 ("Workload Generation") of the divisible-load paper (lin2007):
 //   - inter-arrival times are exponential with mean 1/λ = E(Avgσ, N)/SystemLoad
-//     (the paper prints the inverse; SPECS.md §1.9 and §11 erratum 1);
-//   - σ ~ Normal(Avgσ, Avgσ), redrawn while σ <= 0 (SPECS.md §1.9
-//     assumption), or Uniform{1..2Avgσ−1} (authors' code);
+//     (the paper prints the inverse; docs/models/divisible.md A1);
+//   - σ ~ Normal(Avgσ, Avgσ), redrawn while σ <= 0 (docs/models/divisible.md
+//     A2), or Uniform{1..2Avgσ−1} (authors' code);
 //   - AvgD = DCRatio·E(Avgσ, N), D ~ Uniform[AvgD/2, 3AvgD/2], redrawn until
 //     D > E(σ, N) (at most 100 draws, then D = E(σ, N)·(1 + 1e−9)); the
 //     "per_task" rule centres the window on DCRatio·E(σ_i, N) instead.

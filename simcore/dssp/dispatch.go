@@ -89,7 +89,7 @@ type runTask struct {
 // with the non-delay policy pol (§3.2): whenever a processor is idle and a
 // task is runnable, a task starts; the processor is the idle one of lowest
 // index; within a chosen job, its runnable tasks go in task-ID order
-// (SPECS §2.4). keys holds what the job-level policies see of each job; rnd
+// (docs/models/dssp.md A8). keys holds what the job-level policies see of each job; rnd
 // serves RANDOM only. Every job runs to completion, however late. Time
 // O(N log N) for N tasks.
 func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, record bool) (*Dispatch, error) {
@@ -240,7 +240,7 @@ func Simulate(jobs []Job, keys []JobKey, p int, pol Policy, rnd *rng.Rand, recor
 }
 
 // jobRank orders the jobs for a job-level policy: rank[j] < rank[k] means j
-// is served first (SPECS §2.4 tie-breaks).
+// is served first (tie-breaks: docs/models/dssp.md A8).
 func jobRank(keys []JobKey, pol Policy) []int {
 	idx := make([]int, len(keys))
 	for i := range idx {

@@ -9,7 +9,7 @@
 // Pipeline (one Run):
 //
 //	nights (night.go): the synthetic Shrek 2 generator calibrated to §5
-//	  and SPECS §2 (generate.go) | a user's CSV of (night, job, stage, task)
+//	  (docs/models/dssp.md A1–A4; generate.go) | a user's CSV of (night, job, stage, task)
 //	  rows (csv.go) | random subsets with T∞ ≤ T∞max (§5.5, subset.go)
 //	→ estimates (§A): actual T1, T∞, or "predicted" noisy per-job estimates
 //	→ rewards (§5.1, reward.go): linear 500−priority | size T1 | banded | unit

@@ -10,7 +10,7 @@ import (
 
 // Generator holds the parameters of the synthetic Shrek 2 night generator.
 // The trace of §5 is not public; every distribution below is the
-// assumption of SPECS §2.3, calibrated to the published facts of §1 and §5
+// assumption of docs/models/dssp.md A2–A4, calibrated to the published facts of §1 and §5
 // (56 nights, 2,388 jobs, 280,011 tasks, median T∞ 3.4 h, a job with T∞ >
 // 13 h on 75% of nights, 32 nights with Σ T1 ≥ 13,000 CPU-hours and 18 with
 // ≥ 14,300) by the fit tests in generate_test.go.
@@ -21,7 +21,7 @@ type Generator struct {
 	// are drawn until their Σ T1 reaches it (the job that crosses the target
 	// is kept). The two published tail counts (32 nights ≥ 13,000 and 18 ≥
 	// 14,300 CPU-hours) fix the median and σ; a job count drawn independently
-	// of the jobs' sizes (the negative binomial below, SPECS §2.3 step 1)
+	// of the jobs' sizes (the negative binomial below, docs/models/dssp.md A3)
 	// spreads the nightly demand about three times wider than that.
 	DemandMedian, DemandSigma float64
 	// Jobs per night when DemandMedian is 0: gamma–Poisson (negative
@@ -60,11 +60,11 @@ type Generator struct {
 	// CPU-hour caps, the side constraint of §1).
 	Teams int
 	// EstimateSigma: predicted T1 and T∞ are the true values times
-	// exp(N(0, EstimateSigma²)) (§A; SPECS §2.3 step 4).
+	// exp(N(0, EstimateSigma²)) (§A; docs/models/dssp.md A5).
 	EstimateSigma float64
 }
 
-// DefaultGenerator returns the generator of SPECS §2.3.
+// DefaultGenerator returns the generator of docs/models/dssp.md A2–A4.
 func DefaultGenerator() Generator {
 	return Generator{
 		Nights: 56, DemandMedian: 12850, DemandSigma: 0.15,

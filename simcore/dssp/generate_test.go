@@ -121,7 +121,7 @@ func TestGeneratorFit(t *testing.T) {
 	}
 }
 
-// TestGeneratorShape pins the structural rules of SPECS §2.3 on one trace:
+// TestGeneratorShape pins the structural rules of docs/models/dssp.md A2 on one trace:
 // T∞ is the sum of stage maxima drawn as shares of the job's T∞, stage
 // counts 1..5, pipeline stages of 1..4 tasks, other tasks ≥ LO × maximum,
 // estimates within a plausible log-normal band.

@@ -11,7 +11,7 @@ import (
 // release tables of every dispatcher under each selector on a few
 // mid-size nights: performance work must leave them bit-identical. The
 // hashes were computed with the code before the pprof-guided
-// optimisations of issue #10; a change of any decision changes them (and
+// optimisations of the scaling study; a change of any decision changes them (and
 // must bump the model version). The digest covers every metric: adding
 // the metrics earned_of_selected and selection_gap_pooled changed the
 // hashes, not the decisions (checked with the metric left out of the

@@ -41,7 +41,7 @@ func (r Reward) Value(priority int, t1 float64) float64 {
 
 // ProfitScale is the factor that turns the rewards of r into the integer
 // profits DP by profits needs: 1 for the integer-valued rewards, 60 for
-// size-dependent rewards (CPU-minutes, SPECS §2.4).
+// size-dependent rewards (CPU-minutes, docs/models/dssp.md A7).
 func (r Reward) ProfitScale() float64 {
 	if r == Size {
 		return 60

@@ -35,7 +35,7 @@ const (
 	// TiesNight keeps the night's job order (a stable sort of the
 	// submission list).
 	TiesNight Ties = "night"
-	// TiesSmall takes the smaller job first (SPECS §2.4).
+	// TiesSmall takes the smaller job first (docs/models/dssp.md A6).
 	TiesSmall Ties = "small"
 )
 
@@ -43,7 +43,7 @@ const (
 var TieRules = []string{string(TiesLarge), string(TiesNight), string(TiesSmall)}
 
 // ratioOrder returns the item indexes by non-increasing R/T1, ties by
-// smaller weight (SPECS §2.4), then index.
+// smaller weight (docs/models/dssp.md A6), then index.
 func ratioOrder(items []Item) []int { return ratioOrderTies(items, TiesSmall) }
 
 // ratioOrderTies returns the item indexes by non-increasing R/T1 with the

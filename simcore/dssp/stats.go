@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// TraceStats are the published facts of a trace (§1, §5; SPECS §2.2) as
+// TraceStats are the published facts of a trace (§1, §5; docs/models/dssp.md A1) as
 // realised by a set of nights.
 type TraceStats struct {
 	Nights, Jobs, Tasks int

@@ -218,7 +218,7 @@ func (st *state) combined(pb *problem) (*plan, error) {
 	return st.mapList(pb, alloc, order)
 }
 
-// grafted is C4's composite (SPECS.md §8, grafting rule an assumption):
+// grafted is C4's composite (grafting rule: docs/models/ptg.md A5):
 // PTGs by decreasing C*max; the longest is the base; every other PTG i
 // starts after the task g of the base's critical path (alone schedule) with
 // the latest finish f_g such that C*max_base − f_g ≥ C*max_i, or at time 0
@@ -283,7 +283,7 @@ func cloneProblem(pb *problem) *problem {
 }
 
 // fairness is F1 and F2 of Zhao & Sakellariou adapted to PTGs (casanova2010
-// §4.2, SPECS.md §8): task by task, the PTG with the largest current
+// §4.2, docs/models/ptg.md A6): task by task, the PTG with the largest current
 // stretch (ties: largest bottom level among its unscheduled tasks, then
 // random) places its ready task of largest bottom level with its alone
 // allocation; F1 updates that PTG's stretch to finish/alone-finish of the

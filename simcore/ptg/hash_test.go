@@ -10,7 +10,7 @@ import (
 // TestScheduleHashes pins the schedules and metrics of every algorithm on a
 // few mid-size instances (each PTG class, two clusters): performance work
 // must leave them bit-identical. The hashes were computed with the code
-// before the pprof-guided optimisations of issue #10; a change of any
+// before the pprof-guided optimisations of the scaling study; a change of any
 // decision changes them (and must bump the model version).
 func TestScheduleHashes(t *testing.T) {
 	want := map[string]string{

@@ -1,7 +1,7 @@
 package ptg
 
 // HCPAOptions are the open readings of the improved HCPA allocation
-// (SPECS.md §6.3–6.4).
+// (docs/models/ptg.md A1–A2).
 type HCPAOptions struct {
 	// SeedRule selects the task on the critical path with the smallest
 	// T(v, p+1)/(p+1) (casanova2010 §4.1's wording) instead of the largest gain
@@ -20,13 +20,13 @@ type HCPAOptions struct {
 }
 
 // DefaultHCPA is the improved HCPA used by default: the level cap of
-// SPECS.md §6.4 (a), and the work-inflation guard (b) at 3 rather than the
-// 1.5 SPECS proposes — calibrated on the quartiles casanova2010 quotes (see
+// docs/models/ptg.md A2 (a), and the work-inflation guard (b) at 3 rather than
+// the 1.5 first proposed — calibrated on the quartiles casanova2010 quotes (see
 // docs/models/ptg.md, Reproduction notes).
 var DefaultHCPA = HCPAOptions{LevelCap: true, MaxInflation: 3}
 
 // allocate is the (improved) HCPA allocation phase on a homogeneous
-// cluster of P processors (SPECS.md §6.3, casanova2010 §4.1): every task starts
+// cluster of P processors (docs/models/ptg.md A1, casanova2010 §4.1): every task starts
 // on one processor; while the critical path T_CP exceeds the average area
 // T_A = Σ p_v·T(v, p_v)/P, the task of the current critical path with the
 // best benefit from one more processor gets it. A problem with several

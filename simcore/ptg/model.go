@@ -70,9 +70,9 @@ var schema = simcore.Schema{
 		{Name: "hcpa_level_cap", Kind: simcore.Bool, Default: true, Algorithm: true,
 			Doc: "improved HCPA guard (a): a precedence level never gets more than the processor bound"},
 		{Name: "hcpa_max_inflation", Kind: simcore.Float, Min: simcore.Bound(0), Default: 3.0, Algorithm: true,
-			Doc: "improved HCPA guard (b): refuse p+1 if its work exceeds this × T(v,1); 0 disables (default 3, calibrated; SPECS §6.4 proposes 1.5)"},
+			Doc: "improved HCPA guard (b): refuse p+1 if its work exceeds this × T(v,1); 0 disables (default 3, calibrated; 1.5 first proposed: docs/models/ptg.md A2)"},
 		{Name: "mapping", Kind: simcore.String, Enum: []string{MapPaper, MapReady, MapInsertion}, Default: MapPaper, Algorithm: true,
-			Doc: "mapping of SELFISH*, C1, C4, CAFM_CRA*: paper = free-time list scheduling (SPECS §6.5; CRA keeps its ready-task list, §4.3); ready = ready-task list scheduling in simulated time (§4.3) for all; insertion = earliest hole of the profile"},
+			Doc: "mapping of SELFISH*, C1, C4, CAFM_CRA*: paper = free-time list scheduling (docs/models/ptg.md A3; CRA keeps its ready-task list, §4.3); ready = ready-task list scheduling in simulated time (§4.3) for all; insertion = earliest hole of the profile"},
 		{Name: "backfill", Kind: simcore.String, Enum: []string{BackfillOnce, BackfillNone, BackfillRepeat}, Default: BackfillOnce, Algorithm: true,
 			Doc: "compaction: once = one conservative-backfilling pass in mapping order (§4.1); none; repeat = passes until no task moves"},
 		{Name: "cra_area", Kind: simcore.String, Enum: []string{CRAAreaShare, CRAAreaCluster}, Default: CRAAreaShare, Algorithm: true,
@@ -151,7 +151,7 @@ func Decode(p simcore.Params) (Config, error) {
 		Schedule: p.Bool("schedule_table"), PTGTable: p.Bool("ptg_table")}
 	c.Opts = Options{HCPA: c.HCPA, Mapping: p.String("mapping"), Backfill: p.String("backfill"), CRAArea: p.String("cra_area")}
 	if x := c.HCPA.MaxInflation; x > 0 && x < 1 {
-		return Config{}, fmt.Errorf("parameter hcpa_max_inflation = %v: below 1 no task could grow; use 0 to disable or a value >= 1 (SPECS §6.4 proposes 1.5)", x)
+		return Config{}, fmt.Errorf("parameter hcpa_max_inflation = %v: below 1 no task could grow; use 0 to disable or a value >= 1 (1.5 was first proposed: docs/models/ptg.md A2)", x)
 	}
 	c.Pop = Population{Class: c.Class, Complexity: DrawComplexity, MaxAlpha: p.Float("alpha_max"),
 		Shape: dag.Shape{N: int(p.Int("dag_n")), Fat: p.Float("fat"), Regular: p.Float("regular"),

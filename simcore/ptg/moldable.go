@@ -23,7 +23,7 @@ func scheduleAlone(pb *problem, p int, opt HCPAOptions, tie []float64) (*alone, 
 }
 
 // scheduleAllocated maps a PTG with the given allocations on p processors
-// (decreasing bottom level, SPECS.md §6.5) and compacts it (§6.6).
+// (decreasing bottom level, docs/models/ptg.md A3) and compacts it (A4).
 func scheduleAllocated(pb *problem, p int, alloc []int, tie []float64) (*alone, error) {
 	var w workspace
 	pl, err := w.schedule(pb, p, alloc, tie)
@@ -79,8 +79,8 @@ func grow[T any](s []T, n int) []T {
 
 // sortedTasks orders the tasks by key1, then key2 (ascending; nil keys
 // are all zero), then by precedence level (so a parent precedes its
-// children even between equal keys), then by the random tie-breaker (seed
-// 004 §4.1: "all ties are broken randomly"), then by index.
+// children even between equal keys), then by the random tie-breaker
+// (casanova2010 §4.1: "all ties are broken randomly"), then by index.
 func sortedTasks(pb *problem, key1, key2 func(v int) float64, tie []float64) []int {
 	n := pb.len()
 	var k1, k2 []float64
@@ -163,7 +163,7 @@ func (j *moldableJob) time(p int) float64 { return j.t[p-1] }
 func (j *moldableJob) work(p int) float64 { return float64(p) * j.t[p-1] }
 
 // mrtTest is the test of a guess λ of the Mounié–Rapine–Trystram 3/2 dual
-// approximation (SPECS.md §7.1). It returns the allotments and whether λ is
+// approximation (docs/models/ptg.md A7). It returns the allotments and whether λ is
 // accepted.
 func mrtTest(jobs []*moldableJob, m int, lambda float64) ([]int, bool) {
 	n := len(jobs)
@@ -273,7 +273,7 @@ type box struct {
 
 // listBoxes places the boxes by priority (indices in order), each at the
 // earliest time its processors are free for its duration (conservative
-// list scheduling of rectangles, SPECS.md §7.3).
+// list scheduling of rectangles, docs/models/ptg.md A9).
 func listBoxes(jobs []*moldableJob, allot []int, order []int, m int) []box {
 	prof := profile.New(m, 0)
 	boxes := make([]box, len(jobs))
@@ -287,7 +287,7 @@ func listBoxes(jobs []*moldableJob, allot []int, order []int, m int) []box {
 }
 
 // kShelves is the K-shelf schedule of Dutot et al. as reused by
-// CAFM_K_SHELVES (SPECS.md §7.2): shelves of length ω/2^(K−k), k = 1..K,
+// CAFM_K_SHELVES (docs/models/ptg.md A8): shelves of length ω/2^(K−k), k = 1..K,
 // back to back from time 0; each shelf, from the shortest, takes the most
 // unplaced jobs whose canonical allotments fit in m processors (unit
 // weights, 0/1 knapsack; ties: less work); leftovers are list-scheduled

@@ -10,7 +10,7 @@ import (
 	"schedfarm/simcore/rng"
 )
 
-// optionGrid is every value of every modelling option of issue 27, with
+// optionGrid is every value of every modelling option of docs/models/ptg.md, with
 // the HCPA readings that change allocations (guards on and off).
 func optionGrid() []Options {
 	var out []Options

@@ -39,7 +39,7 @@ func (pl *plan) readyTime(pb *problem, v int) float64 {
 	return t
 }
 
-// mapper is the list-scheduling mapping of SPECS.md §6.5 (Suter's
+// mapper is the list-scheduling mapping of docs/models/ptg.md A3 (Suter's
 // map_allocations): every processor has one "free at" time (no hole
 // insertion; holes are the compaction's job). A task takes, among the
 // processors free by its ready time, those free latest (least idle gap),
@@ -165,8 +165,8 @@ func mapReady(pb *problem, alloc []int, less func(a, b int) bool, P int, pl *pla
 	}
 }
 
-// compact is the backfilling post-processing of casanova2010 §4.1 (SPECS.md
-// §6.6, conservative backfilling): the tasks are visited in the order they
+// compact is the backfilling post-processing of casanova2010 §4.1
+// (docs/models/ptg.md A4, conservative backfilling): the tasks are visited in the order they
 // were placed, and each one moves to the earliest time after its
 // predecessors' (current) ends at which its processors are free for its
 // whole duration given every other task's current placement, never later

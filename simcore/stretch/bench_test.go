@@ -22,7 +22,7 @@ func paperInstance(b *testing.B, delta, load float64) []Task {
 }
 
 // One paper-scale instance (20,000 tasks, 300 processors, load 300): the
-// issue's targets are < 0.5 s for DASEDF and < 100 ms for FCFS; the paper
+// speed targets are < 0.5 s for DASEDF and < 100 ms for FCFS; the paper
 // reports 40 s (DASEDF) and 15 s (FCFS) on average per instance (§4.2).
 func BenchmarkSeq_Paper(b *testing.B) {
 	for _, alg := range []string{FCFS, DASEDF} {
@@ -83,7 +83,7 @@ func BenchmarkDASEDF_Queue(b *testing.B) {
 }
 
 // DBOS and the other moldable algorithms on 8,000 tasks on 512 processors:
-// the issue's target for DBOS is < 2 s (the paper: about a minute, and a
+// the speed target for DBOS is < 2 s (the paper: about a minute, and a
 // minute and a half for Iterative, §7.3). The SDSC and OSC cases need the
 // logs in the data directory (`schedfarm traces fetch`); the SSM case is
 // synthetic at load 400.

@@ -1,7 +1,7 @@
 package stretch
 
-// DowneySpeedup is Downey's speedup model (Downey 1997, as restated in
-// SPECS.md §3.1): A ≥ 1 the average parallelism, sigma ≥ 0 its variance
+// DowneySpeedup is Downey's speedup model (Downey 1997; docs/models/stretch.md
+// A1): A ≥ 1 the average parallelism, sigma ≥ 0 its variance
 // parameter, n ≥ 1 processors. S(1) = 1, S is continuous, non-decreasing in
 // n and never exceeds A.
 func DowneySpeedup(A, sigma float64, n int) float64 {
@@ -27,7 +27,7 @@ func DowneySpeedup(A, sigma float64, n int) float64 {
 
 // DowneyTimes fills times[j-1] = p_{i,j} = T(1)/S(j) for j = 1..len(times),
 // where T(1) = tp·S(p) keeps the logged run time tp on the logged size p
-// (SPECS.md §3.2).
+// (docs/models/stretch.md A2).
 func DowneyTimes(times []float64, A, sigma float64, p int, tp float64) {
 	t1 := tp * DowneySpeedup(A, sigma, p)
 	for j := range times {

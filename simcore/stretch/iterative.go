@@ -3,7 +3,7 @@ package stretch
 import "math"
 
 // iterative is the iterative moldable scheduler of Sabin et al. (saule2012
-// §5.4, SPECS.md §4.1), and with improved set Saule's improved variant.
+// §5.4, docs/models/stretch.md A5), and with improved set Saule's improved variant.
 // At each invocation every waiting task starts on one processor; the
 // schedule is conservative backfilling in FCFS order. Repeatedly, the
 // unfrozen task whose runtime drops most with more processors (one more,

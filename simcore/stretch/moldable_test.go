@@ -50,7 +50,7 @@ func linear(r, seq float64, a, P int) MoldTask {
 }
 
 // Downey's speedup: S(1) = 1, non-decreasing in n, bounded by A, and
-// A reached at n_max (SPECS.md §3.1); the runtime table is non-increasing.
+// A reached at n_max (docs/models/stretch.md A1); the runtime table is non-increasing.
 func TestDowneySpeedupProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for trial := range 500 {
@@ -85,7 +85,7 @@ func TestDowneySpeedupProperties(t *testing.T) {
 	}
 }
 
-// The short-sequence-mapping model: the sanity values of SPECS.md §5.2.
+// The short-sequence-mapping model: the sanity values of docs/models/stretch.md A4.
 func TestSSMModel(t *testing.T) {
 	s := DefaultSSM
 	if v := s.T(3e5, 2e6, 1, 1, 1); math.Abs(v-30.075) > 1e-6 {

@@ -8,8 +8,8 @@ import (
 	"schedfarm/simcore/workload"
 )
 
-// DowneyInstance turns the first n jobs of a log into moldable tasks (seed
-// 003 §7, SPECS.md §3.2): for a job logged on p processors for tp seconds,
+// DowneyInstance turns the first n jobs of a log into moldable tasks
+// (saule2012 §7, docs/models/stretch.md A2): for a job logged on p processors for tp seconds,
 // the Downey parameters are A ~ U[p, P] ("maximum parallelism between p
 // and 512") and σ ~ U[0, 2]; T(1) = tp·S(p) so the logged run is kept.
 // Releases are shifted so the first job arrives at 0.
@@ -33,7 +33,7 @@ func DowneyInstance(jobs []workload.Job, n, P int, seed uint64) ([]MoldTask, err
 		sigma := rs.Uniform(0, 2)
 		run := j.Run // zero-length log runs were repaired by the trace's conventions (zero_run)
 		if run <= 0 {
-			run = 1 // SPECS.md §10.4
+			run = 1 // docs/models/stretch.md A3
 		}
 		tasks[i] = MoldTask{Release: j.Submit - t0, Times: buf[i*P : (i+1)*P : (i+1)*P]}
 		DowneyTimes(tasks[i].Times, A, sigma, j.Size, run)
@@ -47,8 +47,8 @@ const (
 	ssmMaxT1 = 2.5 * 86400
 )
 
-// SSMInstance draws n short-sequence-mapping tasks (saule2012 §7, SPECS.md
-// §5.2): genome length G ~ log-U[3e5, 3e9] bp and read count R ~
+// SSMInstance draws n short-sequence-mapping tasks (saule2012 §7,
+// docs/models/stretch.md A4): genome length G ~ log-U[3e5, 3e9] bp and read count R ~
 // log-U[2e6, 4e8], redrawn until T(1) lies in [30 s, 2.5 days];
 // exponential gaps with mean mean(T(1))/load, so the expected load is the
 // target and the realised one varies around it (the paper's load ranges).

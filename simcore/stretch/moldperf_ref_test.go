@@ -200,7 +200,7 @@ func (d *refDBOS) moldableEDF(s, t float64, st *moldState) bool {
 }
 
 // refIterative is the refIterative moldable scheduler of Sabin et al. (saule2012
-// §5.4, SPECS.md §4.1), and with improved set Saule's improved variant.
+// §5.4, docs/models/stretch.md A5), and with improved set Saule's improved variant.
 // At each invocation every waiting task starts on one processor; the
 // schedule is conservative backfilling in FCFS order. Repeatedly, the
 // unfrozen task whose runtime drops most with more processors (one more,
@@ -279,7 +279,7 @@ func (it *refIterative) plan(t float64, st *moldState) []startNow {
 }
 
 // refScojo approximates SCOJO-P (Barsanti & Sodan 2006) from its published
-// description (saule2012 §5.5, SPECS.md §4.3; the original is a Java program
+// description (saule2012 §5.5, docs/models/stretch.md A6; the original is a Java program
 // that was never published): on arrival a task gets its "optimal" size n*
 // (minimum n/S(n)², i.e. runtime over efficiency), scaled so that about
 // U* = 95% of the processors are predicted busy during its run; the

@@ -7,7 +7,7 @@ import (
 )
 
 // scojo approximates SCOJO-P (Barsanti & Sodan 2006) from its published
-// description (saule2012 §5.5, SPECS.md §4.3; the original is a Java program
+// description (saule2012 §5.5, docs/models/stretch.md A6; the original is a Java program
 // that was never published): on arrival a task gets its "optimal" size n*
 // (minimum n/S(n)², i.e. runtime over efficiency), scaled so that about
 // U* = 95% of the processors are predicted busy during its run; the

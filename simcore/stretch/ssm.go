@@ -2,9 +2,9 @@ package stretch
 
 import "math"
 
-// SSM is the short-sequence-mapping runtime model of SPECS.md §5.2 (an
-// assumption: the IPDPS-2009 cost model of saule2012's ref. [6] was not
-// retrievable). The work is cut into x genome parts, y read parts and z
+// SSM is the short-sequence-mapping runtime model of docs/models/stretch.md
+// A4 (an assumption: the IPDPS-2009 cost model of saule2012's ref. [6] was
+// not retrievable). The work is cut into x genome parts, y read parts and z
 // seed-template parts on x·y·z processors:
 //
 //	T(x,y,z) = a·(R/y)·kz + b·(G/x)·kz + c·(G/x)·(R/y)·kz + [xyz > 1]·(d·ln(xyz) + e),  kz = ⌈K/z⌉
@@ -16,7 +16,7 @@ type SSM struct {
 	K             int
 }
 
-// DefaultSSM holds SPECS.md §5.2's constants (seconds).
+// DefaultSSM holds the constants of docs/models/stretch.md A4 (seconds).
 var DefaultSSM = SSM{A: 3e-6, B: 5e-6, C: 3.125e-14, D: 2, E: 2, K: 4}
 
 // Scaled returns the model with the terms that the x·y·z partition does not

@@ -51,8 +51,8 @@ type GenOptions struct {
 	RunPastRequest bool
 }
 
-// How Generate draws the requested and run times inside a job's bin (seed
-// 002 §6.2 says only that "randomized values are used and associated to
+// How Generate draws the requested and run times inside a job's bin
+// (krallmann1999 §6.2 says only that "randomized values are used and associated to
 // the bins according to their probability").
 const (
 	// BinValuesLogUniform: log-uniform inside the power-of-two class, the
@@ -154,7 +154,8 @@ func pick(r *rng.Rand, vals []int, cum []int64) int {
 // FitWeibull returns the maximum-likelihood Weibull shape k and scale λ of
 // positive samples: k solves 1/k + mean(ln x) − Σx^k ln x / Σx^k = 0
 // (bisection on [0.01, 20]), λ = (mean x^k)^(1/k). With fewer than two
-// samples it returns the fallback of SPECS §10.2 (k = 0.6, λ = 239 s).
+// samples it returns the fallback of docs/models/batch.md A4 (k = 0.6,
+// λ = 239 s).
 func FitWeibull(x []float64) (shape, scale float64) {
 	if len(x) < 2 {
 		return 0.6, 239

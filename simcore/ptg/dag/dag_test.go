@@ -207,8 +207,8 @@ func FuzzReadDOT(f *testing.F) {
 	})
 }
 
-// ExampleFFT shows the shape statistics of the three FFT graphs of seed
-// 004 §5.1.2 and of the Strassen graph.
+// ExampleFFT shows the shape statistics of the three FFT graphs of
+// casanova2010 §5.1.2 and of the Strassen graph.
 func ExampleFFT() {
 	for _, m := range []int{2, 4, 8} {
 		g, _ := FFT(m)
