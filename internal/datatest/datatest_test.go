@@ -143,13 +143,32 @@ var (
 // path of a developer's or CI machine (the container's own paths in
 // Dockerfile and docker-compose.yml are fine).
 func TestNoPathsOutsideTheRepository(t *testing.T) {
+	trackedTexts(t, func(rel string) bool { return rel == ".ci/run" }, func(rel string, b []byte) {
+		container := rel == "Dockerfile" || rel == "docker-compose.yml"
+		code := !container && (slices.Contains([]string{".go", ".sh", ".yaml", ".yml"}, filepath.Ext(rel)) || strings.HasPrefix(rel, "scripts/"))
+		for i, line := range strings.Split(string(b), "\n") {
+			if sharedRef.MatchString(line) {
+				t.Errorf("%s:%d names %s, which a user's machine does not have: %s", rel, i+1, sharedRef.FindString(line), strings.TrimSpace(line))
+			}
+			if code && machineAbs.MatchString(line) {
+				t.Errorf("%s:%d names an absolute path of a machine: %s", rel, i+1, strings.TrimSpace(line))
+			}
+		}
+	})
+}
+
+// trackedTexts calls check with every tracked text file's path and
+// content, but those skip names (files deleted in the working tree and
+// binary files are left out too).
+func trackedTexts(t *testing.T, skip func(rel string) bool, check func(rel string, b []byte)) {
+	t.Helper()
 	root := Root(t)
 	files := trackedFiles(t, root)
 	if len(files) < 50 {
 		t.Fatalf("only %d files found under %s", len(files), root)
 	}
 	for _, rel := range files {
-		if rel == ".ci/run" {
+		if skip(rel) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(root, rel))
@@ -162,16 +181,7 @@ func TestNoPathsOutsideTheRepository(t *testing.T) {
 		if bytes.IndexByte(b, 0) >= 0 {
 			continue // binary (Parquet, PNG, gzip)
 		}
-		container := rel == "Dockerfile" || rel == "docker-compose.yml"
-		code := !container && (slices.Contains([]string{".go", ".sh", ".yaml", ".yml"}, filepath.Ext(rel)) || strings.HasPrefix(rel, "scripts/"))
-		for i, line := range strings.Split(string(b), "\n") {
-			if sharedRef.MatchString(line) {
-				t.Errorf("%s:%d names %s, which a user's machine does not have: %s", rel, i+1, sharedRef.FindString(line), strings.TrimSpace(line))
-			}
-			if code && machineAbs.MatchString(line) {
-				t.Errorf("%s:%d names an absolute path of a machine: %s", rel, i+1, strings.TrimSpace(line))
-			}
-		}
+		check(rel, b)
 	}
 }
 

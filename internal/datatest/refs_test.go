@@ -2,8 +2,6 @@ package datatest
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -71,31 +69,13 @@ func refExempt(rel string) bool {
 // texts, the team's specification or an issue of the team's tracker
 // (refRules says exactly what is refused).
 func TestReferencesAReaderCanFollow(t *testing.T) {
-	root := Root(t)
-	files := trackedFiles(t, root)
-	if len(files) < 50 {
-		t.Fatalf("only %d files found under %s", len(files), root)
-	}
 	n := 0
-	for _, rel := range files {
-		if refExempt(rel) {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(root, rel))
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue // deleted in the working tree
-			}
-			t.Fatal(err)
-		}
-		if bytes.IndexByte(b, 0) >= 0 {
-			continue // binary (Parquet, PNG, gzip)
-		}
+	trackedTexts(t, refExempt, func(rel string, b []byte) {
 		for _, f := range findRefs(b) {
 			n++
 			t.Errorf("%s:%d: %s (%q): %s", rel, f.line, f.rule.name, f.match, f.rule.fix(f.match))
 		}
-	}
+	})
 	if n > 0 {
 		t.Logf("%d references a reader of the repository cannot follow", n)
 	}
