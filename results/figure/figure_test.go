@@ -427,3 +427,31 @@ func TestPublishedBesideOurs(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderDeterministic: the same table gives the same files, byte for
+// byte (the PDF library stamps the wall clock; Render fixes its dates).
+func TestRenderDeterministic(t *testing.T) {
+	d, err := runtest.Decls(t, "figures:\n  - {id: f, kind: line, x: size, y: value, series: variant, facet: variant}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files [2]*Files
+	for i := range files {
+		if files[i], err = Render(d.Figures[0], runtest.FixedSummary(), NewPalette(nil, runtest.Series()), t.TempDir(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, pick := range []func(f *Files) string{func(f *Files) string { return f.PNG }, func(f *Files) string { return f.SVG }, func(f *Files) string { return f.PDF }} {
+		a, err1 := os.ReadFile(pick(files[0]))
+		b, err2 := os.ReadFile(pick(files[1]))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s and %s differ", pick(files[0]), pick(files[1]))
+		}
+		if strings.HasSuffix(pick(files[0]), ".pdf") && !bytes.Contains(a, []byte("/CreationDate (D:20000101000000)")) {
+			t.Errorf("%s: the creation date is not the fixed one", pick(files[0]))
+		}
+	}
+}
