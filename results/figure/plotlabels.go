@@ -178,6 +178,7 @@ func fitTickLabels(p *plot.Plot, c draw.Canvas) bool {
 		p.X.Tick.Label.YAlign = draw.YCenter
 		if h, ok := p.X.Tick.Label.Handler.(text.Plain); ok {
 			p.X.Tick.Label.Handler = uprightHandler{h}
+			p.X.Label.Padding += uprightGap // the labels' ends move into it
 		}
 		p.Y.Padding = 0 // NominalX's room for a flat first label
 		changed = true
@@ -204,16 +205,21 @@ func fitTickLabels(p *plot.Plot, c draw.Canvas) bool {
 	return changed
 }
 
+// uprightGap is the room between an upright tick label and its tick
+// mark.
+const uprightGap = vg.Length(2)
+
 // uprightHandler draws an upright tick label (rotated a quarter turn,
-// its end at the anchor) a font's descent lower: gonum anchors every
+// its end at the anchor) a font's descent and uprightGap lower (the axis
+// label moves as far down): gonum anchors every
 // tick label a descent above the labels' band, room a flat label's
 // descenders take, which would run an upright label's end into the tick
 // marks.
 type uprightHandler struct{ text.Plain }
 
-// Draw draws the text a descent lower.
+// Draw draws the text a descent and uprightGap lower.
 func (h uprightHandler) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
-	pt.Y -= h.Extents(sty.Font).Descent
+	pt.Y -= h.Extents(sty.Font).Descent + uprightGap
 	h.Plain.Draw(c, txt, sty, pt)
 }
 
