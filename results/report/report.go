@@ -542,7 +542,7 @@ func (r *Report) markdown(b *bytes.Buffer) {
 		b.WriteString("The sweep declares no figures.\n\n")
 	}
 	for _, f := range r.Figures {
-		fmt.Fprintf(b, "### %s\n\n![%s](%s/%s.png)\n\n[SVG](%s/%s.svg)", mdEscape(f.Title), f.ID, FiguresDir, f.ID, FiguresDir, f.ID)
+		fmt.Fprintf(b, "### %s\n\n![%s](%s/%s.png)\n\n[SVG](%s/%s.svg) · [PDF](%s/%s.pdf)", mdEscape(f.Title), f.ID, FiguresDir, f.ID, FiguresDir, f.ID, FiguresDir, f.ID)
 		if f.Note != "" {
 			fmt.Fprintf(b, " — %s", mdEscape(f.Note))
 		}
