@@ -42,10 +42,12 @@ import (
 // words, and name the source it rests on (a question, a data set, a paper
 // it extends) on a line of their own before the → line:
 //
-//   - **S1** — PSRS gives a lower ART than FCFS under EASY backfilling
-//     on the first 2,000 jobs of the SDSC SP2 log.
-//     source: krallmann1999 §7, Table 3 (PSRS beats FCFS), asked of another log
-//     → `backfill-orders-sdsc-sp2/psrs-beats-fcfs-easy`
+//	## Backfilling on the SDSC SP2 log
+//
+//	- **S1** — PSRS gives a lower ART than FCFS under EASY backfilling
+//	  on the first 2,000 jobs of the SDSC SP2 log.
+//	  source: krallmann1999 §7, Table 3 (PSRS beats FCFS), asked of another log
+//	  → `backfill-orders-sdsc-sp2/psrs-beats-fcfs-easy`
 //
 // Register.Check then cross-checks a register against the claims of the
 // sweep files of its folder (FolderClaims): every reference must match a

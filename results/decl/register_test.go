@@ -457,3 +457,34 @@ func TestConfigLayout(t *testing.T) {
 		})
 	}
 }
+
+func FuzzParseStudyRegister(f *testing.F) {
+	f.Add(goodStudyRegister)
+	f.Add("- **S1** — a\nsource:\n→ `a/b`\n")
+	f.Add("- **S1** — a\nSOURCE: x\n")
+	f.Add("- **S1** —\nsource")
+	f.Fuzz(func(t *testing.T, text string) {
+		r, err := decl.ParseStudyRegister(strings.NewReader(text), "F.md")
+		lines := strings.Count(text, "\n") + 1
+		if err != nil {
+			var list sweep.ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error is not a sweep.ErrorList: %v", err)
+			}
+			for _, e := range list {
+				if e.File != "F.md" || e.Line < 1 || e.Line > lines+1 || e.Msg == "" {
+					t.Fatalf("error without a place in the file: %+v", e)
+				}
+			}
+			return
+		}
+		for _, e := range r.Entries {
+			if e.ID == "" || strings.TrimSpace(e.Quote) == "" || strings.TrimSpace(e.Source) == "" || e.Where != "" {
+				t.Fatalf("bad entry %+v", e)
+			}
+			if (len(e.Refs) == 0) == (e.Reason == "") {
+				t.Fatalf("entry %s has both or neither references and a reason: %+v", e.ID, e)
+			}
+		}
+	})
+}
