@@ -1,12 +1,15 @@
 // Package decl reads what a sweep file declares about its results: the
 // figures:, claims:, calibrated:, sensitivity: and verify: keys of each
-// sweep, and the claim register (CLAIMS.md) of a config folder.
+// sweep, and the claim register (CLAIMS.md) of a config folder: a paper's
+// (configs/<paper>/, each entry quoting the paper) or a study's
+// (configs/studies/<name>/, each entry naming its source).
 //
 //	sweep file ─► package sweep (YAML kept raw, sweep.Nodes) ─► Parse ─► Decls
 //	                                                              │    Figures ─► figure, report
 //	                        the model's schema: columns, units ───┘    Claims ──► claims, report
 //	                                                                   Verify ──► verify
-//	CLAIMS.md ─► ParseRegister ─► Register.Check(FolderClaims) ◄── every sweep of the folder
+//	CLAIMS.md ─► FolderKind(dir).Parse ─► Register.Check(FolderClaims) ◄── every sweep of the folder
+//	configs/ ─► ConfigLayout.Check: the papers' folders, the studies, the folders without claims
 //
 // It owns validation (file:line:col errors with did-you-mean hints, every
 // problem at once) and the declarations' types; it walks the YAML with

@@ -63,22 +63,29 @@ func TestRegisterReasonsCurrent(t *testing.T) {
 	root := datatest.Root(t)
 	configs := filepath.Join(root, "configs")
 	reg := models.All(simcore.Dirs{})
-	dirs, err := os.ReadDir(configs)
+	// The papers' registers and the studies'.
+	files, err := filepath.Glob(filepath.Join(configs, "*", "CLAIMS.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range dirs {
-		text, err := os.ReadFile(filepath.Join(configs, d.Name(), "CLAIMS.md"))
-		if !d.IsDir() || err != nil {
-			continue
-		}
-		r, err := decl.ParseRegister(strings.NewReader(string(text)), filepath.Join("configs", d.Name(), "CLAIMS.md"))
+	studies, err := filepath.Glob(filepath.Join(configs, decl.StudiesDir, "*", "CLAIMS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range append(files, studies...) {
+		dir := filepath.Dir(file)
+		name, _ := filepath.Rel(configs, dir)
+		text, err := os.ReadFile(file)
 		if err != nil {
-			t.Errorf("%s: %v", d.Name(), err)
+			t.Fatal(err)
+		}
+		r, err := decl.FolderKind(dir).Parse(strings.NewReader(string(text)), filepath.Join("configs", name, "CLAIMS.md"))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		metrics := folderMetrics(t, filepath.Join(configs, d.Name()), reg)
-		checks := append(slices.Clone(staleReasons[""]), staleReasons[d.Name()]...)
+		metrics := folderMetrics(t, dir, reg)
+		checks := append(slices.Clone(staleReasons[""]), staleReasons[name]...)
 		// The register's free text (its header, notes) says the same things,
 		// across line breaks; entries' reasons are checked below.
 		var free []string

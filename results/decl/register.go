@@ -37,19 +37,66 @@ import (
 // `sweep-name/claim-id`, separated by commas (a * in the claim id is a
 // glob), or "cannot check: " and the reason.
 //
+// A study's register (configs/studies/<name>/CLAIMS.md, StudyRegister)
+// quotes no paper: its entries state what the study checks, in its own
+// words, and name the source it rests on (a question, a data set, a paper
+// it extends) on a line of their own before the → line:
+//
+//	## Backfilling on the SDSC SP2 log
+//
+//	- **S1** — PSRS gives a lower ART than FCFS under EASY backfilling
+//	  on the first 2,000 jobs of the SDSC SP2 log.
+//	  source: krallmann1999 §7, Table 3 (PSRS beats FCFS), asked of another log
+//	  → `backfill-orders-sdsc-sp2/psrs-beats-fcfs-easy`
+//
 // Register.Check then cross-checks a register against the claims of the
 // sweep files of its folder (FolderClaims): every reference must match a
 // claim, and every claim must be referenced by some entry.
 type Register struct {
-	File    string
+	File string
+	// Kind says what the entries rest on: a paper's quote or a study's source.
+	Kind    RegisterKind
 	Entries []RegisterEntry
+}
+
+// RegisterKind is the kind of a claim register: what its entries rest on.
+type RegisterKind int
+
+const (
+	// PaperRegister is a paper's register (configs/<paper>/CLAIMS.md):
+	// every entry quotes the paper.
+	PaperRegister RegisterKind = iota
+	// StudyRegister is a study's register (configs/studies/<name>/CLAIMS.md):
+	// every entry states what it checks and names its source.
+	StudyRegister
+)
+
+// StudiesDir is the folder of configs/ that holds the studies, one folder
+// each: sweeps with claims that are not one of the papers'.
+const StudiesDir = "studies"
+
+// StudyGuide is where the documentation says how to add a study; the
+// errors about studies point to it.
+const StudyGuide = `docs/extending.md, "Adding a study"`
+
+// FolderKind returns the kind of register the sweep folder dir keeps:
+// StudyRegister for a folder directly under a folder named studies
+// (configs/studies/<name>), PaperRegister otherwise.
+func FolderKind(dir string) RegisterKind {
+	if filepath.Base(filepath.Dir(filepath.Clean(dir))) == StudiesDir {
+		return StudyRegister
+	}
+	return PaperRegister
 }
 
 // RegisterEntry is one statement of the paper and how it is checked.
 type RegisterEntry struct {
 	// ID names the entry ("R1"); Where is the section, figure or table;
 	// Quote is the paper's sentence, its wrapped lines joined by spaces.
+	// A study's entry has no Where; its Quote is the study's own
+	// statement, and Source what the statement rests on.
 	ID, Where, Quote string
+	Source           string
 	// Refs are the claims that check the statement, "sweep-name/claim-id",
 	// the claim id possibly a glob; Reason, when Refs is empty, says why
 	// the statement cannot be checked.
@@ -63,6 +110,7 @@ const (
 	entryStart  = "- **"
 	refArrow    = "→"
 	cannotCheck = "cannot check"
+	sourceLabel = "source:"
 )
 
 var (
@@ -75,6 +123,7 @@ var (
 // registerParser holds the lines of a register and the problems found.
 type registerParser struct {
 	name  string
+	kind  RegisterKind
 	lines []string
 	errs  sweep.ErrorList
 }
@@ -83,17 +132,30 @@ func (p *registerParser) errf(line int, id, hint, format string, args ...any) {
 	p.errs = append(p.errs, &sweep.Error{File: p.name, Line: line, Key: id, Msg: fmt.Sprintf(format, args...), Hint: hint})
 }
 
-// ParseRegister reads a claim register. name is the file's name, used in
-// errors. The error, if any, is a sweep.ErrorList of every problem found,
-// each as name:line: entry: what is wrong; what to do.
+// ParseRegister reads a paper's claim register (PaperRegister.Parse).
+// name is the file's name, used in errors. The error, if any, is a
+// sweep.ErrorList of every problem found, each as name:line: entry: what
+// is wrong; what to do.
 func ParseRegister(r io.Reader, name string) (*Register, error) {
+	return PaperRegister.Parse(r, name)
+}
+
+// ParseStudyRegister reads a study's claim register (StudyRegister.Parse).
+func ParseStudyRegister(r io.Reader, name string) (*Register, error) {
+	return StudyRegister.Parse(r, name)
+}
+
+// Parse reads a claim register of kind k. name is the file's name, used
+// in errors. The error, if any, is a sweep.ErrorList of every problem
+// found, each as name:line: entry: what is wrong; what to do.
+func (k RegisterKind) Parse(r io.Reader, name string) (*Register, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	text := strings.ReplaceAll(string(b), "\r\n", "\n")
-	p := &registerParser{name: name, lines: strings.Split(text, "\n")}
-	reg := &Register{File: name}
+	p := &registerParser{name: name, kind: k, lines: strings.Split(text, "\n")}
+	reg := &Register{File: name, Kind: k}
 	first := map[string]int{}
 	fence := 0 // the line that opened a fenced code block, 0 outside one
 	for i := 0; i < len(p.lines); i++ {
@@ -126,7 +188,11 @@ func ParseRegister(r io.Reader, name string) (*Register, error) {
 		p.errf(fence, "", "close it with a line of ``` (entries inside a code block are not read)", "code block not closed")
 	}
 	if len(p.errs) == 0 && len(reg.Entries) == 0 {
-		p.errf(1, "", `write one "- **R1** — where: "quote"" item per statement`, "no entries")
+		hint := `write one "- **R1** — where: "quote"" item per statement`
+		if k == StudyRegister {
+			hint = "write one \"- **S1** — statement\" item per statement, its source: line and its → line (" + StudyGuide + ")"
+		}
+		p.errf(1, "", hint, "no entries")
 	}
 	if len(p.errs) > 0 {
 		return nil, p.errs
@@ -152,12 +218,22 @@ func (p *registerParser) entry(i int) (*RegisterEntry, int) {
 	e := &RegisterEntry{ID: id, Line: line}
 	rest, ok = strings.CutPrefix(strings.TrimSpace(rest), "—")
 	if !ok {
-		p.errf(line, id, "an em dash (—) separates the ID from where the statement is", `want "— where: "quote"" after **%s**`, id)
+		if p.kind == StudyRegister {
+			p.errf(line, id, "an em dash (—) separates the ID from the statement ("+StudyGuide+")", `want "— statement" after **%s**`, id)
+		} else {
+			p.errf(line, id, "an em dash (—) separates the ID from where the statement is", `want "— where: "quote"" after **%s**`, id)
+		}
 		return nil, p.skip(i + 1)
+	}
+	if p.kind == StudyRegister {
+		if i, ok = p.studyHead(e, rest, i); !ok {
+			return nil, p.skip(i)
+		}
+		return p.arrow(e, i+1)
 	}
 	where, quote, ok := strings.Cut(rest, `: "`)
 	if !ok {
-		p.errf(line, id, `write where the statement is, a colon, and the quote in straight double quotes`, `want "where: "quote"" after the dash`)
+		p.errf(line, id, `write where the statement is, a colon, and the quote in straight double quotes; a study that quotes no paper goes in configs/studies/<name>/ (`+StudyGuide+`)`, `want "where: "quote"" after the dash`)
 		return nil, p.skip(i + 1)
 	}
 	if e.Where = strings.TrimSpace(where); e.Where == "" {
@@ -192,10 +268,76 @@ func (p *registerParser) entry(i int) (*RegisterEntry, int) {
 		p.errf(line, id, "quote the paper's sentence", "empty quote")
 		return nil, p.skip(i + 1)
 	}
-	// The → line.
-	i++
+	return p.arrow(e, i+1)
+}
+
+// studyHead parses a study entry's statement, whose first part rest
+// follows the dash on line index i, and its source: line. It returns the
+// index of the source's last line, or on an error (ok false) the index to
+// skip from.
+func (p *registerParser) studyHead(e *RegisterEntry, rest string, i int) (last int, ok bool) {
+	id, line := e.ID, e.Line
+	hint := "a study's entry states what it checks, then names on a line of its own what it rests on: source: a question, a data set, a paper it extends (" + StudyGuide + ")"
+	parts := []string{strings.TrimSpace(rest)}
+	for {
+		i++
+		next := ""
+		if i < len(p.lines) {
+			next = strings.TrimSpace(p.lines[i])
+		}
+		if i == len(p.lines) || next == "" || strings.HasPrefix(next, entryStart) || strings.HasPrefix(next, refArrow) {
+			p.errf(line, id, hint, "no source: line after the statement (before line %d)", i+1)
+			return i, false
+		}
+		if isSourceLine(next) {
+			break
+		}
+		parts = append(parts, next)
+	}
+	if e.Quote = strings.TrimSpace(strings.Join(parts, " ")); e.Quote == "" {
+		p.errf(line, id, hint, "the entry does not state what it checks")
+		return i, false
+	}
+	srcLine := i + 1
+	src := []string{strings.TrimSpace(strings.TrimSpace(p.lines[i])[len(sourceLabel):])}
+	// The source may wrap, up to the → line.
+	for i+1 < len(p.lines) {
+		next := strings.TrimSpace(p.lines[i+1])
+		if next == "" || strings.HasPrefix(next, entryStart) || strings.HasPrefix(next, refArrow) {
+			break
+		}
+		src = append(src, next)
+		i++
+	}
+	e.Source = strings.TrimSpace(strings.Join(src, " "))
+	switch {
+	case e.Source == "":
+		p.errf(srcLine, id, hint, "source: without a source")
+		return i + 1, false
+	case placeholderRE.MatchString(e.Source):
+		p.errf(srcLine, id, hint, "%q is not a source", e.Source)
+		return i + 1, false
+	}
+	return i, true
+}
+
+// isSourceLine reports whether a trimmed line is a study entry's source:
+// line (the label in any case).
+func isSourceLine(t string) bool {
+	return len(t) >= len(sourceLabel) && strings.EqualFold(t[:len(sourceLabel)], sourceLabel)
+}
+
+// arrow parses the → line of entry e, expected at line index i, and
+// returns the entry (nil when it has errors) and the index of the first
+// line after it.
+func (p *registerParser) arrow(e *RegisterEntry, i int) (*RegisterEntry, int) {
+	id := e.ID
 	if i == len(p.lines) || !strings.HasPrefix(strings.TrimSpace(p.lines[i]), refArrow) {
-		p.errf(i+1, id, "write → `sweep-name/claim-id`, … or → cannot check: <reason> on the line after the quote", "the quote is not followed by a → line")
+		what, guide := "quote", ""
+		if p.kind == StudyRegister {
+			what, guide = "source", " ("+StudyGuide+")"
+		}
+		p.errf(i+1, id, "write → `sweep-name/claim-id`, … or → cannot check: <reason> on the line after the "+what+guide, "the %s is not followed by a → line", what)
 		return nil, i
 	}
 	body := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(p.lines[i]), refArrow))
@@ -367,10 +509,14 @@ func (r *Register) Check(claims []FolderClaim) error {
 			errs = append(errs, &sweep.Error{File: r.File, Line: e.Line, Key: e.ID, Msg: msg, Hint: hint})
 		}
 	}
+	hint := "quote the statement it checks there and reference it"
+	if r.Kind == StudyRegister {
+		hint = "state what it checks there, with its source, and reference it (" + StudyGuide + ")"
+	}
 	for i, c := range claims {
 		if !covered[i] {
 			errs = append(errs, &sweep.Error{File: c.File, Line: c.Line, Key: c.Ref(),
-				Msg: "claim in no entry of " + filepath.Base(r.File), Hint: "quote the statement it checks there and reference it"})
+				Msg: "claim in no entry of " + filepath.Base(r.File), Hint: hint})
 		}
 	}
 	if len(errs) > 0 {

@@ -3,6 +3,7 @@ package decl_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -258,48 +259,26 @@ func FuzzParseRegister(f *testing.F) {
 	})
 }
 
-// Every paper folder of configs/ (one whose sweep files declare claims, or
-// that holds a CLAIMS.md) keeps a claim register that covers its claims.
+// configLayout is the repository's configs/ tree: the five papers' folders
+// and those without claims.
+var configLayout = decl.ConfigLayout{
+	Papers: []string{"anderson2005", "casanova2010", "krallmann1999", "lin2007", "saule2012"},
+	Other:  []string{"bench", "golden", "published"},
+}
+
+// Every paper's folder of configs/ and every study's (configs/studies/<name>/)
+// keeps a claim register that covers its claims, and configs/ holds no other
+// folder but those without claims (ConfigLayout.Check).
 func TestClaimRegisters(t *testing.T) {
 	root := datatest.Root(t)
-	configs := filepath.Join(root, "configs")
-	models := models.All(simcore.Dirs{})
-	dirs, err := os.ReadDir(configs)
-	if err != nil {
+	var list sweep.ErrorList
+	err := configLayout.Check(filepath.Join(root, "configs"), models.All(simcore.Dirs{}))
+	if errors.As(relativeTo(root, err), &list) {
+		for _, e := range list {
+			t.Error(e)
+		}
+	} else if err != nil {
 		t.Fatal(err)
-	}
-	papers := 0
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		name := d.Name()
-		dir := filepath.Join(configs, name)
-		claims, err := decl.FolderClaims(dir, models)
-		if err != nil {
-			t.Errorf("configs/%s: %v", name, relativeTo(root, err))
-			continue
-		}
-		text, readErr := os.ReadFile(filepath.Join(dir, "CLAIMS.md"))
-		if len(claims) == 0 && errors.Is(readErr, os.ErrNotExist) {
-			continue // not a paper's folder (bench, golden, published)
-		}
-		papers++
-		t.Run(name, func(t *testing.T) {
-			if readErr != nil {
-				t.Fatalf("configs/%s has %d claims and no claim register: %v", name, len(claims), readErr)
-			}
-			reg, err := decl.ParseRegister(strings.NewReader(string(text)), filepath.Join("configs", name, "CLAIMS.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := reg.Check(claims); err != nil {
-				t.Error(relativeTo(root, err))
-			}
-		})
-	}
-	if papers != 5 {
-		t.Errorf("%d paper folders under configs/, want the five papers'", papers)
 	}
 }
 
@@ -315,4 +294,197 @@ func relativeTo(root string, err error) error {
 		}
 	}
 	return err
+}
+
+const goodStudyRegister = `# A study — claim register
+
+- **S1** — A beats B
+  at every point.
+  source: paper2020 §5, asked of another log
+  → ` + "`sweep-a/a-beats-b`" + `
+- **S2** — A stays below 2.
+  Source: the question whether
+  the bound holds
+  → cannot check: the model does not bound A
+`
+
+func TestParseStudyRegister(t *testing.T) {
+	r, err := decl.ParseStudyRegister(strings.NewReader(goodStudyRegister), "CLAIMS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []decl.RegisterEntry{
+		{ID: "S1", Quote: "A beats B at every point.", Source: "paper2020 §5, asked of another log", Refs: []string{"sweep-a/a-beats-b"}, Line: 3},
+		{ID: "S2", Quote: "A stays below 2.", Source: "the question whether the bound holds", Reason: "the model does not bound A", Line: 7},
+	}
+	if r.Kind != decl.StudyRegister || !reflect.DeepEqual(r.Entries, want) {
+		t.Errorf("got %v %+v\nwant %+v", r.Kind, r.Entries, want)
+	}
+	// A study's register is no paper's: it quotes nothing.
+	if _, err := decl.ParseRegister(strings.NewReader(goodStudyRegister), "C.md"); err == nil || !strings.Contains(err.Error(), `configs/studies/<name>/ (docs/extending.md, "Adding a study")`) {
+		t.Errorf("a study's register read as a paper's: err = %v, want it to point to the studies", err)
+	}
+
+	const guide = `(docs/extending.md, "Adding a study")`
+	for _, c := range []struct {
+		name, text string
+		want       string // the error, its start
+	}{
+		{"no source", "- **S1** — A beats B.\n  → `s/c`\n", "C.md:1: S1: no source: line after the statement (before line 2); a study's entry states what it checks"},
+		{"no source at end", "- **S1** — A beats B.", "C.md:1: S1: no source: line after the statement (before line 2)"},
+		{"no statement", "- **S1** —\n  source: a question\n  → `s/c`\n", "C.md:1: S1: the entry does not state what it checks"},
+		{"empty source", "- **S1** — A beats B.\n  source:\n  → `s/c`\n", "C.md:2: S1: source: without a source"},
+		{"placeholder source", "- **S1** — A beats B.\n  source: TODO\n  → `s/c`\n", `C.md:2: S1: "TODO" is not a source`},
+		{"no arrow", "- **S1** — A beats B.\n  source: a question\n", "C.md:3: S1: the source is not followed by a → line"},
+		{"no dash", "- **S1** A beats B.\n  source: a question\n  → `s/c`\n", `C.md:1: S1: want "— statement" after **S1**`},
+		{"no entries", "# A study\n", "C.md:1: no entries; write one \"- **S1** — statement\" item"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := decl.ParseStudyRegister(strings.NewReader(c.text), "C.md")
+			var list sweep.ErrorList
+			if !errors.As(err, &list) || len(list) != 1 {
+				t.Fatalf("err = %v, want one error %q", err, c.want)
+			}
+			if got := list[0].Error(); !strings.HasPrefix(got, c.want) || !strings.Contains(got, guide) {
+				t.Errorf("err = %q\nwant %q… pointing to %s", got, c.want, guide)
+			}
+		})
+	}
+}
+
+func TestFolderKind(t *testing.T) {
+	for dir, want := range map[string]decl.RegisterKind{
+		"configs/lin2007":                 decl.PaperRegister,
+		"configs/studies/backfill-orders": decl.StudyRegister,
+		"configs/studies/x/":              decl.StudyRegister,
+		"configs/studies":                 decl.PaperRegister,
+		"/abs/configs/studies/x":          decl.StudyRegister,
+	} {
+		if got := decl.FolderKind(dir); got != want {
+			t.Errorf("FolderKind(%q) = %v, want %v", dir, got, want)
+		}
+	}
+}
+
+// A configs/ tree: a paper's folder, a folder without claims and the
+// studies, each study a folder whose register names sources and quotes
+// no paper; and what the check says of every other folder.
+func TestConfigLayout(t *testing.T) {
+	const sweepText = "name: %s\nmodel: bench\nseed: 1\nreplicates: 2\naxes:\n  - {name: variant, values: [EDF-DLT, OPR-MN]}\n" +
+		"claims:\n  - {id: %s, compare: {metric: value, series: variant, a: EDF-DLT, b: OPR-MN}}\n"
+	sw := func(name, claim string) string { return fmt.Sprintf(sweepText, name, claim) }
+	const paperReg = "- **R1** — §5: \"A beats B.\"\n  → `fig1/c1`\n"
+	const studyReg = "- **S1** — A beats B on another log.\n  source: p1 §5, asked of another log\n  → `s1-main/c1`\n"
+	base := map[string]string{
+		"p1/fig1.yaml":          sw("fig1", "c1"),
+		"p1/CLAIMS.md":          paperReg,
+		"golden/README.md":      "goldens\n",
+		"smoke.yaml":            sw("smoke", "c0"), // files directly under configs/ are not checked
+		"studies/s1/main.yaml":  sw("s1-main", "c1"),
+		"studies/s1/CLAIMS.md":  studyReg,
+		"studies/README.md":     "the studies\n",
+		"studies/s2/other.yaml": sw("s2-other", "c1"),
+		"studies/s2/CLAIMS.md":  "# S2\n\n- **S1** — A beats B.\n  source: a data set\n  → `s2-other/*`\n",
+	}
+	layout := decl.ConfigLayout{Papers: []string{"p1"}, Other: []string{"golden"}}
+	reg, err := simcore.NewRegistry(bench.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const guide = `docs/extending.md, "Adding a study"`
+	for _, c := range []struct {
+		name   string
+		change map[string]string // files added or replaced; "" removes one
+		want   []string          // each error's start, after configs/; none: accepted
+	}{
+		{"accepted", nil, nil},
+		{"study claim without a paper quote, no source", map[string]string{"studies/s1/CLAIMS.md": "- **S1** — A beats B.\n  → `s1-main/c1`\n"},
+			[]string{"studies/s1/CLAIMS.md:1: S1: no source: line after the statement"}},
+		{"study claim in no entry", map[string]string{"studies/s1/more.yaml": sw("s1-more", "c2")},
+			[]string{"studies/s1/more.yaml:8: s1-more/c2: claim in no entry of CLAIMS.md; state what it checks there, with its source"}},
+		{"study without register", map[string]string{"studies/s1/CLAIMS.md": ""},
+			[]string{"studies/s1: 1 claims and no claim register (CLAIMS.md); state there what each claim checks"}},
+		{"study without claims", map[string]string{"studies/s1/main.yaml": "", "studies/s1/CLAIMS.md": "", "studies/s1/notes.txt": "x\n"},
+			[]string{"studies/s1: a study declares no claims and keeps no CLAIMS.md"}},
+		{"study as a file", map[string]string{"studies/s3.yaml": sw("s3", "c1")},
+			[]string{"studies/s3.yaml: a file directly under studies/; a study is a folder"}},
+		{"study at the top", map[string]string{"s3/main.yaml": sw("s3-main", "c1"), "s3/CLAIMS.md": studyReg},
+			[]string{"s3: not a paper's folder (p1), nor studies/, nor one of the folders without claims (golden); a study (sweeps with claims that quote no paper) goes in configs/studies/s3/"}},
+		{"unknown folder without claims", map[string]string{"notes/README.md": "x\n"},
+			[]string{"notes: not a paper's folder"}},
+		{"misspelt folder", map[string]string{"golde/fig1.yaml": sw("fig9", "c1")},
+			[]string{`golde: not a paper's folder (p1), nor studies/, nor one of the folders without claims (golden); did you mean "golden"?`}},
+		{"paper entry without a quote", map[string]string{"p1/CLAIMS.md": "- **R1** — §5: A beats B.\n  → `fig1/c1`\n"},
+			[]string{`p1/CLAIMS.md:1: R1: want "where: "quote"" after the dash; write where the statement is, a colon, and the quote in straight double quotes; a study that quotes no paper goes in configs/studies/<name>/`}},
+		{"missing paper", map[string]string{"p1/fig1.yaml": "", "p1/CLAIMS.md": ""},
+			[]string{"p1: the paper's folder is missing"}},
+		{"claims in a folder without claims", map[string]string{"golden/x.yaml": sw("x", "c1")},
+			[]string{"golden: a folder without claims holds 1 claims or a CLAIMS.md; claims go in a paper's folder, or in a study"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files := maps.Clone(base)
+			for k, v := range c.change {
+				if v == "" {
+					delete(files, k)
+				} else {
+					files[k] = v
+				}
+			}
+			if c.name == "missing paper" {
+				files["golden/p1-was-here.txt"] = "x\n"
+			}
+			root := writeFiles(t, files)
+			err := layout.Check(root, reg)
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("err = %v, want the tree accepted", err)
+				}
+				return
+			}
+			var list sweep.ErrorList
+			if !errors.As(err, &list) || len(list) != len(c.want) {
+				t.Fatalf("err = %v, want %d errors", err, len(c.want))
+			}
+			for i, w := range c.want {
+				got := strings.TrimPrefix(list[i].Error(), root+string(filepath.Separator))
+				if !strings.HasPrefix(got, w) {
+					t.Errorf("error %d = %q\nwant %q…", i, got, w)
+				}
+				if !strings.Contains(got, guide) && c.name != "missing paper" {
+					t.Errorf("error %d = %q does not point to %s", i, got, guide)
+				}
+			}
+		})
+	}
+}
+
+func FuzzParseStudyRegister(f *testing.F) {
+	f.Add(goodStudyRegister)
+	f.Add("- **S1** — a\nsource:\n→ `a/b`\n")
+	f.Add("- **S1** — a\nSOURCE: x\n")
+	f.Add("- **S1** —\nsource")
+	f.Fuzz(func(t *testing.T, text string) {
+		r, err := decl.ParseStudyRegister(strings.NewReader(text), "F.md")
+		lines := strings.Count(text, "\n") + 1
+		if err != nil {
+			var list sweep.ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error is not a sweep.ErrorList: %v", err)
+			}
+			for _, e := range list {
+				if e.File != "F.md" || e.Line < 1 || e.Line > lines+1 || e.Msg == "" {
+					t.Fatalf("error without a place in the file: %+v", e)
+				}
+			}
+			return
+		}
+		for _, e := range r.Entries {
+			if e.ID == "" || strings.TrimSpace(e.Quote) == "" || strings.TrimSpace(e.Source) == "" || e.Where != "" {
+				t.Fatalf("bad entry %+v", e)
+			}
+			if (len(e.Refs) == 0) == (e.Reason == "") {
+				t.Fatalf("entry %s has both or neither references and a reason: %+v", e.ID, e)
+			}
+		}
+	})
 }

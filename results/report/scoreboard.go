@@ -167,12 +167,17 @@ type Scoreboard struct {
 // results directory, beside its report: scoreboard-<run>.json.
 func ScoreboardName(run string) string { return "scoreboard-" + run + ".json" }
 
-// paperOf returns a sweep's paper: the folder of its sweep file.
+// paperOf returns a sweep's paper: the folder of its sweep file, for a
+// study's sweep "studies/<name>".
 func paperOf(r *Report) string {
 	if r.SweepPath == "" {
 		return r.Model
 	}
-	return filepath.Base(filepath.Dir(r.SweepPath))
+	dir := filepath.Dir(r.SweepPath)
+	if decl.FolderKind(dir) == decl.StudyRegister {
+		return decl.StudiesDir + "/" + filepath.Base(dir)
+	}
+	return filepath.Base(dir)
 }
 
 // BuildScoreboard groups the suite's sweeps by paper (their sweep file's
@@ -460,7 +465,7 @@ func (ps *PaperScore) registerCounts(file string) *decl.Register {
 		return nil
 	}
 	defer f.Close()
-	reg, err := decl.ParseRegister(f, filepath.Base(file))
+	reg, err := decl.FolderKind(filepath.Dir(file)).Parse(f, filepath.Base(file))
 	if err != nil {
 		ps.RegisterError = strings.SplitN(err.Error(), "\n", 2)[0]
 		return nil

@@ -222,3 +222,26 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// A study's sweeps (configs/studies/<name>/) make a line of their own,
+// named studies/<name>, counted against the study's register, whose
+// entries name a source and quote no paper.
+func TestScoreboardStudy(t *testing.T) {
+	study := filepath.Join(t.TempDir(), "configs", "studies", "s1")
+	if err := os.MkdirAll(study, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reg := "- **S1** — A beats B.\n  source: p1 §5, on another log\n  → `main/ok`\n- **S2** — B is flat.\n  source: a question\n  → cannot check: no metric of flatness\n"
+	if err := os.WriteFile(filepath.Join(study, "CLAIMS.md"), []byte(reg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	main := &Report{Sweep: "main", Model: "m", SweepPath: filepath.Join(study, "main.yaml"), Claims: []claims.Result{{ID: "ok", Verdict: claims.Pass}}}
+	sb := BuildScoreboard(&Suite{File: "suite.yaml", Sweeps: []*Report{main}})
+	if len(sb.Papers) != 1 {
+		t.Fatalf("papers %+v", sb.Papers)
+	}
+	p := sb.Papers[0]
+	if p.Paper != "studies/s1" || p.RegisterError != "" || p.Statements != 2 || p.Encoded != 1 || p.Uncheckable != 1 || p.CheckedHere != 1 || p.Pass != 1 {
+		t.Errorf("study's line %+v, want studies/s1 with 2 statements, 1 encoded and checked here, 1 pass", p)
+	}
+}
