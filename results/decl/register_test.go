@@ -217,6 +217,22 @@ func TestFolderClaims(t *testing.T) {
 	}
 }
 
+// checkPlacedErrors fails unless err is a sweep.ErrorList whose every
+// error names F.md and a line of text.
+func checkPlacedErrors(t *testing.T, err error, text string) {
+	t.Helper()
+	lines := strings.Count(text, "\n") + 1
+	var list sweep.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		t.Fatalf("error is not a sweep.ErrorList: %v", err)
+	}
+	for _, e := range list {
+		if e.File != "F.md" || e.Line < 1 || e.Line > lines+1 || e.Msg == "" {
+			t.Fatalf("error without a place in the file: %+v", e)
+		}
+	}
+}
+
 func FuzzParseRegister(f *testing.F) {
 	f.Add(goodRegister)
 	f.Add("- **R1** — §2: \"q\nr\"\n→ cannot check: x\n")
@@ -225,22 +241,13 @@ func FuzzParseRegister(f *testing.F) {
 	f.Add("→ `a/b`\n- **R1** — : \"")
 	f.Fuzz(func(t *testing.T, text string) {
 		r, err := decl.ParseRegister(strings.NewReader(text), "F.md")
-		lines := strings.Count(text, "\n") + 1
 		if err != nil {
-			var list sweep.ErrorList
-			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error is not a sweep.ErrorList: %v", err)
-			}
-			for _, e := range list {
-				if e.File != "F.md" || e.Line < 1 || e.Line > lines+1 || e.Msg == "" {
-					t.Fatalf("error without a place in the file: %+v", e)
-				}
-			}
+			checkPlacedErrors(t, err, text)
 			return
 		}
 		ids := map[string]bool{}
 		for _, e := range r.Entries {
-			if e.ID == "" || ids[e.ID] || strings.TrimSpace(e.Where) == "" || strings.TrimSpace(e.Quote) == "" || e.Line < 1 || e.Line > lines {
+			if e.ID == "" || ids[e.ID] || strings.TrimSpace(e.Where) == "" || strings.TrimSpace(e.Quote) == "" || e.Line < 1 || e.Line > strings.Count(text, "\n")+1 {
 				t.Fatalf("bad entry %+v", e)
 			}
 			ids[e.ID] = true
@@ -465,17 +472,8 @@ func FuzzParseStudyRegister(f *testing.F) {
 	f.Add("- **S1** —\nsource")
 	f.Fuzz(func(t *testing.T, text string) {
 		r, err := decl.ParseStudyRegister(strings.NewReader(text), "F.md")
-		lines := strings.Count(text, "\n") + 1
 		if err != nil {
-			var list sweep.ErrorList
-			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error is not a sweep.ErrorList: %v", err)
-			}
-			for _, e := range list {
-				if e.File != "F.md" || e.Line < 1 || e.Line > lines+1 || e.Msg == "" {
-					t.Fatalf("error without a place in the file: %+v", e)
-				}
-			}
+			checkPlacedErrors(t, err, text)
 			return
 		}
 		for _, e := range r.Entries {
