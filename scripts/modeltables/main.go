@@ -232,7 +232,7 @@ const readmeBlock = "scripts/model_tables.sh (scoreboard)"
 
 // scoreboardBlock returns the README's block from the committed
 // docs/scoreboard/scoreboard.md: its commit and its table, papers under
-// today's keys.
+// their keys (older sweep names mapped to them).
 func scoreboardBlock(root string) (string, error) {
 	path := filepath.Join(root, "docs", "scoreboard", "scoreboard.md")
 	data, err := os.ReadFile(path)
@@ -262,5 +262,5 @@ func scoreboardBlock(root string) (string, error) {
 	if len(rows) < 3 {
 		return "", fmt.Errorf("%s: no table", path)
 	}
-	return fmt.Sprintf("\nThe [paper-scale scoreboard](docs/scoreboard/scoreboard.md) of commit `%s` (`scripts/paper-scale.sh`; papers under today's keys):\n\n%s\n\n", commit[:7], strings.Join(rows, "\n")), nil
+	return fmt.Sprintf("\nThe [paper-scale scoreboard](docs/scoreboard/scoreboard.md) of commit `%s` (`scripts/paper-scale.sh`; papers by their keys, older sweep names mapped to them):\n\n%s\n\n", commit[:7], strings.Join(rows, "\n")), nil
 }
