@@ -55,8 +55,9 @@ type Figure struct {
 	// Legend is where the legend goes: top-right (default), top-left,
 	// bottom-right, bottom-left or none.
 	Legend string
-	// Width and Height of one panel, in inches (default 4 × 3: at a
-	// paper's column width, 3.3 in, its tick labels stay above 7 pt).
+	// Width and Height of one panel, in inches (default 4 × 3: a panel
+	// scaled to a paper's column, 3.3 in, keeps its tick labels above
+	// 7 pt; the legend, beside the panels, adds to the figure's width).
 	Width, Height float64
 
 	File      string

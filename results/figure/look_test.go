@@ -557,12 +557,7 @@ func TestFigureGolden(t *testing.T) {
 			picked[d.fig.Kind] = d
 		}
 	}
-	kinds := make([]string, 0, len(picked))
-	for k := range picked {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	for _, k := range kinds {
+	for _, k := range runtest.SortedKeys(picked) {
 		d := picked[k]
 		t.Run(k, func(t *testing.T) {
 			fr := stressFrame(t, d.fig, d.schema)

@@ -18,9 +18,12 @@ import (
 // figure draws comes from here.
 //
 // Sizes are for print: a panel is declared in inches (4 × 3 by default,
-// package decl) and its text in points, so that a figure scaled to a
-// paper's column (about 3.3 in) keeps its tick labels above 7 pt, and the
-// same file projected on a slide stays sharp (PNG at 200 dpi, SVG and PDF
+// package decl) and its text in points, so that a panel scaled to a
+// paper's column (about 3.3 in) keeps its tick labels above 7 pt (with
+// the legend beside it a one-panel figure is about 6 in wide, 5 pt
+// ticks at a column's width: a figure for the page's width, 7 in, or a
+// column with legend: none), and the same file projected on a slide
+// stays sharp (PNG at 200 dpi, SVG and PDF
 // are vector). Text is Liberation Sans, which is metric-compatible with
 // Arial and Helvetica: the PNG and the PDF draw with the very font the
 // layout measured (the PDF embeds it), and an SVG viewer without it
